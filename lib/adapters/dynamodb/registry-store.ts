@@ -1,0 +1,393 @@
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type {
+  DomainRecord,
+  RegistrationStatus,
+  ResourceTag,
+  TypeId,
+  TypeKind,
+  TypeRecord,
+} from '../../core/registry.js';
+import type {
+  CreateOutcome,
+  DeleteOutcome,
+  Page,
+  PageRequest,
+  RegistryStore,
+  StatusChangeOutcome,
+  TagOutcome,
+} from '../../ports/registry-store.js';
+import type { TableRef } from './client.js';
+import { keys } from './keys.js';
+import { transactWrite } from './transact.js';
+
+const typeCounter = (kind: TypeKind) => (kind === 'workflow' ? 'workflowTypeCount' : 'activityTypeCount');
+const DEPRECATE_CONCURRENCY = 16;
+const MAX_TAG_RETRIES = 10;
+
+/** Domains, types and tags in the single table (see keys.ts for the layout). */
+export class DynamoRegistryStore implements RegistryStore {
+  constructor(private readonly table: TableRef) {}
+
+  async createDomain(domain: DomainRecord, maxDomains: number) {
+    const outcome = await transactWrite(this.table.doc, [
+      {
+        Put: {
+          TableName: this.table.tableName,
+          Item: domainItem(domain),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: this.table.tableName,
+          Key: keys.account(),
+          UpdateExpression: 'SET domainCount = if_not_exists(domainCount, :zero) + :one',
+          ConditionExpression: 'attribute_not_exists(domainCount) OR domainCount < :max',
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxDomains },
+        },
+      },
+    ]);
+    if (outcome.ok) return 'created';
+    return outcome.failed.includes(0) ? 'exists' : 'limit-exceeded';
+  }
+
+  async getDomain(name: string): Promise<DomainRecord | undefined> {
+    const item = await this.get(keys.domain(name));
+    return item === undefined ? undefined : toDomain(item);
+  }
+
+  async listDomains(status: RegistrationStatus, page: PageRequest): Promise<Page<DomainRecord>> {
+    const { gsi1pk } = keys.domainList(status);
+    const startKey = (after: string) => ({ gsi1pk, gsi1sk: after, ...keys.domain(after) });
+    return this.queryPage({ gsi1pk }, undefined, page, startKey, toDomain);
+  }
+
+  async setDomainStatus(name: string, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome> {
+    const outcome = await this.changeStatus(keys.domain(name), to, keys.domainList(to).gsi1pk, undefined);
+    if (outcome === 'changed' && to === 'DEPRECATED') await this.deprecateTypesOf(name, now);
+    return outcome;
+  }
+
+  async updateDomainTags(
+    name: string,
+    change: { readonly upsert: readonly ResourceTag[]; readonly removeKeys: readonly string[] },
+    maxTags: number,
+  ): Promise<TagOutcome> {
+    // Read-modify-write guarded by a version: tags merge by key, which no update expression can do.
+    for (let attempt = 0; attempt < MAX_TAG_RETRIES; attempt++) {
+      const item = await this.get(keys.domain(name));
+      if (item === undefined) return 'missing';
+      const merged = mergeTags(toDomain(item).tags, change);
+      if (merged.length > maxTags) return 'too-many';
+      const version = typeof item.tagVersion === 'number' ? item.tagVersion : 0;
+      try {
+        await this.table.doc.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: keys.domain(name),
+            UpdateExpression: 'SET tags = :tags, tagVersion = :next',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(tagVersion) OR tagVersion = :v)',
+            ExpressionAttributeValues: { ':tags': merged, ':next': version + 1, ':v': version },
+          }),
+        );
+        return 'tagged';
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`tags of domain ${name} kept changing under ${MAX_TAG_RETRIES} attempts`);
+  }
+
+  async createType(type: TypeRecord, maxTypes: number): Promise<CreateOutcome> {
+    const counter = typeCounter(type.kind);
+    const outcome = await transactWrite(this.table.doc, [
+      {
+        Put: {
+          TableName: this.table.tableName,
+          Item: typeItem(type),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: this.table.tableName,
+          Key: keys.domain(type.domain),
+          UpdateExpression: 'SET #count = if_not_exists(#count, :zero) + :one',
+          ConditionExpression:
+            'attribute_exists(pk) AND #status = :registered AND (attribute_not_exists(#count) OR #count < :max)',
+          ExpressionAttributeNames: { '#count': counter, '#status': 'status' },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxTypes, ':registered': 'REGISTERED' },
+        },
+      },
+    ]);
+    if (outcome.ok) return 'created';
+    const domain = await this.get(keys.domain(type.domain));
+    if (domain === undefined) return 'domain-missing';
+    if (outcome.failed.includes(0)) return 'exists';
+    return domain.status === 'DEPRECATED' ? 'domain-deprecated' : 'limit-exceeded';
+  }
+
+  async getType(id: TypeId): Promise<TypeRecord | undefined> {
+    const item = await this.get(keys.type(id.kind, id.domain, id.name, id.version));
+    return item === undefined ? undefined : toType(item);
+  }
+
+  async listTypes(
+    kind: TypeKind,
+    domain: string,
+    status: RegistrationStatus,
+    name: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<TypeRecord>> {
+    const { gsi1pk } = keys.typeList(kind, domain, status);
+    const startKey = (after: string) => {
+      const [typeName = '', version = ''] = after.split('\u0001');
+      return { gsi1pk, gsi1sk: after, ...keys.type(kind, domain, typeName, version) };
+    };
+    const prefix = name === undefined ? undefined : keys.typeNamePrefix(name);
+    return this.queryPage({ gsi1pk }, prefix, page, startKey, toType);
+  }
+
+  async setTypeStatus(id: TypeId, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome> {
+    const key = keys.type(id.kind, id.domain, id.name, id.version);
+    const gsi1pk = keys.typeList(id.kind, id.domain, to).gsi1pk;
+    return this.changeStatus(key, to, gsi1pk, to === 'DEPRECATED' ? now : undefined);
+  }
+
+  async deleteType(id: TypeId): Promise<DeleteOutcome> {
+    const key = keys.type(id.kind, id.domain, id.name, id.version);
+    const outcome = await transactWrite(this.table.doc, [
+      {
+        Delete: {
+          TableName: this.table.tableName,
+          Key: key,
+          ConditionExpression: 'attribute_exists(pk) AND #status = :deprecated',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':deprecated': 'DEPRECATED' },
+        },
+      },
+      {
+        Update: {
+          TableName: this.table.tableName,
+          Key: keys.domain(id.domain),
+          UpdateExpression: 'ADD #count :minusOne',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#count': typeCounter(id.kind) },
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        },
+      },
+    ]);
+    if (outcome.ok) return 'deleted';
+    const item = await this.get(key);
+    return item === undefined ? 'missing' : 'not-deprecated';
+  }
+
+  private async get(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const result = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: key, ConsistentRead: true }),
+    );
+    return result.Item;
+  }
+
+  /**
+   * Sets `status` (and the listing key) unless it already has that value. `deprecationDate` is set when
+   * given and removed otherwise: an undeprecated type has none.
+   */
+  private async changeStatus(
+    key: { pk: string; sk: string },
+    to: RegistrationStatus,
+    gsi1pk: string,
+    deprecationDate: number | undefined,
+  ): Promise<StatusChangeOutcome> {
+    const dateClause = deprecationDate === undefined ? ' REMOVE deprecationDate' : ', deprecationDate = :date';
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk${dateClause}`,
+          ConditionExpression: 'attribute_exists(pk) AND #status <> :to',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':gsi1pk': gsi1pk,
+            ...(deprecationDate === undefined ? {} : { ':date': deprecationDate }),
+          },
+        }),
+      );
+      return 'changed';
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return (await this.get(key)) === undefined ? 'missing' : 'already';
+    }
+  }
+
+  /**
+   * Deprecating a domain deprecates its types (swf-api.md §5.1). The types are read from the domain's own
+   * partition with consistent reads, so a type registered just before the domain flipped is not missed;
+   * none can be registered after, since registration is conditional on the domain being REGISTERED.
+   */
+  private async deprecateTypesOf(domain: string, now: number): Promise<void> {
+    for (const kind of ['workflow', 'activity'] as const) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const result = await this.table.doc.send(
+          new QueryCommand({
+            TableName: this.table.tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            FilterExpression: '#status = :registered',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':pk': keys.domain(domain).pk,
+              ':prefix': keys.typePrefix(kind),
+              ':registered': 'REGISTERED',
+            },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        const types = (result.Items ?? []).map(toType);
+        await inBatches(types, DEPRECATE_CONCURRENCY, (t) => this.setTypeStatus(t, 'DEPRECATED', now));
+        startKey = result.LastEvaluatedKey;
+      } while (startKey !== undefined);
+    }
+  }
+
+  /**
+   * One page of a gsi1 listing. Asks for one item more than the page holds, so that a cursor is returned
+   * only when another item really follows: SWF omits nextPageToken on the last page.
+   */
+  private async queryPage<T>(
+    partition: { gsi1pk: string },
+    sortPrefix: string | undefined,
+    page: PageRequest,
+    startKey: (after: string) => Record<string, unknown>,
+    map: (item: Record<string, unknown>) => T,
+  ): Promise<Page<T>> {
+    const input: QueryCommandInput = {
+      TableName: this.table.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression:
+        sortPrefix === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': partition.gsi1pk,
+        ...(sortPrefix === undefined ? {} : { ':prefix': sortPrefix }),
+      },
+      ScanIndexForward: !page.reverse,
+      ExclusiveStartKey: page.after === undefined ? undefined : startKey(page.after),
+    };
+    const items: Record<string, unknown>[] = [];
+    let lastKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.doc.send(
+        new QueryCommand({ ...input, Limit: page.limit + 1 - items.length, ExclusiveStartKey: lastKey ?? input.ExclusiveStartKey }),
+      );
+      items.push(...(result.Items ?? []));
+      lastKey = result.LastEvaluatedKey;
+    } while (lastKey !== undefined && items.length <= page.limit);
+    const more = items.length > page.limit;
+    const shown = items.slice(0, page.limit);
+    const last = shown[shown.length - 1];
+    const next = more && last !== undefined ? String(last.gsi1sk) : undefined;
+    return next === undefined ? { items: shown.map(map) } : { items: shown.map(map), next };
+  }
+
+  /** Ensures the table's signing-key item exists (first writer wins) and returns it. */
+  async signingKey(generate: () => Buffer): Promise<Buffer> {
+    const existing = await this.get(keys.signingKey());
+    if (existing !== undefined && typeof existing.key === 'string') return Buffer.from(existing.key, 'base64');
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: { ...keys.signingKey(), entity: 'SigningKey', key: generate().toString('base64') },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const stored = await this.get(keys.signingKey());
+    if (stored === undefined || typeof stored.key !== 'string') throw new Error('signing key missing');
+    return Buffer.from(stored.key, 'base64');
+  }
+}
+
+async function inBatches<T>(items: readonly T[], size: number, run: (item: T) => Promise<unknown>) {
+  for (let i = 0; i < items.length; i += size) {
+    await Promise.all(items.slice(i, i + size).map(run));
+  }
+}
+
+function mergeTags(
+  current: readonly ResourceTag[],
+  change: { readonly upsert: readonly ResourceTag[]; readonly removeKeys: readonly string[] },
+): ResourceTag[] {
+  const byKey = new Map(current.map((t) => [t.key, t]));
+  for (const key of change.removeKeys) byKey.delete(key);
+  for (const tag of change.upsert) byKey.set(tag.key, tag);
+  return [...byKey.values()];
+}
+
+function domainItem(d: DomainRecord): Record<string, unknown> {
+  return {
+    ...keys.domain(d.name),
+    ...keys.domainList(d.status),
+    gsi1sk: d.name,
+    entity: 'Domain',
+    ...d,
+  };
+}
+
+function typeItem(t: TypeRecord): Record<string, unknown> {
+  return {
+    ...keys.type(t.kind, t.domain, t.name, t.version),
+    ...keys.typeList(t.kind, t.domain, t.status),
+    gsi1sk: keys.typeSortValue(t.name, t.version),
+    entity: t.kind === 'workflow' ? 'WorkflowType' : 'ActivityType',
+    ...t,
+  };
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const optStr = (v: unknown) => (typeof v === 'string' ? { value: v } : undefined);
+const optNum = (v: unknown) => (typeof v === 'number' ? { value: v } : undefined);
+const status = (v: unknown): RegistrationStatus => (v === 'DEPRECATED' ? 'DEPRECATED' : 'REGISTERED');
+
+function toDomain(item: Record<string, unknown>): DomainRecord {
+  const description = optStr(item.description);
+  const tags = Array.isArray(item.tags) ? (item.tags as ResourceTag[]) : [];
+  return {
+    name: str(item.name),
+    status: status(item.status),
+    retentionPeriodInDays: str(item.retentionPeriodInDays),
+    tags,
+    creationDate: typeof item.creationDate === 'number' ? item.creationDate : 0,
+    ...(description === undefined ? {} : { description: description.value }),
+  };
+}
+
+function toType(item: Record<string, unknown>): TypeRecord {
+  const description = optStr(item.description);
+  const deprecationDate = optNum(item.deprecationDate);
+  const base = {
+    domain: str(item.domain),
+    name: str(item.name),
+    version: str(item.version),
+    status: status(item.status),
+    creationDate: typeof item.creationDate === 'number' ? item.creationDate : 0,
+    ...(description === undefined ? {} : { description: description.value }),
+    ...(deprecationDate === undefined ? {} : { deprecationDate: deprecationDate.value }),
+  };
+  const configuration = typeof item.configuration === 'object' && item.configuration !== null ? item.configuration : {};
+  return item.kind === 'workflow'
+    ? { ...base, kind: 'workflow', configuration }
+    : { ...base, kind: 'activity', configuration };
+}

@@ -1,0 +1,40 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one table, described once: the CDK stack and the local server (and the tests) both build it from
+ * here, so the deployed and the local schema cannot drift apart.
+ */
+export const tableSchema = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** DynamoDB TTL attribute (epoch seconds): closed executions expire after the domain's retention. */
+  timeToLiveAttribute: 'expiresAt',
+  globalIndexes: [{ indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  streamView: 'NEW_AND_OLD_IMAGES',
+} as const;
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const keyAttributes = [
+    tableSchema.partitionKey,
+    tableSchema.sortKey,
+    ...tableSchema.globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
+      { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: tableSchema.globalIndexes.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableSchema.streamView },
+  };
+}

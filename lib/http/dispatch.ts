@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import {
+  SerializationException,
+  SwfFault,
+  UnknownOperationException,
+  ValidationException,
+} from '../core/faults.js';
+import type { Operation, OperationDeps } from '../operations/context.js';
+import { operationInputs, type SwfAction } from './swf-model.js';
+import { validateInput } from './validate-input.js';
+
+/** SWF's request size limit (swf-api.md §1): the whole request, 1 MB. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+const TARGET_PREFIX = 'SimpleWorkflowService.';
+const CONTENT_TYPE = 'application/x-amz-json-1.0';
+
+export interface HttpRequest {
+  readonly method: string;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: Buffer;
+  /** The body's true size when `body` was cut short at the limit; its length otherwise. */
+  readonly size?: number;
+  /** Fires when the caller is gone or the Lambda is about to time out: long polls stop waiting. */
+  readonly signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export interface Logger {
+  error(message: string, detail: Record<string, unknown>): void;
+}
+
+export type Dispatcher = (request: HttpRequest) => Promise<HttpResponse>;
+
+/**
+ * The awsJson1_0 edge, shared by the local server and the Lambda handler: target → operation, body →
+ * validated input, result or fault → response. SWF faults are 400s in the wire shape; anything else is
+ * logged with its cause and answered with a generic 500.
+ */
+export function createDispatcher(
+  operations: Partial<Record<SwfAction, Operation>>,
+  deps: OperationDeps,
+  logger: Logger = consoleLogger,
+): Dispatcher {
+  return async (request) => {
+    const requestId = randomUUID();
+    const action = request.headers['x-amz-target'];
+    try {
+      const result = await handle(operations, deps, request, requestId);
+      return respond(200, requestId, result === undefined ? '' : JSON.stringify(result));
+    } catch (error) {
+      if (error instanceof SwfFault) return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
+      logger.error('internal failure', { requestId, action, error: describeError(error) });
+      const body = { __type: 'com.amazon.coral.service#InternalFailure', message: 'Internal failure' };
+      return respond(500, requestId, JSON.stringify(body));
+    }
+  };
+}
+
+async function handle(
+  operations: Partial<Record<SwfAction, Operation>>,
+  deps: OperationDeps,
+  request: HttpRequest,
+  requestId: string,
+): Promise<object | undefined> {
+  if (request.method !== 'POST') {
+    throw new UnknownOperationException(`SWF actions are sent as POST requests, not ${request.method}`);
+  }
+  const action = actionOf(request.headers['x-amz-target']);
+  const run = operations[action];
+  if (run === undefined) throw new UnknownOperationException(`Operation ${action} is not supported`);
+  const size = request.size ?? request.body.length;
+  if (size > MAX_REQUEST_BYTES) {
+    throw new ValidationException(
+      `Request of ${size} bytes exceeds the maximum request size of ${MAX_REQUEST_BYTES} bytes`,
+    );
+  }
+  const input = validateInput(operationInputs[action], parseBody(request.body));
+  const signal = request.signal ?? new AbortController().signal;
+  return run(input, deps, { requestId, signal });
+}
+
+function actionOf(target: string | undefined): SwfAction {
+  if (target === undefined || target === '') {
+    throw new UnknownOperationException('Missing X-Amz-Target header: expected SimpleWorkflowService.<Action>');
+  }
+  const name = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : undefined;
+  if (name === undefined || !isAction(name)) throw new UnknownOperationException(`Unknown operation ${target}`);
+  return name;
+}
+
+const isAction = (name: string): name is SwfAction => Object.hasOwn(operationInputs, name);
+
+function parseBody(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SerializationException(`The request body is not valid JSON: ${reason}`);
+  }
+}
+
+function respond(statusCode: number, requestId: string, body: string): HttpResponse {
+  return {
+    statusCode,
+    headers: {
+      'content-type': CONTENT_TYPE,
+      'x-amzn-requestid': requestId,
+      'content-length': String(Buffer.byteLength(body)),
+    },
+    body,
+  };
+}
+
+function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: String(error) };
+  return { name: error.name, message: error.message, stack: error.stack, cause: error.cause };
+}
+
+const consoleLogger: Logger = {
+  error: (message, detail) => console.error(JSON.stringify({ level: 'error', message, ...detail })),
+};

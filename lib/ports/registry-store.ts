@@ -1,0 +1,53 @@
+import type {
+  DomainRecord,
+  RegistrationStatus,
+  ResourceTag,
+  TypeId,
+  TypeKind,
+  TypeRecord,
+} from '../core/registry.js';
+
+/** A request for one page of a sorted listing; `after` is the opaque cursor of the previous page. */
+export interface PageRequest {
+  readonly limit: number;
+  readonly reverse: boolean;
+  readonly after?: string;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** Present only when more items follow. */
+  readonly next?: string;
+}
+
+export type CreateOutcome = 'created' | 'exists' | 'limit-exceeded' | 'domain-missing' | 'domain-deprecated';
+export type StatusChangeOutcome = 'changed' | 'missing' | 'already';
+export type DeleteOutcome = 'deleted' | 'missing' | 'not-deprecated';
+export type TagOutcome = 'tagged' | 'missing' | 'too-many';
+
+/** Domains, types and domain tags. The only implementation that matters is DynamoDB's. */
+export interface RegistryStore {
+  createDomain(domain: DomainRecord, maxDomains: number): Promise<'created' | 'exists' | 'limit-exceeded'>;
+  getDomain(name: string): Promise<DomainRecord | undefined>;
+  listDomains(status: RegistrationStatus, page: PageRequest): Promise<Page<DomainRecord>>;
+  /** Moves a domain to `to`; deprecating it also deprecates every registered type in it. */
+  setDomainStatus(name: string, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome>;
+  /** Upserts tags by key (and removes `removeKeys`), refusing a result with more than `maxTags`. */
+  updateDomainTags(
+    name: string,
+    change: { readonly upsert: readonly ResourceTag[]; readonly removeKeys: readonly string[] },
+    maxTags: number,
+  ): Promise<TagOutcome>;
+
+  createType(type: TypeRecord, maxTypes: number): Promise<CreateOutcome>;
+  getType(id: TypeId): Promise<TypeRecord | undefined>;
+  listTypes(
+    kind: TypeKind,
+    domain: string,
+    status: RegistrationStatus,
+    name: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<TypeRecord>>;
+  setTypeStatus(id: TypeId, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome>;
+  deleteType(id: TypeId): Promise<DeleteOutcome>;
+}
