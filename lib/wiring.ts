@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
 import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
+import { InProcessTaskNotifier } from './adapters/memory/task-notifier.js';
 import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
 import type { SigningKeySource } from './ports/secrets.js';
-import type { OperationDeps, ServiceIdentity } from './operations/context.js';
+import type { OperationDeps, PollingConfig, ServiceIdentity } from './operations/context.js';
 import { PageTokens } from './operations/page-token.js';
+import { TaskTokens } from './operations/task-token.js';
 
 export interface WiringOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -13,7 +16,15 @@ export interface WiringOptions {
   readonly clock?: Clock;
   /** A fixed signing key (base64); by default one is created in the table on first use and shared. */
   readonly signingKey?: string;
+  readonly polling?: Partial<PollingConfig>;
+  readonly queueShards?: number;
 }
+
+/** SWF holds a long poll for 60 s (swf-api.md §4). */
+export const DEFAULT_POLLING: PollingConfig = { maxWaitMs: 60_000, recheckMs: 1_000 };
+
+/** runIds: 32 random bytes, base64url (43 characters, within SWF's 64). */
+const newRunId = () => randomBytes(32).toString('base64url');
 
 /** Builds the operations' dependencies over one table: the same wiring for Lambda and the local server. */
 export function createDeps(options: WiringOptions): OperationDeps {
@@ -27,9 +38,14 @@ export function createDeps(options: WiringOptions): OperationDeps {
   );
   return {
     registry,
+    executions: new DynamoExecutionStore(table, options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
     clock,
+    ids: { runId: newRunId },
     identity: options.identity,
     pageTokens: new PageTokens(keys, () => epochSeconds(clock)),
+    taskTokens: new TaskTokens(keys),
+    notifier: new InProcessTaskNotifier(),
+    polling: { ...DEFAULT_POLLING, ...options.polling },
   };
 }
 

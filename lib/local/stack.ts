@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDispatcher } from '../http/dispatch.js';
 import { operations } from '../operations/index.js';
-import type { ServiceIdentity } from '../operations/context.js';
+import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
@@ -22,6 +22,8 @@ export interface LocalStackOptions {
   /** Use a DynamoDB Local that is already running instead of starting one. */
   readonly dynamoEndpoint?: string;
   readonly clock?: Clock;
+  /** Long-poll settings (tests shorten the 60 s wait). */
+  readonly polling?: Partial<PollingConfig>;
 }
 
 export interface LocalStack {
@@ -45,14 +47,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: LOCAL_REGION, credentials: localCredentials });
   try {
     await ensureTable(client, tableName);
-    const doc = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     const deps = createDeps({
       doc,
       tableName,
       identity: LOCAL_IDENTITY,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.polling === undefined ? {} : { polling: options.polling }),
     });
     const server = await startServer(createDispatcher(operations, deps), { port: options.port ?? 0 });
     return {

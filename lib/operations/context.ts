@@ -1,6 +1,9 @@
 import type { Clock } from '../ports/clock.js';
+import type { ExecutionStore } from '../ports/execution-store.js';
 import type { RegistryStore } from '../ports/registry-store.js';
+import type { TaskNotifier } from '../ports/task-notifier.js';
 import type { PageTokens } from './page-token.js';
+import type { TaskTokens } from './task-token.js';
 
 /** Where this service runs: domain ARNs are built from it. */
 export interface ServiceIdentity {
@@ -11,9 +14,26 @@ export interface ServiceIdentity {
 /** Everything an operation needs, built once per process by the wiring (Lambda or local server). */
 export interface OperationDeps {
   readonly registry: RegistryStore;
+  readonly executions: ExecutionStore;
   readonly clock: Clock;
+  readonly ids: IdSource;
   readonly pageTokens: PageTokens;
+  readonly taskTokens: TaskTokens;
+  readonly notifier: TaskNotifier;
+  readonly polling: PollingConfig;
   readonly identity: ServiceIdentity;
+}
+
+export interface IdSource {
+  /** A new, unique, opaque runId (at most 64 characters). */
+  runId(): string;
+}
+
+/** How long polls wait. SWF holds a poll 60 s; in Lambda it must end before API Gateway's timeout. */
+export interface PollingConfig {
+  readonly maxWaitMs: number;
+  /** How often a waiting poll re-reads the queue when no notification comes (other processes). */
+  readonly recheckMs: number;
 }
 
 /** Per-request context: the caller may go away (client disconnect, Lambda deadline). */

@@ -1,5 +1,15 @@
 import type { SwfAction } from '../http/swf-model.js';
+import {
+  countPendingActivityTasks,
+  countPendingDecisionTasks,
+  pollForActivityTask,
+  recordActivityTaskHeartbeat,
+  respondActivityTaskCanceled,
+  respondActivityTaskCompleted,
+  respondActivityTaskFailed,
+} from './activity-task-ops.js';
 import type { Operation } from './context.js';
+import { pollForDecisionTask, respondDecisionTaskCompleted } from './decision-task-ops.js';
 import {
   deprecateDomain,
   describeDomain,
@@ -7,6 +17,14 @@ import {
   registerDomain,
   undeprecateDomain,
 } from './domains.js';
+import {
+  describeWorkflowExecution,
+  getWorkflowExecutionHistory,
+  requestCancelWorkflowExecution,
+  signalWorkflowExecution,
+  startWorkflowExecution,
+  terminateWorkflowExecution,
+} from './executions.js';
 import { listTagsForResource, tagResource, untagResource } from './tags.js';
 import { typeOperations } from './types.js';
 
@@ -21,4 +39,19 @@ export const operations: Partial<Record<SwfAction, Operation>> = {
   TagResource: tagResource,
   UntagResource: untagResource,
   ListTagsForResource: listTagsForResource,
+  StartWorkflowExecution: startWorkflowExecution,
+  SignalWorkflowExecution: signalWorkflowExecution,
+  RequestCancelWorkflowExecution: requestCancelWorkflowExecution,
+  TerminateWorkflowExecution: terminateWorkflowExecution,
+  DescribeWorkflowExecution: describeWorkflowExecution,
+  GetWorkflowExecutionHistory: getWorkflowExecutionHistory,
+  PollForDecisionTask: pollForDecisionTask,
+  RespondDecisionTaskCompleted: respondDecisionTaskCompleted,
+  PollForActivityTask: pollForActivityTask,
+  RecordActivityTaskHeartbeat: recordActivityTaskHeartbeat,
+  RespondActivityTaskCompleted: respondActivityTaskCompleted,
+  RespondActivityTaskFailed: respondActivityTaskFailed,
+  RespondActivityTaskCanceled: respondActivityTaskCanceled,
+  CountPendingActivityTasks: countPendingActivityTasks,
+  CountPendingDecisionTasks: countPendingDecisionTasks,
 };

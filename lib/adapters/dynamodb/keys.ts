@@ -1,4 +1,5 @@
 import type { RegistrationStatus, TypeKind } from '../../core/registry.js';
+import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
 
 /**
  * Key builders for every item in the table. Pure, so they can be unit-tested.
@@ -7,6 +8,10 @@ import type { RegistrationStatus, TypeKind } from '../../core/registry.js';
  * (swf-api.md §2), and a separator that sorts below every allowed character keeps `name, version`
  * order (`a` < `a b` < `ab`). Names are at most 256 UTF-16 units, so at most 768 bytes of UTF-8: every
  * key stays inside DynamoDB's 2,048-byte partition and 1,024-byte sort key limits.
+ *
+ * Execution keys join names with `|`, which the identifier rule forbids in domains, workflowIds and
+ * task lists; runIds are ours (base64url). A run's partition holds its state, its history chunks and
+ * its activities' latest heartbeats.
  */
 export const SEPARATOR = '\u0001';
 
@@ -38,4 +43,51 @@ export const keys = {
   }),
   typeSortValue: (name: string, version: string) => `${name}${SEPARATOR}${version}`,
   typeNamePrefix: (name: string) => `${name}${SEPARATOR}`,
+
+  runPartition: (runId: string) => `RUN|${runId}`,
+  runState: (runId: string): ItemKey => ({ pk: `RUN|${runId}`, sk: 'STATE' }),
+  /** A chunk of history: the events one commit appended, keyed by the first one's id. */
+  historyChunk: (runId: string, firstEventId: number): ItemKey => ({
+    pk: `RUN|${runId}`,
+    sk: `H|${padId(firstEventId)}`,
+  }),
+  historyChunkSort: (eventId: number) => `H|${padId(eventId)}`,
+  heartbeat: (runId: string, scheduledEventId: number): ItemKey => ({
+    pk: `RUN|${runId}`,
+    sk: `HB|${padId(scheduledEventId)}`,
+  }),
+  /** The open run of a workflowId: its existence is the "one open run per workflowId" guard. */
+  openRun: (domain: string, workflowId: string): ItemKey => ({
+    pk: `OPEN|${domain}|${workflowId}`,
+    sk: 'OPEN',
+  }),
+  /** A task list's queue partition, one of `shards` so that a hot list is not capped by one key. */
+  queuePartition: (kind: TaskKind, domain: string, taskList: string, shard: number) =>
+    `Q|${kind === 'decision' ? 'D' : 'A'}|${domain}|${taskList}|${shard}`,
+  queueEntry: (task: QueuedTaskRef, shards: number): ItemKey => ({
+    pk: keys.queuePartition(task.kind, task.domain, task.taskList, shardOf(task.runId, shards)),
+    sk: queueSort(task),
+  }),
 } as const;
+
+const padId = (id: number) => String(id).padStart(8, '0');
+
+/**
+ * Queue order: higher taskPriority first (the priority is inverted into an unsigned 10-digit number),
+ * then older first, then a stable tiebreak.
+ */
+function queueSort(task: QueuedTaskRef): string {
+  const inverted = String(2_147_483_647 - Number(task.taskPriority)).padStart(10, '0');
+  const at = String(Math.round(task.scheduledAt * 1000)).padStart(13, '0');
+  return `${inverted}|${at}|${task.runId}|${padId(task.scheduledEventId)}`;
+}
+
+/** FNV-1a over the runId: a run's tasks always land in the same shard. */
+export function shardOf(runId: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < runId.length; i++) {
+    hash ^= runId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % shards;
+}

@@ -1,0 +1,359 @@
+/**
+ * Decision tasks: handing one out, and applying the decider's response (swf-api.md §6, §8). A decision
+ * SWF would refuse becomes its `*Failed` event with the documented cause, never an exception.
+ */
+import { assertNever } from './assert-never.js';
+import { type Decision, type DecisionType, closeDecisionTypes } from './decision.js';
+import type { ExecutionState } from './execution-state.js';
+import { type ExecutionRequest, type MissingDefault, resolveExecutionConfig } from './executions.js';
+import type { TypeRef } from './history-event.js';
+import { executionLimits } from './limits.js';
+import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from './registry.js';
+import { Transition } from './transition.js';
+
+export function startDecisionTask(state: ExecutionState, identity: string | undefined, now: number): Transition {
+  const task = state.decisionTask;
+  if (task.status !== 'scheduled') throw new Error('no scheduled decision task to start');
+  const t = new Transition(state, now);
+  t.record({
+    eventType: 'DecisionTaskStarted',
+    attributes: { ...(identity === undefined ? {} : { identity }), scheduledEventId: task.scheduledEventId },
+  });
+  return t;
+}
+
+/** Registered types the decisions refer to, loaded by the caller before the core runs. */
+export interface TypeLookup {
+  activityType(ref: TypeRef): ActivityTypeRecord | undefined;
+  workflowType(ref: TypeRef): WorkflowTypeRecord | undefined;
+}
+
+export interface DecisionResponse {
+  readonly decisions: readonly Decision[];
+  readonly executionContext?: string;
+  readonly taskList?: TaskList;
+  readonly taskListScheduleToStartTimeout?: string;
+}
+
+/** A run to start because a ContinueAsNewWorkflowExecution decision closed this one. */
+export interface ContinuedRun {
+  readonly runId: string;
+  readonly workflowType: TypeRef;
+  readonly request: Required<Pick<ExecutionRequest, 'taskList' | 'executionStartToCloseTimeout' | 'taskStartToCloseTimeout' | 'childPolicy' | 'taskPriority'>> &
+    Pick<ExecutionRequest, 'lambdaRole'>;
+  readonly input?: string;
+  readonly tagList?: readonly string[];
+}
+
+export interface CompletionResult {
+  readonly transition: Transition;
+  readonly continuedRun?: ContinuedRun;
+}
+
+/**
+ * RespondDecisionTaskCompleted, steps 3–6 of swf-api.md §6.3: DecisionTaskCompleted, each decision in
+ * order, UNHANDLED_DECISION for a close that would hide events the decider has not seen, then the
+ * decision task that is owed. The caller has validated the request (close decision last, attributes
+ * present) and resolved the token to this execution's started decision task.
+ */
+export function completeDecisionTask(
+  state: ExecutionState,
+  response: DecisionResponse,
+  types: TypeLookup,
+  ctx: { readonly now: number; readonly newRunId: () => string },
+): CompletionResult {
+  const task = state.decisionTask;
+  if (task.status !== 'started') throw new Error('no started decision task to complete');
+  // Events that schedule a decision task and arrived while this one was out (swf-api.md §6.2).
+  const unhandled = state.decisionTaskOwed;
+  const t = new Transition(state, ctx.now);
+  const completed = t.record({
+    eventType: 'DecisionTaskCompleted',
+    attributes: {
+      ...(response.executionContext === undefined ? {} : { executionContext: response.executionContext }),
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.startedEventId,
+      ...(response.taskList === undefined ? {} : { taskList: response.taskList }),
+      ...(response.taskListScheduleToStartTimeout === undefined
+        ? {}
+        : { taskListScheduleToStartTimeout: response.taskListScheduleToStartTimeout }),
+    },
+  });
+  const apply = new DecisionApplier(t, completed.eventId, types, unhandled, ctx.newRunId);
+  for (const decision of response.decisions) apply.decision(decision);
+  t.scheduleDecisionTaskIfOwed();
+  return apply.continuedRun === undefined ? { transition: t } : { transition: t, continuedRun: apply.continuedRun };
+}
+
+const missingDefaultCause: Record<MissingDefault, string> = {
+  taskList: 'DEFAULT_TASK_LIST_UNDEFINED',
+  executionStartToCloseTimeout: 'DEFAULT_EXECUTION_START_TO_CLOSE_TIMEOUT_UNDEFINED',
+  taskStartToCloseTimeout: 'DEFAULT_TASK_START_TO_CLOSE_TIMEOUT_UNDEFINED',
+  childPolicy: 'DEFAULT_CHILD_POLICY_UNDEFINED',
+};
+
+const closeFailedEvent: Partial<
+  Record<
+    DecisionType,
+    | 'CompleteWorkflowExecutionFailed'
+    | 'FailWorkflowExecutionFailed'
+    | 'CancelWorkflowExecutionFailed'
+    | 'ContinueAsNewWorkflowExecutionFailed'
+  >
+> = {
+  CompleteWorkflowExecution: 'CompleteWorkflowExecutionFailed',
+  FailWorkflowExecution: 'FailWorkflowExecutionFailed',
+  CancelWorkflowExecution: 'CancelWorkflowExecutionFailed',
+  ContinueAsNewWorkflowExecution: 'ContinueAsNewWorkflowExecutionFailed',
+};
+
+class DecisionApplier {
+  continuedRun: ContinuedRun | undefined;
+
+  constructor(
+    private readonly t: Transition,
+    private readonly dtc: number,
+    private readonly types: TypeLookup,
+    private readonly unhandled: boolean,
+    private readonly newRunId: () => string,
+  ) {}
+
+  decision(d: Decision): void {
+    if (this.t.state.status !== 'OPEN') return; // nothing follows a close (validation keeps it last)
+    if (closeDecisionTypes.has(d.decisionType) && this.unhandled) return this.unhandledClose(d);
+    const decisionTaskCompletedEventId = this.dtc;
+    switch (d.decisionType) {
+      case 'ScheduleActivityTask':
+        return this.scheduleActivity(d.attributes);
+      case 'RequestCancelActivityTask':
+        return this.requestCancelActivity(d.attributes.activityId);
+      case 'CompleteWorkflowExecution':
+        return void this.t.record({ eventType: 'WorkflowExecutionCompleted', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+      case 'FailWorkflowExecution':
+        return void this.t.record({ eventType: 'WorkflowExecutionFailed', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+      case 'CancelWorkflowExecution':
+        return void this.t.record({ eventType: 'WorkflowExecutionCanceled', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+      case 'ContinueAsNewWorkflowExecution':
+        return this.continueAsNew(d.attributes);
+      case 'RecordMarker':
+        return void this.t.record({ eventType: 'MarkerRecorded', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+      case 'StartTimer':
+        return this.startTimer(d.attributes);
+      case 'CancelTimer':
+        return this.cancelTimer(d.attributes.timerId);
+      case 'SignalExternalWorkflowExecution':
+        return void this.t.record({
+          eventType: 'SignalExternalWorkflowExecutionInitiated',
+          attributes: { ...d.attributes, decisionTaskCompletedEventId },
+        });
+      case 'RequestCancelExternalWorkflowExecution':
+        return void this.t.record({
+          eventType: 'RequestCancelExternalWorkflowExecutionInitiated',
+          attributes: { ...d.attributes, decisionTaskCompletedEventId },
+        });
+      case 'StartChildWorkflowExecution':
+        return this.startChild(d.attributes);
+      case 'ScheduleLambdaFunction':
+        return this.scheduleLambda(d.attributes);
+      default:
+        return assertNever(d);
+    }
+  }
+
+  private unhandledClose(d: Decision): void {
+    const eventType = closeFailedEvent[d.decisionType];
+    if (eventType === undefined) return;
+    this.t.record({ eventType, attributes: { cause: 'UNHANDLED_DECISION', decisionTaskCompletedEventId: this.dtc } });
+  }
+
+  private scheduleActivity(a: Extract<Decision, { decisionType: 'ScheduleActivityTask' }>['attributes']): void {
+    const fail = (cause: string) =>
+      void this.t.record({
+        eventType: 'ScheduleActivityTaskFailed',
+        attributes: { activityType: a.activityType, activityId: a.activityId, cause, decisionTaskCompletedEventId: this.dtc },
+      });
+    const type = this.types.activityType(a.activityType);
+    if (type === undefined) return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
+    if (type.status === 'DEPRECATED') return fail('ACTIVITY_TYPE_DEPRECATED');
+    const open = this.t.state.activities;
+    if (open[a.activityId] !== undefined) return fail('ACTIVITY_ID_ALREADY_IN_USE');
+    if (Object.keys(open).length >= executionLimits.openActivities) return fail('OPEN_ACTIVITIES_LIMIT_EXCEEDED');
+    const c = type.configuration;
+    const taskList = a.taskList ?? c.defaultTaskList;
+    if (taskList === undefined) return fail('DEFAULT_TASK_LIST_UNDEFINED');
+    const scheduleToStartTimeout = a.scheduleToStartTimeout ?? c.defaultTaskScheduleToStartTimeout;
+    if (scheduleToStartTimeout === undefined) return fail('DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED');
+    const scheduleToCloseTimeout = a.scheduleToCloseTimeout ?? c.defaultTaskScheduleToCloseTimeout;
+    if (scheduleToCloseTimeout === undefined) return fail('DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED');
+    const startToCloseTimeout = a.startToCloseTimeout ?? c.defaultTaskStartToCloseTimeout;
+    if (startToCloseTimeout === undefined) return fail('DEFAULT_START_TO_CLOSE_TIMEOUT_UNDEFINED');
+    const heartbeatTimeout = a.heartbeatTimeout ?? c.defaultTaskHeartbeatTimeout;
+    if (heartbeatTimeout === undefined) return fail('DEFAULT_HEARTBEAT_TIMEOUT_UNDEFINED');
+    this.t.record({
+      eventType: 'ActivityTaskScheduled',
+      attributes: {
+        activityType: a.activityType,
+        activityId: a.activityId,
+        ...(a.input === undefined ? {} : { input: a.input }),
+        ...(a.control === undefined ? {} : { control: a.control }),
+        scheduleToStartTimeout,
+        scheduleToCloseTimeout,
+        startToCloseTimeout,
+        taskList,
+        taskPriority: a.taskPriority ?? c.defaultTaskPriority ?? '0',
+        decisionTaskCompletedEventId: this.dtc,
+        heartbeatTimeout,
+      },
+    });
+  }
+
+  /** Not yet started: cancelled at once. Started: flagged; the worker learns on its next heartbeat. */
+  private requestCancelActivity(activityId: string): void {
+    const activity = this.t.state.activities[activityId];
+    if (activity === undefined) {
+      this.t.record({
+        eventType: 'RequestCancelActivityTaskFailed',
+        attributes: { activityId, cause: 'ACTIVITY_ID_UNKNOWN', decisionTaskCompletedEventId: this.dtc },
+      });
+      return;
+    }
+    const requested = this.t.record({
+      eventType: 'ActivityTaskCancelRequested',
+      attributes: { activityId, decisionTaskCompletedEventId: this.dtc },
+    });
+    if (activity.startedEventId !== undefined) return;
+    this.t.record({
+      eventType: 'ActivityTaskCanceled',
+      attributes: { scheduledEventId: activity.scheduledEventId, startedEventId: 0, latestCancelRequestedEventId: requested.eventId },
+    });
+  }
+
+  private startTimer(a: Extract<Decision, { decisionType: 'StartTimer' }>['attributes']): void {
+    const timers = this.t.state.timers;
+    const cause =
+      timers[a.timerId] !== undefined
+        ? 'TIMER_ID_ALREADY_IN_USE'
+        : Object.keys(timers).length >= executionLimits.openTimers
+          ? 'OPEN_TIMERS_LIMIT_EXCEEDED'
+          : undefined;
+    if (cause !== undefined) {
+      this.t.record({ eventType: 'StartTimerFailed', attributes: { timerId: a.timerId, cause, decisionTaskCompletedEventId: this.dtc } });
+      return;
+    }
+    this.t.record({ eventType: 'TimerStarted', attributes: { ...a, decisionTaskCompletedEventId: this.dtc } });
+  }
+
+  private cancelTimer(timerId: string): void {
+    const timer = this.t.state.timers[timerId];
+    if (timer === undefined) {
+      this.t.record({ eventType: 'CancelTimerFailed', attributes: { timerId, cause: 'TIMER_ID_UNKNOWN', decisionTaskCompletedEventId: this.dtc } });
+      return;
+    }
+    this.t.record({
+      eventType: 'TimerCanceled',
+      attributes: { timerId, startedEventId: timer.startedEventId, decisionTaskCompletedEventId: this.dtc },
+    });
+  }
+
+  /** The new run takes the type's registered defaults, not this run's settings (swf-api.md §6.1). */
+  private continueAsNew(a: Extract<Decision, { decisionType: 'ContinueAsNewWorkflowExecution' }>['attributes']): void {
+    const fail = (cause: string) =>
+      void this.t.record({ eventType: 'ContinueAsNewWorkflowExecutionFailed', attributes: { cause, decisionTaskCompletedEventId: this.dtc } });
+    const current = this.t.state.workflowType;
+    const workflowType = { name: current.name, version: a.workflowTypeVersion ?? current.version };
+    const type = this.types.workflowType(workflowType);
+    if (type === undefined) return fail('WORKFLOW_TYPE_DOES_NOT_EXIST');
+    if (type.status === 'DEPRECATED') return fail('WORKFLOW_TYPE_DEPRECATED');
+    const resolved = resolveExecutionConfig(a, type.configuration);
+    if (!resolved.ok) return fail(missingDefaultCause[resolved.missing]);
+    const c = resolved.config;
+    const runId = this.newRunId();
+    this.t.record({
+      eventType: 'WorkflowExecutionContinuedAsNew',
+      attributes: {
+        ...(a.input === undefined ? {} : { input: a.input }),
+        decisionTaskCompletedEventId: this.dtc,
+        newExecutionRunId: runId,
+        executionStartToCloseTimeout: c.executionStartToCloseTimeout,
+        taskList: c.taskList,
+        taskPriority: c.taskPriority,
+        taskStartToCloseTimeout: c.taskStartToCloseTimeout,
+        childPolicy: c.childPolicy,
+        ...(a.tagList === undefined ? {} : { tagList: a.tagList }),
+        workflowType,
+        ...(c.lambdaRole === undefined ? {} : { lambdaRole: c.lambdaRole }),
+      },
+    });
+    this.continuedRun = {
+      runId,
+      workflowType,
+      request: c,
+      ...(a.input === undefined ? {} : { input: a.input }),
+      ...(a.tagList === undefined ? {} : { tagList: a.tagList }),
+    };
+  }
+
+  /**
+   * Validation failures are recorded without an Initiated event and with initiatedEventId 0; only
+   * WORKFLOW_ALREADY_RUNNING, found when the child is started, follows an Initiated event (swf-api.md §6.1).
+   */
+  private startChild(a: Extract<Decision, { decisionType: 'StartChildWorkflowExecution' }>['attributes']): void {
+    const fail = (cause: string) =>
+      void this.t.record({
+        eventType: 'StartChildWorkflowExecutionFailed',
+        attributes: {
+          workflowType: a.workflowType,
+          cause,
+          workflowId: a.workflowId,
+          initiatedEventId: 0,
+          decisionTaskCompletedEventId: this.dtc,
+          ...(a.control === undefined ? {} : { control: a.control }),
+        },
+      });
+    const type = this.types.workflowType(a.workflowType);
+    if (type === undefined) return fail('WORKFLOW_TYPE_DOES_NOT_EXIST');
+    if (type.status === 'DEPRECATED') return fail('WORKFLOW_TYPE_DEPRECATED');
+    if (Object.keys(this.t.state.children).length >= executionLimits.openChildren) return fail('OPEN_CHILDREN_LIMIT_EXCEEDED');
+    const resolved = resolveExecutionConfig(a, type.configuration);
+    if (!resolved.ok) return fail(missingDefaultCause[resolved.missing]);
+    const c = resolved.config;
+    this.t.record({
+      eventType: 'StartChildWorkflowExecutionInitiated',
+      attributes: {
+        workflowId: a.workflowId,
+        workflowType: a.workflowType,
+        ...(a.control === undefined ? {} : { control: a.control }),
+        ...(a.input === undefined ? {} : { input: a.input }),
+        executionStartToCloseTimeout: c.executionStartToCloseTimeout,
+        taskList: c.taskList,
+        taskPriority: c.taskPriority,
+        decisionTaskCompletedEventId: this.dtc,
+        childPolicy: c.childPolicy,
+        taskStartToCloseTimeout: c.taskStartToCloseTimeout,
+        ...(a.tagList === undefined ? {} : { tagList: a.tagList }),
+        ...(c.lambdaRole === undefined ? {} : { lambdaRole: c.lambdaRole }),
+      },
+    });
+  }
+
+  private scheduleLambda(a: Extract<Decision, { decisionType: 'ScheduleLambdaFunction' }>['attributes']): void {
+    const open = this.t.state.lambdaFunctions;
+    const cause =
+      open[a.id] !== undefined
+        ? 'ID_ALREADY_IN_USE'
+        : Object.keys(open).length >= executionLimits.openLambdaFunctions
+          ? 'OPEN_LAMBDA_FUNCTIONS_LIMIT_EXCEEDED'
+          : undefined;
+    if (cause !== undefined) {
+      this.t.record({
+        eventType: 'ScheduleLambdaFunctionFailed',
+        attributes: { id: a.id, name: a.name, cause, decisionTaskCompletedEventId: this.dtc },
+      });
+      return;
+    }
+    this.t.record({
+      eventType: 'LambdaFunctionScheduled',
+      attributes: { ...a, startToCloseTimeout: a.startToCloseTimeout ?? '900', decisionTaskCompletedEventId: this.dtc },
+    });
+  }
+}

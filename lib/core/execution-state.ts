@@ -1,0 +1,152 @@
+/**
+ * The state of one workflow execution: what replaying its history yields (plus the latest heartbeat of
+ * each started activity, which SWF keeps outside the history). Everything open is kept by id; closed
+ * things leave the state, so its size follows what is in flight, not the length of the history.
+ */
+import type { ExecutionRef, TypeRef } from './history-event.js';
+import type { TaskList } from './registry.js';
+
+export const CloseStatus = {
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  CANCELED: 'CANCELED',
+  TERMINATED: 'TERMINATED',
+  CONTINUED_AS_NEW: 'CONTINUED_AS_NEW',
+  TIMED_OUT: 'TIMED_OUT',
+} as const;
+export type CloseStatus = (typeof CloseStatus)[keyof typeof CloseStatus];
+
+export interface ExecutionConfig {
+  readonly taskList: TaskList;
+  readonly taskStartToCloseTimeout: string;
+  readonly executionStartToCloseTimeout: string;
+  readonly childPolicy: string;
+  readonly taskPriority: string;
+  readonly lambdaRole?: string;
+}
+
+/** Where a queued task sits, so that it can be withdrawn when the execution moves on. */
+export interface QueuedTask {
+  readonly taskList: string;
+  readonly taskPriority: string;
+  /** Epoch seconds at scheduling: tasks of equal priority are served oldest first. */
+  readonly scheduledAt: number;
+}
+
+export type DecisionTaskState =
+  | { readonly status: 'none' }
+  | ({
+      readonly status: 'scheduled';
+      readonly scheduledEventId: number;
+      readonly startToCloseTimeout: string;
+      readonly scheduleToStartTimeout?: string;
+    } & QueuedTask)
+  | ({
+      readonly status: 'started';
+      readonly scheduledEventId: number;
+      readonly startedEventId: number;
+      readonly startedAt: number;
+      readonly startToCloseTimeout: string;
+    } & QueuedTask);
+
+export interface ActivityTimeouts {
+  readonly scheduleToStart: string;
+  readonly scheduleToClose: string;
+  readonly startToClose: string;
+  readonly heartbeat: string;
+}
+
+export interface ActivityState extends QueuedTask {
+  readonly activityId: string;
+  readonly activityType: TypeRef;
+  readonly scheduledEventId: number;
+  readonly timeouts: ActivityTimeouts;
+  readonly startedEventId?: number;
+  readonly startedAt?: number;
+  readonly identity?: string;
+  /** Id of the latest ActivityTaskCancelRequested for this activity, if any. */
+  readonly latestCancelRequestedEventId?: number;
+}
+
+export interface TimerState {
+  readonly timerId: string;
+  readonly startedEventId: number;
+  readonly startToFireTimeout: string;
+  /** Epoch seconds. */
+  readonly fireAt: number;
+}
+
+export interface ChildState {
+  readonly workflowId: string;
+  readonly workflowType: TypeRef;
+  readonly initiatedEventId: number;
+  readonly runId?: string;
+  readonly startedEventId?: number;
+}
+
+export interface ExternalRequestState {
+  readonly kind: 'signal' | 'cancel';
+  readonly workflowId: string;
+  readonly runId?: string;
+  readonly initiatedEventId: number;
+}
+
+export interface LambdaState {
+  readonly id: string;
+  readonly name: string;
+  readonly scheduledEventId: number;
+  readonly startedEventId?: number;
+}
+
+export interface ExecutionState {
+  readonly domain: string;
+  readonly execution: ExecutionRef;
+  readonly workflowType: TypeRef;
+  readonly status: 'OPEN' | 'CLOSED';
+  readonly closeStatus?: CloseStatus;
+  readonly startTimestamp: number;
+  readonly closeTimestamp?: number;
+  readonly config: ExecutionConfig;
+  readonly tagList: readonly string[];
+  readonly parent?: { readonly execution: ExecutionRef; readonly initiatedEventId: number };
+  readonly cancelRequested: boolean;
+  /** Id the next appended event gets. */
+  readonly nextEventId: number;
+  readonly decisionTask: DecisionTaskState;
+  /** A decision task is owed: an event the decider has not seen arrived while none could be scheduled. */
+  readonly decisionTaskOwed: boolean;
+  /** startedEventId of the last completed decision task (PollForDecisionTask's previousStartedEventId). */
+  readonly previousStartedEventId: number;
+  /** The list decision tasks go to: the execution's, or the decider's override. */
+  readonly decisionTaskList: TaskList;
+  /** Set while an override with taskListScheduleToStartTimeout is temporary (swf-api.md §8). */
+  readonly decisionTaskListTimeout?: string;
+  readonly activities: Readonly<Record<string, ActivityState>>;
+  readonly timers: Readonly<Record<string, TimerState>>;
+  /** Open children, by the id of their StartChildWorkflowExecutionInitiated event. */
+  readonly children: Readonly<Record<string, ChildState>>;
+  /** Signals and cancel requests to other executions not yet answered, by initiated event id. */
+  readonly externalRequests: Readonly<Record<string, ExternalRequestState>>;
+  readonly lambdaFunctions: Readonly<Record<string, LambdaState>>;
+  readonly latestActivityTaskTimestamp?: number;
+  readonly latestExecutionContext?: string;
+  /** Set on a run closed by continue-as-new. */
+  readonly newExecutionRunId?: string;
+}
+
+/** Open counts as DescribeWorkflowExecution reports them. */
+export function openCounts(state: ExecutionState) {
+  return {
+    openActivityTasks: Object.keys(state.activities).length,
+    openDecisionTasks: state.decisionTask.status === 'none' ? 0 : 1,
+    openTimers: Object.keys(state.timers).length,
+    openChildWorkflowExecutions: Object.keys(state.children).length,
+    openLambdaFunctions: Object.keys(state.lambdaFunctions).length,
+  };
+}
+
+export const isOpen = (state: ExecutionState) => state.status === 'OPEN';
+
+export function activityByScheduledId(state: ExecutionState, scheduledEventId: number): ActivityState | undefined {
+  return Object.values(state.activities).find((a) => a.scheduledEventId === scheduledEventId);
+}

@@ -1,0 +1,52 @@
+/**
+ * What an execution's task queues should hold is a function of its state: its scheduled-but-unstarted
+ * decision task and activity tasks, while it is open. Diffing two states gives the queue writes of a
+ * transition, so handing out, cancelling, timing out or closing all withdraw tasks the same way.
+ */
+import type { ExecutionState } from './execution-state.js';
+
+export type TaskKind = 'decision' | 'activity';
+
+export interface QueuedTaskRef {
+  readonly kind: TaskKind;
+  readonly domain: string;
+  readonly runId: string;
+  readonly taskList: string;
+  readonly taskPriority: string;
+  /** Epoch seconds. */
+  readonly scheduledAt: number;
+  readonly scheduledEventId: number;
+}
+
+export interface QueueChanges {
+  readonly add: readonly QueuedTaskRef[];
+  readonly remove: readonly QueuedTaskRef[];
+}
+
+export const noQueueChanges: QueueChanges = { add: [], remove: [] };
+
+export function queuedTasks(state: ExecutionState | undefined): QueuedTaskRef[] {
+  if (state === undefined || state.status !== 'OPEN') return [];
+  const base = { domain: state.domain, runId: state.execution.runId };
+  const tasks: QueuedTaskRef[] = [];
+  const d = state.decisionTask;
+  if (d.status === 'scheduled') {
+    tasks.push({ ...base, kind: 'decision', taskList: d.taskList, taskPriority: d.taskPriority, scheduledAt: d.scheduledAt, scheduledEventId: d.scheduledEventId });
+  }
+  for (const a of Object.values(state.activities)) {
+    if (a.startedEventId !== undefined) continue;
+    tasks.push({ ...base, kind: 'activity', taskList: a.taskList, taskPriority: a.taskPriority, scheduledAt: a.scheduledAt, scheduledEventId: a.scheduledEventId });
+  }
+  return tasks;
+}
+
+const identity = (t: QueuedTaskRef) => `${t.kind}:${t.scheduledEventId}`;
+
+export function queueChanges(before: ExecutionState | undefined, after: ExecutionState): QueueChanges {
+  const was = new Map(queuedTasks(before).map((t) => [identity(t), t]));
+  const now = new Map(queuedTasks(after).map((t) => [identity(t), t]));
+  return {
+    add: [...now].filter(([id]) => !was.has(id)).map(([, t]) => t),
+    remove: [...was].filter(([id]) => !now.has(id)).map(([, t]) => t),
+  };
+}

@@ -1,0 +1,44 @@
+import type { ExecutionState } from './execution-state.js';
+import type { HistoryEvent, NewEvent } from './history-event.js';
+import { applyEvent } from './replay.js';
+
+/**
+ * Appends events to an execution, one at a time, through the reducer: ids are contiguous, every event
+ * carries the same timestamp (one transition happens at one instant), and `state` is always the replay
+ * of the history plus these events.
+ */
+export class Transition {
+  readonly events: HistoryEvent[] = [];
+
+  constructor(
+    public state: ExecutionState,
+    /** Epoch seconds. */
+    readonly now: number,
+  ) {}
+
+  record(event: NewEvent): HistoryEvent {
+    // Spreading a union loses the link between eventType and attributes that `event` already has.
+    const full = { ...event, eventId: this.state.nextEventId, eventTimestamp: this.now } as HistoryEvent;
+    this.state = applyEvent(this.state, full);
+    this.events.push(full);
+    return full;
+  }
+
+  /**
+   * Schedules the decision task an event has made owed, unless one is already scheduled or started
+   * (then the owed task follows when that one completes or times out: swf-api.md §8).
+   */
+  scheduleDecisionTaskIfOwed(): void {
+    const s = this.state;
+    if (s.status !== 'OPEN' || !s.decisionTaskOwed || s.decisionTask.status !== 'none') return;
+    this.record({
+      eventType: 'DecisionTaskScheduled',
+      attributes: {
+        taskList: s.decisionTaskList,
+        taskPriority: s.config.taskPriority,
+        startToCloseTimeout: s.config.taskStartToCloseTimeout,
+        scheduleToStartTimeout: s.decisionTaskListTimeout ?? 'NONE',
+      },
+    });
+  }
+}

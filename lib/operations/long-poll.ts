@@ -1,0 +1,70 @@
+import { LimitExceededFault } from '../core/faults.js';
+import type { TaskKind } from '../core/task-queue.js';
+import type { QueueEntry } from '../ports/execution-store.js';
+import type { OperationDeps, RequestContext } from './context.js';
+import { ClaimLost } from './run-mutation.js';
+
+/** SWF's quota on pollers of one task list (swf-api.md §4). */
+const MAX_POLLERS = 1000;
+/** How many queue heads a poll looks at; pollers start at different ones so they rarely collide. */
+const PEEK = 10;
+
+/**
+ * A long poll: take a task now if one is queued, else wait for one until the poll's time is up (then
+ * the caller answers with an empty task). The waiter is registered before each look at the queue, so a
+ * task queued in between still wakes it. A poll whose caller has gone takes nothing.
+ */
+export async function longPoll<T>(
+  deps: OperationDeps,
+  request: RequestContext,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  take: (entry: QueueEntry) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const { kind, domain, taskList } = list;
+  if (deps.notifier.waiting(kind, domain, taskList) >= MAX_POLLERS) {
+    throw new LimitExceededFault(`More than ${MAX_POLLERS} pollers are waiting on task list ${taskList}`);
+  }
+  const deadline = deps.clock.now() + deps.polling.maxWaitMs;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  request.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (!request.signal.aborted) {
+      const remaining = deadline - deps.clock.now();
+      const woken = deps.notifier.wait(kind, domain, taskList, Math.min(remaining, deps.polling.recheckMs), stop.signal);
+      const taken = await takeFirst(deps, request, list, take);
+      if (taken !== undefined || remaining <= 0) return taken;
+      await woken;
+    }
+    return undefined;
+  } finally {
+    request.signal.removeEventListener('abort', onAbort);
+    stop.abort();
+  }
+}
+
+async function takeFirst<T>(
+  deps: OperationDeps,
+  request: RequestContext,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  take: (entry: QueueEntry) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  for (;;) {
+    const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, PEEK);
+    if (entries.length === 0) return undefined;
+    const offset = Math.floor(Math.random() * Math.min(entries.length, 3));
+    let lost = false;
+    for (const entry of [...entries.slice(offset), ...entries.slice(0, offset)]) {
+      if (request.signal.aborted) return undefined;
+      try {
+        const taken = await take(entry);
+        if (taken !== undefined) return taken;
+      } catch (error) {
+        if (!(error instanceof ClaimLost)) throw error;
+        lost = true;
+      }
+    }
+    // Every head was stale or taken by others; look again unless nothing was contested.
+    if (!lost) return undefined;
+  }
+}

@@ -1,0 +1,118 @@
+import type { ExecutionState } from '../core/execution-state.js';
+import { UnknownResourceFault, faultText } from '../core/faults.js';
+import type { HistoryEvent } from '../core/history-event.js';
+import { type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
+import type { LoadedRun, OpenPointerChange, RunWrite } from '../ports/execution-store.js';
+import type { OperationDeps } from './context.js';
+
+const MAX_ATTEMPTS = 50;
+
+/** Jittered exponential backoff between attempts, capped near 0.3 s. */
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
+
+/** What a step decided: nothing to write, or a new state with its events (and maybe a second run). */
+export type MutationPlan<R> =
+  | { readonly write: false; readonly result: R }
+  | {
+      readonly write: true;
+      readonly result: R;
+      readonly state: ExecutionState;
+      readonly events: readonly HistoryEvent[];
+      readonly claim?: QueuedTaskRef;
+      /** A run created by the same commit (continue-as-new). */
+      readonly newRun?: { readonly state: ExecutionState; readonly events: readonly HistoryEvent[] };
+    };
+
+export class ClaimLost extends Error {}
+
+/**
+ * Read → decide → conditional commit, retried from a fresh read when another writer got there first.
+ * The step is pure over the loaded state, so a retry simply decides again on newer facts.
+ */
+export async function mutateRun<R>(
+  deps: OperationDeps,
+  runId: string,
+  step: (loaded: LoadedRun) => MutationPlan<R> | Promise<MutationPlan<R>>,
+): Promise<R> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const loaded = await deps.executions.loadRun(runId);
+    if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
+    const plan = await step(loaded);
+    if (!plan.write) return plan.result;
+    const outcome = await commitPlan(deps, loaded, plan);
+    if (outcome === 'committed') return plan.result;
+    if (outcome === 'claim-lost') throw new ClaimLost();
+    await backoff(attempt);
+  }
+  throw new Error(`execution ${runId} kept changing under ${MAX_ATTEMPTS} attempts`);
+}
+
+async function commitPlan<R>(deps: OperationDeps, loaded: LoadedRun, plan: Extract<MutationPlan<R>, { write: true }>) {
+  const before = loaded.state;
+  const writes: RunWrite[] = [
+    {
+      state: plan.state,
+      expectedVersion: loaded.version,
+      events: plan.events,
+      queue: queueChanges(before, plan.state),
+      ...(plan.claim === undefined ? {} : { claim: plan.claim }),
+    },
+  ];
+  if (plan.newRun !== undefined) {
+    writes.push({ state: plan.newRun.state, events: plan.newRun.events, queue: queueChanges(undefined, plan.newRun.state) });
+  }
+  const outcome = await deps.executions.commit(writes, pointerChanges(before, plan));
+  if (outcome === 'committed') notifyQueued(deps, writes);
+  return outcome;
+}
+
+/** A run that closes gives up its workflowId, or hands it to the run that continues it. */
+function pointerChanges<R>(before: ExecutionState, plan: Extract<MutationPlan<R>, { write: true }>): OpenPointerChange[] {
+  if (before.status !== 'OPEN' || plan.state.status !== 'CLOSED') return [];
+  const { domain, execution } = before;
+  const next = plan.newRun?.state.execution.runId;
+  return next === undefined
+    ? [{ kind: 'release', domain, workflowId: execution.workflowId, runId: execution.runId }]
+    : [{ kind: 'move', domain, workflowId: execution.workflowId, from: execution.runId, to: next }];
+}
+
+export function notifyQueued(deps: OperationDeps, writes: readonly RunWrite[]): void {
+  for (const write of writes) {
+    for (const task of write.queue.add) deps.notifier.notify(task.kind, task.domain, task.taskList);
+  }
+}
+
+/** The run a request names: its runId, else the open run of its workflowId. Open runs only. */
+export async function resolveOpenRun(
+  deps: OperationDeps,
+  domain: string,
+  workflowId: string,
+  runId: string | undefined,
+): Promise<string> {
+  const unknown = () => new UnknownResourceFault(faultText.unknownExecution(workflowId, runId === '' ? undefined : runId));
+  if (runId === undefined || runId === '') {
+    const open = await deps.executions.findOpenRun(domain, workflowId);
+    if (open === undefined) throw unknown();
+    return open;
+  }
+  const loaded = await deps.executions.loadRun(runId);
+  if (loaded === undefined || !belongsTo(loaded.state, domain, workflowId) || loaded.state.status !== 'OPEN') throw unknown();
+  return runId;
+}
+
+export const belongsTo = (state: ExecutionState, domain: string, workflowId: string) =>
+  state.domain === domain && state.execution.workflowId === workflowId;
+
+/** Loads a run (open or closed) named by domain, workflowId and runId, or throws `Unknown execution`. */
+export async function requireRun(deps: OperationDeps, domain: string, workflowId: string, runId: string): Promise<LoadedRun> {
+  const loaded = await deps.executions.loadRun(runId);
+  if (loaded === undefined || !belongsTo(loaded.state, domain, workflowId)) {
+    throw new UnknownResourceFault(faultText.unknownExecution(workflowId, runId));
+  }
+  return loaded;
+}
+
+/** The unknown-execution fault for a run whose token or request no longer applies. */
+export const closedExecution = (state: ExecutionState) =>
+  new UnknownResourceFault(faultText.unknownExecution(state.execution.workflowId, state.execution.runId));

@@ -1,0 +1,53 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { UnknownResourceFault } from '../core/faults.js';
+import type { TaskKind } from '../core/task-queue.js';
+import type { SigningKeySource } from '../ports/secrets.js';
+
+/** What a task token names: one attempt at one task of one run. */
+export interface TaskTokenClaims {
+  readonly kind: TaskKind;
+  readonly runId: string;
+  readonly scheduledEventId: number;
+  /** The attempt: a token from an earlier start of the same task does not open a later one. */
+  readonly startedEventId: number;
+}
+
+/**
+ * Opaque task tokens: the claims and their HMAC, both base64url, well under SWF's 1,024 characters.
+ * A forged or altered token is an UnknownResourceFault, like a stale one (DESIGN.md, "Task tokens").
+ */
+export class TaskTokens {
+  constructor(private readonly keys: SigningKeySource) {}
+
+  async encode(claims: TaskTokenClaims): Promise<string> {
+    const body = [claims.kind === 'decision' ? 'D' : 'A', claims.runId, claims.scheduledEventId, claims.startedEventId].join('.');
+    const payload = Buffer.from(body).toString('base64url');
+    return `${payload}.${await this.mac(payload)}`;
+  }
+
+  async decode(token: string, kind: TaskKind): Promise<TaskTokenClaims> {
+    const [payload, mac, ...rest] = token.split('.');
+    if (payload === undefined || mac === undefined || rest.length > 0) throw invalid();
+    const expected = Buffer.from(await this.mac(payload));
+    const given = Buffer.from(mac);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+    const [k, runId, scheduled, started] = Buffer.from(payload, 'base64url').toString('utf8').split('.');
+    const claims = {
+      kind: k === 'D' ? ('decision' as const) : ('activity' as const),
+      runId: runId ?? '',
+      scheduledEventId: Number(scheduled),
+      startedEventId: Number(started),
+    };
+    if (claims.kind !== kind) {
+      throw new UnknownResourceFault(`The task token is for ${claims.kind === 'decision' ? 'a decision' : 'an activity'} task`);
+    }
+    return claims;
+  }
+
+  private async mac(payload: string): Promise<string> {
+    const key = await this.keys.signingKey();
+    return createHmac('sha256', key).update('task-token\n').update(payload).digest('base64url');
+  }
+}
+
+const invalid = () => new UnknownResourceFault('Unknown task token: it was altered or not issued by this service');

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SWFClient } from '@aws-sdk/client-swf';
+import { inject } from 'vitest';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { localCredentials } from '../../lib/local/dynamodb-local.js';
+import { LOCAL_REGION, type LocalStack, startLocalStack } from '../../lib/local/stack.js';
+import { ensureTable } from '../../lib/local/table.js';
+
+/** A table name no other test file uses. */
+export const uniqueTableName = (prefix = 'test') => `${prefix}-${randomUUID()}`;
+
+export const dynamoEndpoint = () => inject('dynamoEndpoint');
+
+/** A raw DynamoDB client on the run's DynamoDB Local. */
+export function dynamoClient(): DynamoDBClient {
+  return new DynamoDBClient({ endpoint: dynamoEndpoint(), region: LOCAL_REGION, credentials: localCredentials });
+}
+
+/** A fresh table on the run's DynamoDB Local, with a document client for it. */
+export async function freshTable(prefix?: string) {
+  const tableName = uniqueTableName(prefix);
+  const client = dynamoClient();
+  await ensureTable(client, tableName);
+  const doc = createDocumentClient({ endpoint: dynamoEndpoint(), region: LOCAL_REGION, credentials: localCredentials });
+  return { tableName, doc, client };
+}
+
+/** The local SWF server on a free port over a fresh table, and an official SDK client pointed at it. */
+export async function startTestServer(options: Parameters<typeof startLocalStack>[0] = {}): Promise<{
+  stack: LocalStack;
+  swf: SWFClient;
+  close: () => Promise<void>;
+}> {
+  const stack = await startLocalStack({ dynamoEndpoint: dynamoEndpoint(), tableName: uniqueTableName('swf'), ...options });
+  const swf = swfClient(stack.endpoint);
+  return {
+    stack,
+    swf,
+    close: async () => {
+      swf.destroy();
+      await stack.close();
+    },
+  };
+}
+
+export function swfClient(endpoint: string): SWFClient {
+  return new SWFClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
+}
