@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
 import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
+import { LocalLambdaFunctions } from './adapters/memory/local-lambda.js';
 import { InProcessTaskNotifier } from './adapters/memory/task-notifier.js';
+import type { LambdaInvoker } from './ports/lambda-invoker.js';
 import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
 import type { SigningKeySource } from './ports/secrets.js';
 import type { OperationDeps, PollingConfig, ServiceIdentity } from './operations/context.js';
@@ -18,6 +20,8 @@ export interface WiringOptions {
   readonly signingKey?: string;
   readonly polling?: Partial<PollingConfig>;
   readonly queueShards?: number;
+  /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
+  readonly lambda?: LambdaInvoker;
 }
 
 /** SWF holds a long poll for 60 s (swf-api.md §4). */
@@ -46,6 +50,7 @@ export function createDeps(options: WiringOptions): OperationDeps {
     taskTokens: new TaskTokens(keys),
     notifier: new InProcessTaskNotifier(),
     polling: { ...DEFAULT_POLLING, ...options.polling },
+    lambda: options.lambda ?? new LocalLambdaFunctions(),
   };
 }
 

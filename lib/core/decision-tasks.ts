@@ -60,7 +60,7 @@ export function completeDecisionTask(
   state: ExecutionState,
   response: DecisionResponse,
   types: TypeLookup,
-  ctx: { readonly now: number; readonly newRunId: () => string },
+  ctx: { readonly now: number; readonly newRunId: () => string; readonly lambdaAvailable?: boolean },
 ): CompletionResult {
   const task = state.decisionTask;
   if (task.status !== 'started') throw new Error('no started decision task to complete');
@@ -79,7 +79,7 @@ export function completeDecisionTask(
         : { taskListScheduleToStartTimeout: response.taskListScheduleToStartTimeout }),
     },
   });
-  const apply = new DecisionApplier(t, completed.eventId, types, unhandled, ctx.newRunId);
+  const apply = new DecisionApplier(t, completed.eventId, types, unhandled, ctx.newRunId, ctx.lambdaAvailable ?? true);
   for (const decision of response.decisions) apply.decision(decision);
   t.scheduleDecisionTaskIfOwed();
   return apply.continuedRun === undefined ? { transition: t } : { transition: t, continuedRun: apply.continuedRun };
@@ -116,6 +116,7 @@ class DecisionApplier {
     private readonly types: TypeLookup,
     private readonly unhandled: boolean,
     private readonly newRunId: () => string,
+    private readonly lambdaAvailable: boolean,
   ) {}
 
   decision(d: Decision): void {
@@ -338,8 +339,10 @@ class DecisionApplier {
 
   private scheduleLambda(a: Extract<Decision, { decisionType: 'ScheduleLambdaFunction' }>['attributes']): void {
     const open = this.t.state.lambdaFunctions;
-    const cause =
-      open[a.id] !== undefined
+    // Without a Lambda backend (a local server with no functions) SWF's own cause for "no Lambda here".
+    const cause = !this.lambdaAvailable
+      ? 'LAMBDA_SERVICE_NOT_AVAILABLE_IN_REGION'
+      : open[a.id] !== undefined
         ? 'ID_ALREADY_IN_USE'
         : Object.keys(open).length >= executionLimits.openLambdaFunctions
           ? 'OPEN_LAMBDA_FUNCTIONS_LIMIT_EXCEEDED'

@@ -3,7 +3,7 @@
  * each started activity, which SWF keeps outside the history). Everything open is kept by id; closed
  * things leave the state, so its size follows what is in flight, not the length of the history.
  */
-import type { ExecutionRef, TypeRef } from './history-event.js';
+import type { EventAttributes, ExecutionRef, HistoryEvent, TypeRef } from './history-event.js';
 import type { TaskList } from './registry.js';
 
 export const CloseStatus = {
@@ -82,6 +82,8 @@ export interface ChildState {
   readonly initiatedEventId: number;
   readonly runId?: string;
   readonly startedEventId?: number;
+  /** What to start, until the child has started (the outbox starts it). */
+  readonly initiated?: EventAttributes['StartChildWorkflowExecutionInitiated'];
 }
 
 export interface ExternalRequestState {
@@ -89,13 +91,19 @@ export interface ExternalRequestState {
   readonly workflowId: string;
   readonly runId?: string;
   readonly initiatedEventId: number;
+  readonly control?: string;
+  readonly decisionTaskCompletedEventId: number;
+  readonly signal?: { readonly signalName: string; readonly input?: string };
 }
 
 export interface LambdaState {
   readonly id: string;
   readonly name: string;
   readonly scheduledEventId: number;
+  readonly startToCloseTimeout: string;
+  readonly input?: string;
   readonly startedEventId?: number;
+  readonly startedAt?: number;
 }
 
 export interface ExecutionState {
@@ -130,6 +138,8 @@ export interface ExecutionState {
   readonly lambdaFunctions: Readonly<Record<string, LambdaState>>;
   readonly latestActivityTaskTimestamp?: number;
   readonly latestExecutionContext?: string;
+  /** The event that closed the run: its parent is told the outcome from it. */
+  readonly closeEvent?: HistoryEvent;
   /** Set on a run closed by continue-as-new. */
   readonly newExecutionRunId?: string;
 }

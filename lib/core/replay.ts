@@ -89,6 +89,7 @@ function close(
     status: 'CLOSED',
     closeStatus,
     closeTimestamp: event.eventTimestamp,
+    closeEvent: event,
     decisionTask: { status: 'none' },
     decisionTaskOwed: false,
     activities: {},
@@ -153,7 +154,10 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
     case 'ChildWorkflowExecutionTerminated':
       return { ...state, children: without(state.children, String(event.attributes.initiatedEventId)) };
     case 'SignalExternalWorkflowExecutionInitiated':
-      return externalInitiated(state, event.eventId, 'signal', event.attributes);
+      return externalInitiated(state, event.eventId, 'signal', event.attributes, {
+        signalName: event.attributes.signalName,
+        ...(event.attributes.input === undefined ? {} : { input: event.attributes.input }),
+      });
     case 'RequestCancelExternalWorkflowExecutionInitiated':
       return externalInitiated(state, event.eventId, 'cancel', event.attributes);
     case 'SignalExternalWorkflowExecutionFailed':
@@ -164,7 +168,7 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
     case 'LambdaFunctionScheduled':
       return lambdaScheduled(state, event);
     case 'LambdaFunctionStarted':
-      return lambdaStarted(state, event.attributes.scheduledEventId, event.eventId);
+      return lambdaStarted(state, event.attributes.scheduledEventId, event.eventId, event.eventTimestamp);
     case 'LambdaFunctionCompleted':
     case 'LambdaFunctionFailed':
     case 'LambdaFunctionTimedOut':
@@ -253,7 +257,9 @@ function overrideTaskList(
 function decisionTaskTimedOut(state: ExecutionState): ExecutionState {
   const { decisionTaskListTimeout, ...rest } = state;
   const revert = decisionTaskListTimeout === undefined ? {} : { decisionTaskList: state.config.taskList };
-  return { ...(decisionTaskListTimeout === undefined ? state : rest), decisionTask: { status: 'none' }, ...revert };
+  // A timed-out task is always replaced, even one that timed out before it started.
+  const base = decisionTaskListTimeout === undefined ? state : rest;
+  return { ...base, decisionTask: { status: 'none' }, decisionTaskOwed: true, ...revert };
 }
 
 function activityTaskScheduled(state: ExecutionState, event: EventOf<'ActivityTaskScheduled'>): ExecutionState {
@@ -326,7 +332,7 @@ function timerStarted(state: ExecutionState, event: EventOf<'TimerStarted'>): Ex
 
 function childInitiated(state: ExecutionState, event: EventOf<'StartChildWorkflowExecutionInitiated'>): ExecutionState {
   const a = event.attributes;
-  const child = { workflowId: a.workflowId, workflowType: a.workflowType, initiatedEventId: event.eventId };
+  const child = { workflowId: a.workflowId, workflowType: a.workflowType, initiatedEventId: event.eventId, initiated: a };
   return { ...state, children: { ...state.children, [String(event.eventId)]: child } };
 }
 
@@ -334,7 +340,8 @@ function childStarted(state: ExecutionState, event: EventOf<'ChildWorkflowExecut
   const key = String(event.attributes.initiatedEventId);
   const child = state.children[key];
   if (child === undefined) return state;
-  const started = { ...child, runId: event.attributes.workflowExecution.runId, startedEventId: event.eventId };
+  const { initiated: _startRequest, ...rest } = child;
+  const started = { ...rest, runId: event.attributes.workflowExecution.runId, startedEventId: event.eventId };
   return { ...state, children: { ...state.children, [key]: started } };
 }
 
@@ -342,22 +349,43 @@ function externalInitiated(
   state: ExecutionState,
   eventId: number,
   kind: 'signal' | 'cancel',
-  a: { readonly workflowId: string; readonly runId?: string },
+  a: {
+    readonly workflowId: string;
+    readonly runId?: string;
+    readonly control?: string;
+    readonly decisionTaskCompletedEventId: number;
+  },
+  signal: { readonly signalName: string; readonly input?: string } | undefined = undefined,
 ): ExecutionState {
-  const request = { kind, workflowId: a.workflowId, initiatedEventId: eventId, ...(a.runId === undefined ? {} : { runId: a.runId }) };
+  const request = {
+    kind,
+    workflowId: a.workflowId,
+    initiatedEventId: eventId,
+    decisionTaskCompletedEventId: a.decisionTaskCompletedEventId,
+    ...(a.runId === undefined || a.runId === '' ? {} : { runId: a.runId }),
+    ...(a.control === undefined ? {} : { control: a.control }),
+    ...(signal === undefined ? {} : { signal }),
+  };
   return { ...state, externalRequests: { ...state.externalRequests, [String(eventId)]: request } };
 }
 
 function lambdaScheduled(state: ExecutionState, event: EventOf<'LambdaFunctionScheduled'>): ExecutionState {
   const a = event.attributes;
-  const fn = { id: a.id, name: a.name, scheduledEventId: event.eventId };
+  const fn = {
+    id: a.id,
+    name: a.name,
+    scheduledEventId: event.eventId,
+    startToCloseTimeout: a.startToCloseTimeout ?? '900',
+    ...(a.input === undefined ? {} : { input: a.input }),
+  };
   return { ...state, lambdaFunctions: { ...state.lambdaFunctions, [a.id]: fn } };
 }
 
-function lambdaStarted(state: ExecutionState, scheduledEventId: number, startedEventId: number): ExecutionState {
+function lambdaStarted(state: ExecutionState, scheduledEventId: number, startedEventId: number, startedAt: number): ExecutionState {
   const fn = Object.values(state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
   if (fn === undefined) return state;
-  return { ...state, lambdaFunctions: { ...state.lambdaFunctions, [fn.id]: { ...fn, startedEventId } } };
+  const { input: _input, ...started } = fn;
+  return { ...state, lambdaFunctions: { ...state.lambdaFunctions, [fn.id]: { ...started, startedEventId, startedAt } } };
 }
 
 function lambdaClosed(state: ExecutionState, scheduledEventId: number): ExecutionState {

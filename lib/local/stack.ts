@@ -1,12 +1,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
+import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
+import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
+import { deadlines } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
+import { type OutboxDeps, fireRunDeadline } from '../operations/outbox.js';
+import { handleStreamRecords } from '../operations/stream-records.js';
 import { operations } from '../operations/index.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
 import { type RunningServer, startServer } from './server.js';
+import { type StreamPoller, startStreamPoller } from './stream-poller.js';
 import { ensureTable } from './table.js';
 
 export const LOCAL_REGION = 'us-east-1';
@@ -33,6 +40,11 @@ export interface LocalStack {
   /** DynamoDB Local's process, when this stack started it. */
   readonly dynamo: DynamoDbLocal | undefined;
   readonly server: RunningServer;
+  /** The dependencies the outbox runs with (tests drive the stream handler with them). */
+  readonly outbox: OutboxDeps;
+  /** Register Lambda functions that ScheduleLambdaFunction decisions may run locally. */
+  readonly lambda: LocalLambdaFunctions;
+  readonly scheduler: LocalDeadlineScheduler;
   close(): Promise<void>;
 }
 
@@ -48,13 +60,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     await ensureTable(client, tableName);
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const lambda = new LocalLambdaFunctions();
     const deps = createDeps({
       doc,
       tableName,
       identity: LOCAL_IDENTITY,
+      lambda,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.polling === undefined ? {} : { polling: options.polling }),
     });
+    // Timers and timeouts: an in-process heap whose fires run the same handler as functions/timer.ts.
+    let outbox: OutboxDeps | undefined;
+    const scheduler = new LocalDeadlineScheduler(deps.clock, (fire) =>
+      outbox === undefined ? Promise.resolve() : fireRunDeadline(outbox, fire),
+    );
+    outbox = { ...deps, scheduler };
+    const ready = outbox;
+    const poller: StreamPoller = await startStreamPoller({
+      endpoint: dynamoEndpoint,
+      region: LOCAL_REGION,
+      tableName,
+      dynamo: client,
+      handle: (records) => handleStreamRecords(ready, records),
+    });
+    await rearmDeadlines(deps.executions, scheduler);
     const server = await startServer(createDispatcher(operations, deps), { port: options.port ?? 0 });
     return {
       endpoint: server.url,
@@ -62,8 +91,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableName,
       dynamo,
       server,
+      outbox: ready,
+      lambda,
+      scheduler,
       close: async () => {
         await server.close();
+        await poller.stop();
+        await scheduler.stop();
         client.destroy();
         await dynamo?.stop();
       },
@@ -72,5 +106,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     client.destroy();
     await dynamo?.stop();
     throw error;
+  }
+}
+
+/** Deadlines live in memory locally: on start, arm every open run's deadlines again from the table. */
+async function rearmDeadlines(store: unknown, scheduler: LocalDeadlineScheduler): Promise<void> {
+  if (!(store instanceof DynamoExecutionStore)) return;
+  for (const state of await store.scanOpenRuns()) {
+    for (const d of deadlines(state)) await scheduler.arm({ runId: d.runId, key: d.key, at: d.at });
   }
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock.js';
 import type { ExecutionStore } from '../ports/execution-store.js';
+import type { LambdaInvoker } from '../ports/lambda-invoker.js';
 import type { RegistryStore } from '../ports/registry-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import type { PageTokens } from './page-token.js';
@@ -22,6 +23,7 @@ export interface OperationDeps {
   readonly notifier: TaskNotifier;
   readonly polling: PollingConfig;
   readonly identity: ServiceIdentity;
+  readonly lambda: LambdaInvoker;
 }
 
 export interface IdSource {

@@ -145,7 +145,11 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     const task = state.decisionTask;
     if (task.status !== 'started' || task.startedEventId !== claims.startedEventId) throw unknownTask();
     const now = epochSeconds(deps.clock);
-    const { transition, continuedRun } = completeDecisionTask(state, response, types, { now, newRunId: () => deps.ids.runId() });
+    const { transition, continuedRun } = completeDecisionTask(state, response, types, {
+      now,
+      newRunId: () => deps.ids.runId(),
+      lambdaAvailable: deps.lambda.available,
+    });
     const base = { write: true as const, result: undefined, state: transition.state, events: transition.events };
     return continuedRun === undefined ? base : { ...base, newRun: continueRun(transition.state, continuedRun, now) };
   });

@@ -47,6 +47,12 @@ export interface ExecutionStore {
   countQueue(kind: TaskKind, domain: string, taskList: string): Promise<number>;
   /** Removes entries that no longer match their execution (best effort; claims re-check anyway). */
   dropQueueEntries(entries: readonly QueuedTaskRef[]): Promise<void>;
+  /** Idempotent queue writes outside a transaction: the outbox's repair of a commit's overflow. */
+  applyQueueChanges(changes: QueueChanges): Promise<void>;
+
+  /** Keeps a stream record the outbox gave up on, with its error, for inspection. */
+  putDeadLetter(id: string, record: string, error: string): Promise<void>;
+  listDeadLetters(): Promise<DeadLetter[]>;
 
   putHeartbeat(runId: string, scheduledEventId: number, heartbeat: ActivityHeartbeat): Promise<void>;
   getHeartbeat(runId: string, scheduledEventId: number): Promise<ActivityHeartbeat | undefined>;
@@ -56,5 +62,13 @@ export interface ExecutionStore {
 export interface ActivityHeartbeat {
   readonly details?: string;
   /** Epoch seconds. */
+  readonly at: number;
+}
+
+export interface DeadLetter {
+  readonly id: string;
+  readonly record: string;
+  readonly error: string;
+  /** Epoch milliseconds. */
   readonly at: number;
 }

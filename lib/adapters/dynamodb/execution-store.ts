@@ -1,10 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
-import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
+import type { QueueChanges, QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
 import type {
   ActivityHeartbeat,
   CommitOutcome,
+  DeadLetter,
   ExecutionStore,
   HistoryPage,
   LoadedRun,
@@ -260,6 +261,54 @@ export class DynamoExecutionStore implements ExecutionStore {
         this.table.doc.send(new DeleteCommand({ TableName: this.table.tableName, Key: keys.queueEntry(task, this.shards) })),
       ),
     );
+  }
+
+  async applyQueueChanges(changes: QueueChanges): Promise<void> {
+    await this.dropQueueEntries(changes.remove);
+    await Promise.all(
+      changes.add.map((task) => this.table.doc.send(new PutCommand({ TableName: this.table.tableName, Item: queueItem(task, this.shards) }))),
+    );
+  }
+
+  async putDeadLetter(id: string, record: string, error: string): Promise<void> {
+    const at = Date.now();
+    await this.table.doc.send(
+      new PutCommand({ TableName: this.table.tableName, Item: { ...keys.deadLetter(at, id), entity: 'DeadLetter', id, record, error, at } }),
+    );
+  }
+
+  async listDeadLetters(): Promise<DeadLetter[]> {
+    const result = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.deadLetterPartition },
+        ConsistentRead: true,
+      }),
+    );
+    return (result.Items ?? []).map((item) => ({ id: String(item.id), record: String(item.record), error: String(item.error), at: Number(item.at) }));
+  }
+
+  /**
+   * Open runs, for the local scheduler to re-arm their deadlines when the local server starts. A Scan:
+   * used once at local start-up only, never on a request path.
+   */
+  async scanOpenRuns(): Promise<ExecutionState[]> {
+    const states: ExecutionState[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.doc.send(
+        new ScanCommand({
+          TableName: this.table.tableName,
+          FilterExpression: 'entity = :run AND executionStatus = :open',
+          ExpressionAttributeValues: { ':run': 'Run', ':open': 'OPEN' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of result.Items ?? []) if (typeof item.state === 'string') states.push(parseState(item.state));
+      startKey = result.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return states;
   }
 
   async putHeartbeat(runId: string, scheduledEventId: number, heartbeat: ActivityHeartbeat): Promise<void> {

@@ -1,0 +1,57 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../ports/lambda-invoker.js';
+
+/**
+ * Invokes the function as SWF does: with the execution's lambdaRole assumed (swf-api.md §6.1). No role,
+ * or a role that cannot be assumed, is StartLambdaFunctionFailed with cause ASSUME_ROLE_FAILED.
+ */
+export class AwsLambdaInvoker implements LambdaInvoker {
+  readonly available = true;
+
+  constructor(
+    private readonly sts: STSClient = new STSClient({}),
+    private readonly makeClient: (credentials: LambdaClientCredentials) => LambdaClient = (credentials) =>
+      new LambdaClient({ credentials }),
+  ) {}
+
+  async invoke(request: LambdaRequest): Promise<LambdaResult> {
+    if (request.role === undefined) {
+      return { kind: 'start-failed', cause: 'ASSUME_ROLE_FAILED', message: 'The execution has no lambdaRole to invoke Lambda functions with' };
+    }
+    let credentials: LambdaClientCredentials;
+    try {
+      const assumed = await this.sts.send(new AssumeRoleCommand({ RoleArn: request.role, RoleSessionName: 'swf-lambda-task' }));
+      const c = assumed.Credentials;
+      if (c?.AccessKeyId === undefined || c.SecretAccessKey === undefined) throw new Error('AssumeRole returned no credentials');
+      credentials = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, ...(c.SessionToken === undefined ? {} : { sessionToken: c.SessionToken }) };
+    } catch (error) {
+      return { kind: 'start-failed', cause: 'ASSUME_ROLE_FAILED', message: truncate(error instanceof Error ? error.message : String(error), 1728) };
+    }
+    const client = this.makeClient(credentials);
+    try {
+      const response = await client.send(
+        new InvokeCommand({ FunctionName: request.name, ...(request.input === undefined ? {} : { Payload: Buffer.from(request.input) }) }),
+        { abortSignal: AbortSignal.timeout(request.timeoutSeconds * 1000) },
+      );
+      const payload = response.Payload === undefined ? undefined : Buffer.from(response.Payload).toString('utf8');
+      if (response.FunctionError !== undefined) {
+        return { kind: 'failed', reason: truncate(response.FunctionError, 256), ...(payload === undefined ? {} : { details: truncate(payload, 32768) }) };
+      }
+      return payload === undefined || payload === '' ? { kind: 'completed' } : { kind: 'completed', result: truncate(payload, 32768) };
+    } catch (error) {
+      if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return { kind: 'timed-out' };
+      return { kind: 'failed', reason: error instanceof Error ? truncate(error.name, 256) : 'Error', details: error instanceof Error ? error.message : String(error) };
+    } finally {
+      client.destroy();
+    }
+  }
+}
+
+export interface LambdaClientCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
+const truncate = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);

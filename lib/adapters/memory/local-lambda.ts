@@ -1,0 +1,44 @@
+import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../ports/lambda-invoker.js';
+
+export type LocalFunction = (input: string | undefined) => Promise<string | undefined>;
+
+/**
+ * Lambda functions for the local server: handlers registered in-process by name. With none registered
+ * the service reports Lambda as unavailable, and ScheduleLambdaFunction fails with
+ * LAMBDA_SERVICE_NOT_AVAILABLE_IN_REGION, as SWF does where Lambda is not offered.
+ */
+export class LocalLambdaFunctions implements LambdaInvoker {
+  private readonly functions = new Map<string, LocalFunction>();
+
+  get available(): boolean {
+    return this.functions.size > 0;
+  }
+
+  register(name: string, handler: LocalFunction): void {
+    this.functions.set(name, handler);
+  }
+
+  async invoke(request: LambdaRequest): Promise<LambdaResult> {
+    const handler = this.functions.get(request.name);
+    if (handler === undefined) {
+      return { kind: 'failed', reason: 'ResourceNotFoundException', details: `Function not found: ${request.name}` };
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<LambdaResult>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: 'timed-out' }), request.timeoutSeconds * 1000);
+    });
+    const run = handler(request.input).then(
+      (result): LambdaResult => (result === undefined ? { kind: 'completed' } : { kind: 'completed', result }),
+      (error: unknown): LambdaResult => ({
+        kind: 'failed',
+        reason: error instanceof Error ? error.name : 'Error',
+        details: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    try {
+      return await Promise.race([run, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Timers and timeouts (swf-api.md §9). Which deadlines are pending is a function of the execution state,
+ * so arming them needs no bookkeeping: the outbox arms what a new state adds, and a fire re-derives the
+ * set from the current state. A fire whose deadline is gone or not yet due changes nothing: stale and
+ * duplicate fires are harmless.
+ */
+import type { ActivityState, ExecutionState } from './execution-state.js';
+import { Transition } from './transition.js';
+
+export type ActivityTimeoutType = 'SCHEDULE_TO_START' | 'SCHEDULE_TO_CLOSE' | 'START_TO_CLOSE' | 'HEARTBEAT';
+
+export type DeadlineSubject =
+  | { readonly kind: 'timer'; readonly timerId: string; readonly startedEventId: number }
+  | { readonly kind: 'activity'; readonly scheduledEventId: number; readonly timeoutType: ActivityTimeoutType }
+  | { readonly kind: 'decision'; readonly scheduledEventId: number; readonly timeoutType: 'START_TO_CLOSE' | 'SCHEDULE_TO_START' }
+  | { readonly kind: 'lambda'; readonly scheduledEventId: number }
+  | { readonly kind: 'execution' };
+
+export interface Deadline {
+  /** Unique within the run and never reused for another deadline: `T:12`, `A:5:HEARTBEAT`, `D:7:START_TO_CLOSE`, `X`. */
+  readonly key: string;
+  readonly runId: string;
+  /** Epoch seconds. */
+  readonly at: number;
+  readonly subject: DeadlineSubject;
+}
+
+const seconds = (value: string): number | undefined => (value === 'NONE' ? undefined : Number(value));
+
+export function deadlines(state: ExecutionState): Deadline[] {
+  if (state.status !== 'OPEN') return [];
+  const runId = state.execution.runId;
+  const out: Deadline[] = [];
+  const add = (key: string, at: number | undefined, subject: DeadlineSubject) => {
+    if (at !== undefined && Number.isFinite(at)) out.push({ key, runId, at, subject });
+  };
+  const execution = seconds(state.config.executionStartToCloseTimeout);
+  add('X', execution === undefined ? undefined : state.startTimestamp + execution, { kind: 'execution' });
+  for (const timer of Object.values(state.timers)) {
+    add(`T:${timer.startedEventId}`, timer.fireAt, { kind: 'timer', timerId: timer.timerId, startedEventId: timer.startedEventId });
+  }
+  for (const activity of Object.values(state.activities)) {
+    for (const [timeoutType, at] of activityDeadlines(activity)) {
+      add(`A:${activity.scheduledEventId}:${timeoutType}`, at, { kind: 'activity', scheduledEventId: activity.scheduledEventId, timeoutType });
+    }
+  }
+  for (const fn of Object.values(state.lambdaFunctions)) {
+    const limit = seconds(fn.startToCloseTimeout);
+    const at = fn.startedAt === undefined || limit === undefined ? undefined : fn.startedAt + limit;
+    add(`L:${fn.scheduledEventId}`, at, { kind: 'lambda', scheduledEventId: fn.scheduledEventId });
+  }
+  const task = state.decisionTask;
+  if (task.status === 'started') {
+    const limit = seconds(task.startToCloseTimeout);
+    add(`D:${task.scheduledEventId}:START_TO_CLOSE`, limit === undefined ? undefined : task.startedAt + limit, {
+      kind: 'decision',
+      scheduledEventId: task.scheduledEventId,
+      timeoutType: 'START_TO_CLOSE',
+    });
+  }
+  if (task.status === 'scheduled' && task.scheduleToStartTimeout !== undefined) {
+    const limit = seconds(task.scheduleToStartTimeout);
+    add(`D:${task.scheduledEventId}:SCHEDULE_TO_START`, limit === undefined ? undefined : task.scheduledAt + limit, {
+      kind: 'decision',
+      scheduledEventId: task.scheduledEventId,
+      timeoutType: 'SCHEDULE_TO_START',
+    });
+  }
+  return out;
+}
+
+/**
+ * The activity's armed deadlines. HEARTBEAT is armed from the start; a heartbeat does not re-arm it:
+ * when it fires, the latest heartbeat decides whether it has really expired (lazily, DESIGN.md).
+ */
+function activityDeadlines(a: ActivityState): [ActivityTimeoutType, number | undefined][] {
+  const s2s = seconds(a.timeouts.scheduleToStart);
+  const s2c = seconds(a.timeouts.scheduleToClose);
+  const start2c = seconds(a.timeouts.startToClose);
+  const hb = seconds(a.timeouts.heartbeat);
+  const started = a.startedAt;
+  return [
+    ['SCHEDULE_TO_START', started === undefined && s2s !== undefined ? a.scheduledAt + s2s : undefined],
+    ['SCHEDULE_TO_CLOSE', s2c === undefined ? undefined : a.scheduledAt + s2c],
+    ['START_TO_CLOSE', started !== undefined && start2c !== undefined ? started + start2c : undefined],
+    ['HEARTBEAT', started !== undefined && hb !== undefined ? started + hb : undefined],
+  ];
+}
+
+/** The latest heartbeat of an activity (kept outside the state). */
+export interface HeartbeatInfo {
+  readonly at: number;
+  readonly details?: string;
+}
+
+export type FireOutcome =
+  | { readonly kind: 'stale' }
+  | { readonly kind: 'not-yet'; readonly at: number }
+  | { readonly kind: 'expired'; readonly transition: Transition };
+
+/**
+ * A deadline fired at `now`. If it is still pending and due, its event is recorded: TimerFired,
+ * ActivityTaskTimedOut, DecisionTaskTimedOut (then a new decision task) or WorkflowExecutionTimedOut.
+ */
+export function fireDeadline(
+  state: ExecutionState,
+  key: string,
+  now: number,
+  heartbeat: HeartbeatInfo | undefined,
+): FireOutcome {
+  const deadline = deadlines(state).find((d) => d.key === key);
+  if (deadline === undefined) return { kind: 'stale' };
+  const due = dueAt(state, deadline, heartbeat);
+  if (due > now) return { kind: 'not-yet', at: due };
+  const t = new Transition(state, now);
+  const subject = deadline.subject;
+  switch (subject.kind) {
+    case 'timer':
+      t.record({ eventType: 'TimerFired', attributes: { timerId: subject.timerId, startedEventId: subject.startedEventId } });
+      break;
+    case 'activity':
+      activityTimedOut(t, subject.scheduledEventId, subject.timeoutType, heartbeat);
+      break;
+    case 'decision':
+      decisionTimedOut(t, subject.timeoutType);
+      break;
+    case 'lambda':
+      lambdaTimedOut(t, subject.scheduledEventId);
+      break;
+    case 'execution':
+      t.record({ eventType: 'WorkflowExecutionTimedOut', attributes: { timeoutType: 'START_TO_CLOSE', childPolicy: state.config.childPolicy } });
+      break;
+  }
+  t.scheduleDecisionTaskIfOwed();
+  return { kind: 'expired', transition: t };
+}
+
+/** When a deadline really falls due: a heartbeat after the start pushes the HEARTBEAT deadline. */
+function dueAt(state: ExecutionState, deadline: Deadline, heartbeat: HeartbeatInfo | undefined): number {
+  const s = deadline.subject;
+  if (s.kind !== 'activity' || s.timeoutType !== 'HEARTBEAT' || heartbeat === undefined) return deadline.at;
+  const activity = Object.values(state.activities).find((a) => a.scheduledEventId === s.scheduledEventId);
+  const limit = activity === undefined ? undefined : seconds(activity.timeouts.heartbeat);
+  return limit === undefined ? deadline.at : Math.max(deadline.at, heartbeat.at + limit);
+}
+
+function activityTimedOut(t: Transition, scheduledEventId: number, timeoutType: ActivityTimeoutType, heartbeat: HeartbeatInfo | undefined) {
+  const activity = Object.values(t.state.activities).find((a) => a.scheduledEventId === scheduledEventId);
+  t.record({
+    eventType: 'ActivityTaskTimedOut',
+    attributes: {
+      timeoutType,
+      scheduledEventId,
+      startedEventId: activity?.startedEventId ?? 0,
+      ...(heartbeat?.details === undefined ? {} : { details: heartbeat.details }),
+    },
+  });
+}
+
+function decisionTimedOut(t: Transition, timeoutType: 'START_TO_CLOSE' | 'SCHEDULE_TO_START') {
+  const task = t.state.decisionTask;
+  if (task.status === 'none') return;
+  t.record({
+    eventType: 'DecisionTaskTimedOut',
+    attributes: {
+      timeoutType,
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.status === 'started' ? task.startedEventId : 0,
+    },
+  });
+}
+
+function lambdaTimedOut(t: Transition, scheduledEventId: number) {
+  const fn = Object.values(t.state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
+  t.record({
+    eventType: 'LambdaFunctionTimedOut',
+    attributes: { scheduledEventId, startedEventId: fn?.startedEventId ?? 0, timeoutType: 'START_TO_CLOSE' },
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * The stream is the outbox (DESIGN.md): what a committed change of a run's state asks to happen later or
+ * elsewhere is derived from the old and new state alone. Carrying out an effect re-checks the current
+ * state, so a record delivered twice, or out of order with a retry, changes nothing.
+ */
+import { type Deadline, deadlines } from './deadlines.js';
+import type { ChildState, ExecutionState } from './execution-state.js';
+import { type QueueChanges, queueChanges } from './task-queue.js';
+
+export type OutboxEffect =
+  | { readonly kind: 'arm'; readonly deadline: Deadline }
+  | { readonly kind: 'sync-queue'; readonly changes: QueueChanges }
+  | { readonly kind: 'deliver-external'; readonly runId: string; readonly initiatedEventId: number }
+  | { readonly kind: 'start-child'; readonly runId: string; readonly initiatedEventId: number }
+  | { readonly kind: 'notify-parent'; readonly child: ExecutionState }
+  | {
+      readonly kind: 'apply-child-policy';
+      readonly parent: ExecutionState;
+      readonly policy: 'TERMINATE' | 'REQUEST_CANCEL';
+      readonly children: readonly ChildState[];
+    }
+  | { readonly kind: 'invoke-lambda'; readonly runId: string; readonly scheduledEventId: number };
+
+export function outboxEffects(before: ExecutionState | undefined, after: ExecutionState): OutboxEffect[] {
+  const runId = after.execution.runId;
+  const effects: OutboxEffect[] = [];
+  const armed = new Set((before === undefined ? [] : deadlines(before)).map((d) => d.key));
+  for (const deadline of deadlines(after)) {
+    if (!armed.has(deadline.key)) effects.push({ kind: 'arm', deadline });
+  }
+  const changes = queueChanges(before, after);
+  if (changes.add.length > 0 || changes.remove.length > 0) effects.push({ kind: 'sync-queue', changes });
+  for (const id of Object.keys(after.externalRequests)) {
+    if (before?.externalRequests[id] === undefined) effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
+  }
+  for (const [id, child] of Object.entries(after.children)) {
+    if (child.initiated !== undefined && before?.children[id] === undefined) {
+      effects.push({ kind: 'start-child', runId, initiatedEventId: Number(id) });
+    }
+  }
+  for (const fn of Object.values(after.lambdaFunctions)) {
+    if (before?.lambdaFunctions[fn.id] === undefined) effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
+  }
+  if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));
+  return effects;
+}
+
+/**
+ * Closing tells the parent (a run that continued as new is not a close to it: its successor will be),
+ * and a terminated or timed-out run applies its child policy to its open children (swf-api.md §10).
+ */
+function closeEffects(after: ExecutionState): OutboxEffect[] {
+  const effects: OutboxEffect[] = [];
+  if (after.parent !== undefined && after.closeStatus !== 'CONTINUED_AS_NEW') effects.push({ kind: 'notify-parent', child: after });
+  const policy = appliedChildPolicy(after);
+  const children = Object.values(after.children).filter((c) => c.runId !== undefined);
+  if ((policy === 'TERMINATE' || policy === 'REQUEST_CANCEL') && children.length > 0) {
+    effects.push({ kind: 'apply-child-policy', parent: after, policy, children });
+  }
+  return effects;
+}
+
+function appliedChildPolicy(state: ExecutionState): string | undefined {
+  const event = state.closeEvent;
+  if (event?.eventType === 'WorkflowExecutionTerminated' || event?.eventType === 'WorkflowExecutionTimedOut') {
+    return event.attributes.childPolicy;
+  }
+  return undefined;
+}

@@ -1,0 +1,73 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ExecutionState } from '../core/execution-state.js';
+import { type OutboxDeps, carryOutRunChange } from './outbox.js';
+
+/** A DynamoDB stream record as both Lambda and the Streams API deliver it (AttributeValue images). */
+export interface StreamRecordLike {
+  readonly eventID?: string | undefined;
+  readonly eventName?: string | undefined;
+  readonly dynamodb?:
+    | {
+        readonly Keys?: Record<string, AttributeValue> | undefined;
+        readonly OldImage?: Record<string, AttributeValue> | undefined;
+        readonly NewImage?: Record<string, AttributeValue> | undefined;
+        readonly SequenceNumber?: string | undefined;
+      }
+    | undefined;
+}
+
+export interface StreamHandlingOptions {
+  /** Attempts per record before it is dead-lettered (a poison record must not block its shard). */
+  readonly maxAttempts?: number;
+  readonly retryDelayMs?: number;
+  readonly onDeadLetter?: (record: StreamRecordLike, error: unknown) => void;
+}
+
+/** The run states of a record, when it is a change of a run's state item; other items carry no effects. */
+export function runChange(record: StreamRecordLike): { before?: ExecutionState; after: ExecutionState } | undefined {
+  const images = record.dynamodb;
+  if (images?.NewImage === undefined) return undefined;
+  const after = stateOf(images.NewImage);
+  if (after === undefined) return undefined;
+  const before = images.OldImage === undefined ? undefined : stateOf(images.OldImage);
+  return before === undefined ? { after } : { before, after };
+}
+
+function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
+  const item = unmarshall(image);
+  if (item.entity !== 'Run' || typeof item.state !== 'string') return undefined;
+  // The state JSON was written by this service's own execution store.
+  return JSON.parse(item.state) as ExecutionState;
+}
+
+/**
+ * Carries out the effects of a batch of records, in order. Each record is retried a bounded number of
+ * times; one that still fails is written to the dead-letter list with its error and skipped.
+ */
+export async function handleStreamRecords(
+  deps: OutboxDeps,
+  records: readonly StreamRecordLike[],
+  options: StreamHandlingOptions = {},
+): Promise<void> {
+  const maxAttempts = options.maxAttempts ?? 5;
+  for (const record of records) {
+    const change = runChange(record);
+    if (change === undefined) continue;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await carryOutRunChange(deps, change.before, change.after);
+        break;
+      } catch (error) {
+        if (attempt >= maxAttempts) {
+          await deps.executions.putDeadLetter(record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown', JSON.stringify(record), describe(error));
+          options.onDeadLetter?.(record, error);
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, (options.retryDelayMs ?? 100) * attempt));
+      }
+    }
+  }
+}
+
+const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
