@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
 import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
+import { DynamoVisibilityStore } from './adapters/dynamodb/visibility-store.js';
 import { LocalLambdaFunctions } from './adapters/memory/local-lambda.js';
 import { InProcessTaskNotifier } from './adapters/memory/task-notifier.js';
-import type { LambdaInvoker } from './ports/lambda-invoker.js';
-import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
-import type { SigningKeySource } from './ports/secrets.js';
 import type { OperationDeps, PollingConfig, ServiceIdentity } from './operations/context.js';
 import { PageTokens } from './operations/page-token.js';
 import { TaskTokens } from './operations/task-token.js';
+import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
+import type { LambdaInvoker } from './ports/lambda-invoker.js';
+import type { SigningKeySource } from './ports/secrets.js';
 
 export interface WiringOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -20,6 +21,7 @@ export interface WiringOptions {
   readonly signingKey?: string;
   readonly polling?: Partial<PollingConfig>;
   readonly queueShards?: number;
+  readonly visibilityShards?: number;
   /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
   readonly lambda?: LambdaInvoker;
 }
@@ -42,7 +44,14 @@ export function createDeps(options: WiringOptions): OperationDeps {
   );
   return {
     registry,
-    executions: new DynamoExecutionStore(table, options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
+    executions: new DynamoExecutionStore(
+      table,
+      options.queueShards === undefined ? {} : { queueShards: options.queueShards },
+    ),
+    visibility: new DynamoVisibilityStore(table, {
+      nowSeconds: () => epochSeconds(clock),
+      ...(options.visibilityShards === undefined ? {} : { shards: options.visibilityShards }),
+    }),
     clock,
     ids: { runId: newRunId },
     identity: options.identity,

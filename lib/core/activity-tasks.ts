@@ -11,7 +11,10 @@ export function startActivityTask(
   const t = new Transition(state, now);
   t.record({
     eventType: 'ActivityTaskStarted',
-    attributes: { ...(identity === undefined ? {} : { identity }), scheduledEventId: activity.scheduledEventId },
+    attributes: {
+      ...(identity === undefined ? {} : { identity }),
+      scheduledEventId: activity.scheduledEventId,
+    },
   });
   return t;
 }
@@ -28,16 +31,26 @@ export function closeActivityTask(
   outcome: ActivityOutcome,
   now: number,
 ): Transition {
-  const ids = { scheduledEventId: activity.scheduledEventId, startedEventId: activity.startedEventId ?? 0 };
+  const ids = {
+    scheduledEventId: activity.scheduledEventId,
+    startedEventId: activity.startedEventId ?? 0,
+  };
   const t = new Transition(state, now);
   switch (outcome.kind) {
     case 'completed':
-      t.record({ eventType: 'ActivityTaskCompleted', attributes: { ...optional('result', outcome.result), ...ids } });
+      t.record({
+        eventType: 'ActivityTaskCompleted',
+        attributes: { ...optional('result', outcome.result), ...ids },
+      });
       break;
     case 'failed':
       t.record({
         eventType: 'ActivityTaskFailed',
-        attributes: { ...optional('reason', outcome.reason), ...optional('details', outcome.details), ...ids },
+        attributes: {
+          ...optional('reason', outcome.reason),
+          ...optional('details', outcome.details),
+          ...ids,
+        },
       });
       break;
     case 'canceled':

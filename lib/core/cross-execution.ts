@@ -2,7 +2,7 @@
  * What other executions cause in this one (swf-api.md §6.1, §10): the outcome of a signal or cancel
  * request it sent, its child's start and close. Pure; the outbox loads both runs and commits both.
  */
-import type { ExecutionConfig, ExecutionState } from './execution-state.js';
+import type { ExecutionConfig, ExecutionState, ExternalRequestState } from './execution-state.js';
 import type { EventAttributes, ExecutionRef, NewEvent } from './history-event.js';
 import { Transition } from './transition.js';
 
@@ -19,8 +19,14 @@ export function externalRequestOutcome(
   if (target !== undefined) {
     t.record(
       request.kind === 'signal'
-        ? { eventType: 'ExternalWorkflowExecutionSignaled', attributes: { workflowExecution: target, initiatedEventId } }
-        : { eventType: 'ExternalWorkflowExecutionCancelRequested', attributes: { workflowExecution: target, initiatedEventId } },
+        ? {
+            eventType: 'ExternalWorkflowExecutionSignaled',
+            attributes: { workflowExecution: target, initiatedEventId },
+          }
+        : {
+            eventType: 'ExternalWorkflowExecutionCancelRequested',
+            attributes: { workflowExecution: target, initiatedEventId },
+          },
     );
   } else {
     const attributes = {
@@ -51,25 +57,60 @@ export function externalRequestArrival(
   const request = source.externalRequests[String(initiatedEventId)];
   if (request === undefined || target.status !== 'OPEN') return undefined;
   const t = new Transition(target, now);
-  const from = { externalWorkflowExecution: source.execution, externalInitiatedEventId: initiatedEventId };
-  const event: NewEvent =
-    request.kind === 'signal'
-      ? {
-          eventType: 'WorkflowExecutionSignaled',
-          attributes: {
-            signalName: request.signal?.signalName ?? '',
-            ...(request.signal?.input === undefined ? {} : { input: request.signal.input }),
-            ...from,
-          },
-        }
-      : { eventType: 'WorkflowExecutionCancelRequested', attributes: from };
-  t.record(event);
+  t.record(arrivalEvent(source, request));
   t.scheduleDecisionTaskIfOwed();
   return t;
 }
 
+/**
+ * An execution that signals (or asks to cancel) itself: the arrival and the outcome are one transition,
+ * followed by one decision task.
+ */
+export function externalRequestToSelf(
+  state: ExecutionState,
+  initiatedEventId: number,
+  now: number,
+): Transition | undefined {
+  const request = state.externalRequests[String(initiatedEventId)];
+  if (request === undefined || state.status !== 'OPEN') return undefined;
+  const t = new Transition(state, now);
+  t.record(arrivalEvent(state, request));
+  t.record(
+    request.kind === 'signal'
+      ? {
+          eventType: 'ExternalWorkflowExecutionSignaled',
+          attributes: { workflowExecution: state.execution, initiatedEventId },
+        }
+      : {
+          eventType: 'ExternalWorkflowExecutionCancelRequested',
+          attributes: { workflowExecution: state.execution, initiatedEventId },
+        },
+  );
+  t.scheduleDecisionTaskIfOwed();
+  return t;
+}
+
+function arrivalEvent(source: ExecutionState, request: ExternalRequestState): NewEvent {
+  const from = {
+    externalWorkflowExecution: source.execution,
+    externalInitiatedEventId: request.initiatedEventId,
+  };
+  return request.kind === 'signal'
+    ? {
+        eventType: 'WorkflowExecutionSignaled',
+        attributes: {
+          signalName: request.signal?.signalName ?? '',
+          ...(request.signal?.input === undefined ? {} : { input: request.signal.input }),
+          ...from,
+        },
+      }
+    : { eventType: 'WorkflowExecutionCancelRequested', attributes: from };
+}
+
 /** Settings of a child run as its Initiated event resolved them. */
-export function childConfig(initiated: EventAttributes['StartChildWorkflowExecutionInitiated']): ExecutionConfig {
+export function childConfig(
+  initiated: EventAttributes['StartChildWorkflowExecutionInitiated'],
+): ExecutionConfig {
   return {
     taskList: initiated.taskList,
     taskStartToCloseTimeout: initiated.taskStartToCloseTimeout ?? 'NONE',
@@ -80,7 +121,12 @@ export function childConfig(initiated: EventAttributes['StartChildWorkflowExecut
   };
 }
 
-export function childStarted(parent: ExecutionState, initiatedEventId: number, child: ExecutionRef, now: number): Transition | undefined {
+export function childStarted(
+  parent: ExecutionState,
+  initiatedEventId: number,
+  child: ExecutionRef,
+  now: number,
+): Transition | undefined {
   const entry = parent.children[String(initiatedEventId)];
   if (entry?.initiated === undefined || parent.status !== 'OPEN') return undefined;
   const t = new Transition(parent, now);
@@ -93,7 +139,11 @@ export function childStarted(parent: ExecutionState, initiatedEventId: number, c
 }
 
 /** WORKFLOW_ALREADY_RUNNING: the only start failure reported after an Initiated event. */
-export function childAlreadyRunning(parent: ExecutionState, initiatedEventId: number, now: number): Transition | undefined {
+export function childAlreadyRunning(
+  parent: ExecutionState,
+  initiatedEventId: number,
+  now: number,
+): Transition | undefined {
   const entry = parent.children[String(initiatedEventId)];
   if (entry?.initiated === undefined || parent.status !== 'OPEN') return undefined;
   const t = new Transition(parent, now);
@@ -113,7 +163,11 @@ export function childAlreadyRunning(parent: ExecutionState, initiatedEventId: nu
 }
 
 /** The parent learns how its child closed; nothing happens if it has already learned, or has closed. */
-export function childClosed(parent: ExecutionState, child: ExecutionState, now: number): Transition | undefined {
+export function childClosed(
+  parent: ExecutionState,
+  child: ExecutionState,
+  now: number,
+): Transition | undefined {
   const initiatedEventId = child.parent?.initiatedEventId ?? 0;
   const entry = parent.children[String(initiatedEventId)];
   const close = child.closeEvent;
@@ -127,19 +181,32 @@ export function childClosed(parent: ExecutionState, child: ExecutionState, now: 
   const t = new Transition(parent, now);
   switch (close.eventType) {
     case 'WorkflowExecutionCompleted':
-      t.record({ eventType: 'ChildWorkflowExecutionCompleted', attributes: { ...ids, ...optional('result', close.attributes.result) } });
+      t.record({
+        eventType: 'ChildWorkflowExecutionCompleted',
+        attributes: { ...ids, ...optional('result', close.attributes.result) },
+      });
       break;
     case 'WorkflowExecutionFailed':
       t.record({
         eventType: 'ChildWorkflowExecutionFailed',
-        attributes: { ...ids, ...optional('reason', close.attributes.reason), ...optional('details', close.attributes.details) },
+        attributes: {
+          ...ids,
+          ...optional('reason', close.attributes.reason),
+          ...optional('details', close.attributes.details),
+        },
       });
       break;
     case 'WorkflowExecutionCanceled':
-      t.record({ eventType: 'ChildWorkflowExecutionCanceled', attributes: { ...ids, ...optional('details', close.attributes.details) } });
+      t.record({
+        eventType: 'ChildWorkflowExecutionCanceled',
+        attributes: { ...ids, ...optional('details', close.attributes.details) },
+      });
       break;
     case 'WorkflowExecutionTimedOut':
-      t.record({ eventType: 'ChildWorkflowExecutionTimedOut', attributes: { ...ids, timeoutType: close.attributes.timeoutType } });
+      t.record({
+        eventType: 'ChildWorkflowExecutionTimedOut',
+        attributes: { ...ids, timeoutType: close.attributes.timeoutType },
+      });
       break;
     case 'WorkflowExecutionTerminated':
       t.record({ eventType: 'ChildWorkflowExecutionTerminated', attributes: ids });

@@ -7,12 +7,24 @@
 import type { ActivityState, ExecutionState } from './execution-state.js';
 import { Transition } from './transition.js';
 
-export type ActivityTimeoutType = 'SCHEDULE_TO_START' | 'SCHEDULE_TO_CLOSE' | 'START_TO_CLOSE' | 'HEARTBEAT';
+export type ActivityTimeoutType =
+  | 'SCHEDULE_TO_START'
+  | 'SCHEDULE_TO_CLOSE'
+  | 'START_TO_CLOSE'
+  | 'HEARTBEAT';
 
 export type DeadlineSubject =
   | { readonly kind: 'timer'; readonly timerId: string; readonly startedEventId: number }
-  | { readonly kind: 'activity'; readonly scheduledEventId: number; readonly timeoutType: ActivityTimeoutType }
-  | { readonly kind: 'decision'; readonly scheduledEventId: number; readonly timeoutType: 'START_TO_CLOSE' | 'SCHEDULE_TO_START' }
+  | {
+      readonly kind: 'activity';
+      readonly scheduledEventId: number;
+      readonly timeoutType: ActivityTimeoutType;
+    }
+  | {
+      readonly kind: 'decision';
+      readonly scheduledEventId: number;
+      readonly timeoutType: 'START_TO_CLOSE' | 'SCHEDULE_TO_START';
+    }
   | { readonly kind: 'lambda'; readonly scheduledEventId: number }
   | { readonly kind: 'execution' };
 
@@ -25,7 +37,8 @@ export interface Deadline {
   readonly subject: DeadlineSubject;
 }
 
-const seconds = (value: string): number | undefined => (value === 'NONE' ? undefined : Number(value));
+const seconds = (value: string): number | undefined =>
+  value === 'NONE' ? undefined : Number(value);
 
 export function deadlines(state: ExecutionState): Deadline[] {
   if (state.status !== 'OPEN') return [];
@@ -35,13 +48,23 @@ export function deadlines(state: ExecutionState): Deadline[] {
     if (at !== undefined && Number.isFinite(at)) out.push({ key, runId, at, subject });
   };
   const execution = seconds(state.config.executionStartToCloseTimeout);
-  add('X', execution === undefined ? undefined : state.startTimestamp + execution, { kind: 'execution' });
+  add('X', execution === undefined ? undefined : state.startTimestamp + execution, {
+    kind: 'execution',
+  });
   for (const timer of Object.values(state.timers)) {
-    add(`T:${timer.startedEventId}`, timer.fireAt, { kind: 'timer', timerId: timer.timerId, startedEventId: timer.startedEventId });
+    add(`T:${timer.startedEventId}`, timer.fireAt, {
+      kind: 'timer',
+      timerId: timer.timerId,
+      startedEventId: timer.startedEventId,
+    });
   }
   for (const activity of Object.values(state.activities)) {
     for (const [timeoutType, at] of activityDeadlines(activity)) {
-      add(`A:${activity.scheduledEventId}:${timeoutType}`, at, { kind: 'activity', scheduledEventId: activity.scheduledEventId, timeoutType });
+      add(`A:${activity.scheduledEventId}:${timeoutType}`, at, {
+        kind: 'activity',
+        scheduledEventId: activity.scheduledEventId,
+        timeoutType,
+      });
     }
   }
   for (const fn of Object.values(state.lambdaFunctions)) {
@@ -52,19 +75,27 @@ export function deadlines(state: ExecutionState): Deadline[] {
   const task = state.decisionTask;
   if (task.status === 'started') {
     const limit = seconds(task.startToCloseTimeout);
-    add(`D:${task.scheduledEventId}:START_TO_CLOSE`, limit === undefined ? undefined : task.startedAt + limit, {
-      kind: 'decision',
-      scheduledEventId: task.scheduledEventId,
-      timeoutType: 'START_TO_CLOSE',
-    });
+    add(
+      `D:${task.scheduledEventId}:START_TO_CLOSE`,
+      limit === undefined ? undefined : task.startedAt + limit,
+      {
+        kind: 'decision',
+        scheduledEventId: task.scheduledEventId,
+        timeoutType: 'START_TO_CLOSE',
+      },
+    );
   }
   if (task.status === 'scheduled' && task.scheduleToStartTimeout !== undefined) {
     const limit = seconds(task.scheduleToStartTimeout);
-    add(`D:${task.scheduledEventId}:SCHEDULE_TO_START`, limit === undefined ? undefined : task.scheduledAt + limit, {
-      kind: 'decision',
-      scheduledEventId: task.scheduledEventId,
-      timeoutType: 'SCHEDULE_TO_START',
-    });
+    add(
+      `D:${task.scheduledEventId}:SCHEDULE_TO_START`,
+      limit === undefined ? undefined : task.scheduledAt + limit,
+      {
+        kind: 'decision',
+        scheduledEventId: task.scheduledEventId,
+        timeoutType: 'SCHEDULE_TO_START',
+      },
+    );
   }
   return out;
 }
@@ -80,9 +111,15 @@ function activityDeadlines(a: ActivityState): [ActivityTimeoutType, number | und
   const hb = seconds(a.timeouts.heartbeat);
   const started = a.startedAt;
   return [
-    ['SCHEDULE_TO_START', started === undefined && s2s !== undefined ? a.scheduledAt + s2s : undefined],
+    [
+      'SCHEDULE_TO_START',
+      started === undefined && s2s !== undefined ? a.scheduledAt + s2s : undefined,
+    ],
     ['SCHEDULE_TO_CLOSE', s2c === undefined ? undefined : a.scheduledAt + s2c],
-    ['START_TO_CLOSE', started !== undefined && start2c !== undefined ? started + start2c : undefined],
+    [
+      'START_TO_CLOSE',
+      started !== undefined && start2c !== undefined ? started + start2c : undefined,
+    ],
     ['HEARTBEAT', started !== undefined && hb !== undefined ? started + hb : undefined],
   ];
 }
@@ -116,7 +153,10 @@ export function fireDeadline(
   const subject = deadline.subject;
   switch (subject.kind) {
     case 'timer':
-      t.record({ eventType: 'TimerFired', attributes: { timerId: subject.timerId, startedEventId: subject.startedEventId } });
+      t.record({
+        eventType: 'TimerFired',
+        attributes: { timerId: subject.timerId, startedEventId: subject.startedEventId },
+      });
       break;
     case 'activity':
       activityTimedOut(t, subject.scheduledEventId, subject.timeoutType, heartbeat);
@@ -128,7 +168,10 @@ export function fireDeadline(
       lambdaTimedOut(t, subject.scheduledEventId);
       break;
     case 'execution':
-      t.record({ eventType: 'WorkflowExecutionTimedOut', attributes: { timeoutType: 'START_TO_CLOSE', childPolicy: state.config.childPolicy } });
+      t.record({
+        eventType: 'WorkflowExecutionTimedOut',
+        attributes: { timeoutType: 'START_TO_CLOSE', childPolicy: state.config.childPolicy },
+      });
       break;
   }
   t.scheduleDecisionTaskIfOwed();
@@ -136,16 +179,30 @@ export function fireDeadline(
 }
 
 /** When a deadline really falls due: a heartbeat after the start pushes the HEARTBEAT deadline. */
-function dueAt(state: ExecutionState, deadline: Deadline, heartbeat: HeartbeatInfo | undefined): number {
+function dueAt(
+  state: ExecutionState,
+  deadline: Deadline,
+  heartbeat: HeartbeatInfo | undefined,
+): number {
   const s = deadline.subject;
-  if (s.kind !== 'activity' || s.timeoutType !== 'HEARTBEAT' || heartbeat === undefined) return deadline.at;
-  const activity = Object.values(state.activities).find((a) => a.scheduledEventId === s.scheduledEventId);
+  if (s.kind !== 'activity' || s.timeoutType !== 'HEARTBEAT' || heartbeat === undefined)
+    return deadline.at;
+  const activity = Object.values(state.activities).find(
+    (a) => a.scheduledEventId === s.scheduledEventId,
+  );
   const limit = activity === undefined ? undefined : seconds(activity.timeouts.heartbeat);
   return limit === undefined ? deadline.at : Math.max(deadline.at, heartbeat.at + limit);
 }
 
-function activityTimedOut(t: Transition, scheduledEventId: number, timeoutType: ActivityTimeoutType, heartbeat: HeartbeatInfo | undefined) {
-  const activity = Object.values(t.state.activities).find((a) => a.scheduledEventId === scheduledEventId);
+function activityTimedOut(
+  t: Transition,
+  scheduledEventId: number,
+  timeoutType: ActivityTimeoutType,
+  heartbeat: HeartbeatInfo | undefined,
+) {
+  const activity = Object.values(t.state.activities).find(
+    (a) => a.scheduledEventId === scheduledEventId,
+  );
   t.record({
     eventType: 'ActivityTaskTimedOut',
     attributes: {
@@ -171,9 +228,15 @@ function decisionTimedOut(t: Transition, timeoutType: 'START_TO_CLOSE' | 'SCHEDU
 }
 
 function lambdaTimedOut(t: Transition, scheduledEventId: number) {
-  const fn = Object.values(t.state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
+  const fn = Object.values(t.state.lambdaFunctions).find(
+    (f) => f.scheduledEventId === scheduledEventId,
+  );
   t.record({
     eventType: 'LambdaFunctionTimedOut',
-    attributes: { scheduledEventId, startedEventId: fn?.startedEventId ?? 0, timeoutType: 'START_TO_CLOSE' },
+    attributes: {
+      scheduledEventId,
+      startedEventId: fn?.startedEventId ?? 0,
+      timeoutType: 'START_TO_CLOSE',
+    },
   });
 }

@@ -3,21 +3,32 @@
  * SWF would refuse becomes its `*Failed` event with the documented cause, never an exception.
  */
 import { assertNever } from './assert-never.js';
-import { type Decision, type DecisionType, closeDecisionTypes } from './decision.js';
+import { closeDecisionTypes, type Decision, type DecisionType } from './decision.js';
 import type { ExecutionState } from './execution-state.js';
-import { type ExecutionRequest, type MissingDefault, resolveExecutionConfig } from './executions.js';
+import {
+  type ExecutionRequest,
+  type MissingDefault,
+  resolveExecutionConfig,
+} from './executions.js';
 import type { TypeRef } from './history-event.js';
 import { executionLimits } from './limits.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from './registry.js';
 import { Transition } from './transition.js';
 
-export function startDecisionTask(state: ExecutionState, identity: string | undefined, now: number): Transition {
+export function startDecisionTask(
+  state: ExecutionState,
+  identity: string | undefined,
+  now: number,
+): Transition {
   const task = state.decisionTask;
   if (task.status !== 'scheduled') throw new Error('no scheduled decision task to start');
   const t = new Transition(state, now);
   t.record({
     eventType: 'DecisionTaskStarted',
-    attributes: { ...(identity === undefined ? {} : { identity }), scheduledEventId: task.scheduledEventId },
+    attributes: {
+      ...(identity === undefined ? {} : { identity }),
+      scheduledEventId: task.scheduledEventId,
+    },
   });
   return t;
 }
@@ -39,7 +50,16 @@ export interface DecisionResponse {
 export interface ContinuedRun {
   readonly runId: string;
   readonly workflowType: TypeRef;
-  readonly request: Required<Pick<ExecutionRequest, 'taskList' | 'executionStartToCloseTimeout' | 'taskStartToCloseTimeout' | 'childPolicy' | 'taskPriority'>> &
+  readonly request: Required<
+    Pick<
+      ExecutionRequest,
+      | 'taskList'
+      | 'executionStartToCloseTimeout'
+      | 'taskStartToCloseTimeout'
+      | 'childPolicy'
+      | 'taskPriority'
+    >
+  > &
     Pick<ExecutionRequest, 'lambdaRole'>;
   readonly input?: string;
   readonly tagList?: readonly string[];
@@ -60,7 +80,11 @@ export function completeDecisionTask(
   state: ExecutionState,
   response: DecisionResponse,
   types: TypeLookup,
-  ctx: { readonly now: number; readonly newRunId: () => string; readonly lambdaAvailable?: boolean },
+  ctx: {
+    readonly now: number;
+    readonly newRunId: () => string;
+    readonly lambdaAvailable?: boolean;
+  },
 ): CompletionResult {
   const task = state.decisionTask;
   if (task.status !== 'started') throw new Error('no started decision task to complete');
@@ -70,7 +94,9 @@ export function completeDecisionTask(
   const completed = t.record({
     eventType: 'DecisionTaskCompleted',
     attributes: {
-      ...(response.executionContext === undefined ? {} : { executionContext: response.executionContext }),
+      ...(response.executionContext === undefined
+        ? {}
+        : { executionContext: response.executionContext }),
       scheduledEventId: task.scheduledEventId,
       startedEventId: task.startedEventId,
       ...(response.taskList === undefined ? {} : { taskList: response.taskList }),
@@ -79,10 +105,19 @@ export function completeDecisionTask(
         : { taskListScheduleToStartTimeout: response.taskListScheduleToStartTimeout }),
     },
   });
-  const apply = new DecisionApplier(t, completed.eventId, types, unhandled, ctx.newRunId, ctx.lambdaAvailable ?? true);
+  const apply = new DecisionApplier(
+    t,
+    completed.eventId,
+    types,
+    unhandled,
+    ctx.newRunId,
+    ctx.lambdaAvailable ?? true,
+  );
   for (const decision of response.decisions) apply.decision(decision);
   t.scheduleDecisionTaskIfOwed();
-  return apply.continuedRun === undefined ? { transition: t } : { transition: t, continuedRun: apply.continuedRun };
+  return apply.continuedRun === undefined
+    ? { transition: t }
+    : { transition: t, continuedRun: apply.continuedRun };
 }
 
 const missingDefaultCause: Record<MissingDefault, string> = {
@@ -119,7 +154,7 @@ class DecisionApplier {
     private readonly lambdaAvailable: boolean,
   ) {}
 
-  decision(d: Decision): void {
+  decision(d: Decision): undefined {
     if (this.t.state.status !== 'OPEN') return; // nothing follows a close (validation keeps it last)
     if (closeDecisionTypes.has(d.decisionType) && this.unhandled) return this.unhandledClose(d);
     const decisionTaskCompletedEventId = this.dtc;
@@ -129,15 +164,27 @@ class DecisionApplier {
       case 'RequestCancelActivityTask':
         return this.requestCancelActivity(d.attributes.activityId);
       case 'CompleteWorkflowExecution':
-        return void this.t.record({ eventType: 'WorkflowExecutionCompleted', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+        return void this.t.record({
+          eventType: 'WorkflowExecutionCompleted',
+          attributes: { ...d.attributes, decisionTaskCompletedEventId },
+        });
       case 'FailWorkflowExecution':
-        return void this.t.record({ eventType: 'WorkflowExecutionFailed', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+        return void this.t.record({
+          eventType: 'WorkflowExecutionFailed',
+          attributes: { ...d.attributes, decisionTaskCompletedEventId },
+        });
       case 'CancelWorkflowExecution':
-        return void this.t.record({ eventType: 'WorkflowExecutionCanceled', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+        return void this.t.record({
+          eventType: 'WorkflowExecutionCanceled',
+          attributes: { ...d.attributes, decisionTaskCompletedEventId },
+        });
       case 'ContinueAsNewWorkflowExecution':
         return this.continueAsNew(d.attributes);
       case 'RecordMarker':
-        return void this.t.record({ eventType: 'MarkerRecorded', attributes: { ...d.attributes, decisionTaskCompletedEventId } });
+        return void this.t.record({
+          eventType: 'MarkerRecorded',
+          attributes: { ...d.attributes, decisionTaskCompletedEventId },
+        });
       case 'StartTimer':
         return this.startTimer(d.attributes);
       case 'CancelTimer':
@@ -161,31 +208,44 @@ class DecisionApplier {
     }
   }
 
-  private unhandledClose(d: Decision): void {
+  private unhandledClose(d: Decision): undefined {
     const eventType = closeFailedEvent[d.decisionType];
     if (eventType === undefined) return;
-    this.t.record({ eventType, attributes: { cause: 'UNHANDLED_DECISION', decisionTaskCompletedEventId: this.dtc } });
+    this.t.record({
+      eventType,
+      attributes: { cause: 'UNHANDLED_DECISION', decisionTaskCompletedEventId: this.dtc },
+    });
   }
 
-  private scheduleActivity(a: Extract<Decision, { decisionType: 'ScheduleActivityTask' }>['attributes']): void {
+  private scheduleActivity(
+    a: Extract<Decision, { decisionType: 'ScheduleActivityTask' }>['attributes'],
+  ): undefined {
     const fail = (cause: string) =>
       void this.t.record({
         eventType: 'ScheduleActivityTaskFailed',
-        attributes: { activityType: a.activityType, activityId: a.activityId, cause, decisionTaskCompletedEventId: this.dtc },
+        attributes: {
+          activityType: a.activityType,
+          activityId: a.activityId,
+          cause,
+          decisionTaskCompletedEventId: this.dtc,
+        },
       });
     const type = this.types.activityType(a.activityType);
     if (type === undefined) return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
     if (type.status === 'DEPRECATED') return fail('ACTIVITY_TYPE_DEPRECATED');
     const open = this.t.state.activities;
     if (open[a.activityId] !== undefined) return fail('ACTIVITY_ID_ALREADY_IN_USE');
-    if (Object.keys(open).length >= executionLimits.openActivities) return fail('OPEN_ACTIVITIES_LIMIT_EXCEEDED');
+    if (Object.keys(open).length >= executionLimits.openActivities)
+      return fail('OPEN_ACTIVITIES_LIMIT_EXCEEDED');
     const c = type.configuration;
     const taskList = a.taskList ?? c.defaultTaskList;
     if (taskList === undefined) return fail('DEFAULT_TASK_LIST_UNDEFINED');
     const scheduleToStartTimeout = a.scheduleToStartTimeout ?? c.defaultTaskScheduleToStartTimeout;
-    if (scheduleToStartTimeout === undefined) return fail('DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED');
+    if (scheduleToStartTimeout === undefined)
+      return fail('DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED');
     const scheduleToCloseTimeout = a.scheduleToCloseTimeout ?? c.defaultTaskScheduleToCloseTimeout;
-    if (scheduleToCloseTimeout === undefined) return fail('DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED');
+    if (scheduleToCloseTimeout === undefined)
+      return fail('DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED');
     const startToCloseTimeout = a.startToCloseTimeout ?? c.defaultTaskStartToCloseTimeout;
     if (startToCloseTimeout === undefined) return fail('DEFAULT_START_TO_CLOSE_TIMEOUT_UNDEFINED');
     const heartbeatTimeout = a.heartbeatTimeout ?? c.defaultTaskHeartbeatTimeout;
@@ -209,12 +269,16 @@ class DecisionApplier {
   }
 
   /** Not yet started: cancelled at once. Started: flagged; the worker learns on its next heartbeat. */
-  private requestCancelActivity(activityId: string): void {
+  private requestCancelActivity(activityId: string): undefined {
     const activity = this.t.state.activities[activityId];
     if (activity === undefined) {
       this.t.record({
         eventType: 'RequestCancelActivityTaskFailed',
-        attributes: { activityId, cause: 'ACTIVITY_ID_UNKNOWN', decisionTaskCompletedEventId: this.dtc },
+        attributes: {
+          activityId,
+          cause: 'ACTIVITY_ID_UNKNOWN',
+          decisionTaskCompletedEventId: this.dtc,
+        },
       });
       return;
     }
@@ -225,11 +289,17 @@ class DecisionApplier {
     if (activity.startedEventId !== undefined) return;
     this.t.record({
       eventType: 'ActivityTaskCanceled',
-      attributes: { scheduledEventId: activity.scheduledEventId, startedEventId: 0, latestCancelRequestedEventId: requested.eventId },
+      attributes: {
+        scheduledEventId: activity.scheduledEventId,
+        startedEventId: 0,
+        latestCancelRequestedEventId: requested.eventId,
+      },
     });
   }
 
-  private startTimer(a: Extract<Decision, { decisionType: 'StartTimer' }>['attributes']): void {
+  private startTimer(
+    a: Extract<Decision, { decisionType: 'StartTimer' }>['attributes'],
+  ): undefined {
     const timers = this.t.state.timers;
     const cause =
       timers[a.timerId] !== undefined
@@ -238,28 +308,46 @@ class DecisionApplier {
           ? 'OPEN_TIMERS_LIMIT_EXCEEDED'
           : undefined;
     if (cause !== undefined) {
-      this.t.record({ eventType: 'StartTimerFailed', attributes: { timerId: a.timerId, cause, decisionTaskCompletedEventId: this.dtc } });
+      this.t.record({
+        eventType: 'StartTimerFailed',
+        attributes: { timerId: a.timerId, cause, decisionTaskCompletedEventId: this.dtc },
+      });
       return;
     }
-    this.t.record({ eventType: 'TimerStarted', attributes: { ...a, decisionTaskCompletedEventId: this.dtc } });
+    this.t.record({
+      eventType: 'TimerStarted',
+      attributes: { ...a, decisionTaskCompletedEventId: this.dtc },
+    });
   }
 
-  private cancelTimer(timerId: string): void {
+  private cancelTimer(timerId: string): undefined {
     const timer = this.t.state.timers[timerId];
     if (timer === undefined) {
-      this.t.record({ eventType: 'CancelTimerFailed', attributes: { timerId, cause: 'TIMER_ID_UNKNOWN', decisionTaskCompletedEventId: this.dtc } });
+      this.t.record({
+        eventType: 'CancelTimerFailed',
+        attributes: { timerId, cause: 'TIMER_ID_UNKNOWN', decisionTaskCompletedEventId: this.dtc },
+      });
       return;
     }
     this.t.record({
       eventType: 'TimerCanceled',
-      attributes: { timerId, startedEventId: timer.startedEventId, decisionTaskCompletedEventId: this.dtc },
+      attributes: {
+        timerId,
+        startedEventId: timer.startedEventId,
+        decisionTaskCompletedEventId: this.dtc,
+      },
     });
   }
 
   /** The new run takes the type's registered defaults, not this run's settings (swf-api.md §6.1). */
-  private continueAsNew(a: Extract<Decision, { decisionType: 'ContinueAsNewWorkflowExecution' }>['attributes']): void {
+  private continueAsNew(
+    a: Extract<Decision, { decisionType: 'ContinueAsNewWorkflowExecution' }>['attributes'],
+  ): undefined {
     const fail = (cause: string) =>
-      void this.t.record({ eventType: 'ContinueAsNewWorkflowExecutionFailed', attributes: { cause, decisionTaskCompletedEventId: this.dtc } });
+      void this.t.record({
+        eventType: 'ContinueAsNewWorkflowExecutionFailed',
+        attributes: { cause, decisionTaskCompletedEventId: this.dtc },
+      });
     const current = this.t.state.workflowType;
     const workflowType = { name: current.name, version: a.workflowTypeVersion ?? current.version };
     const type = this.types.workflowType(workflowType);
@@ -298,7 +386,9 @@ class DecisionApplier {
    * Validation failures are recorded without an Initiated event and with initiatedEventId 0; only
    * WORKFLOW_ALREADY_RUNNING, found when the child is started, follows an Initiated event (swf-api.md §6.1).
    */
-  private startChild(a: Extract<Decision, { decisionType: 'StartChildWorkflowExecution' }>['attributes']): void {
+  private startChild(
+    a: Extract<Decision, { decisionType: 'StartChildWorkflowExecution' }>['attributes'],
+  ): undefined {
     const fail = (cause: string) =>
       void this.t.record({
         eventType: 'StartChildWorkflowExecutionFailed',
@@ -314,7 +404,8 @@ class DecisionApplier {
     const type = this.types.workflowType(a.workflowType);
     if (type === undefined) return fail('WORKFLOW_TYPE_DOES_NOT_EXIST');
     if (type.status === 'DEPRECATED') return fail('WORKFLOW_TYPE_DEPRECATED');
-    if (Object.keys(this.t.state.children).length >= executionLimits.openChildren) return fail('OPEN_CHILDREN_LIMIT_EXCEEDED');
+    if (Object.keys(this.t.state.children).length >= executionLimits.openChildren)
+      return fail('OPEN_CHILDREN_LIMIT_EXCEEDED');
     const resolved = resolveExecutionConfig(a, type.configuration);
     if (!resolved.ok) return fail(missingDefaultCause[resolved.missing]);
     const c = resolved.config;
@@ -337,7 +428,9 @@ class DecisionApplier {
     });
   }
 
-  private scheduleLambda(a: Extract<Decision, { decisionType: 'ScheduleLambdaFunction' }>['attributes']): void {
+  private scheduleLambda(
+    a: Extract<Decision, { decisionType: 'ScheduleLambdaFunction' }>['attributes'],
+  ): undefined {
     const open = this.t.state.lambdaFunctions;
     // Without a Lambda backend (a local server with no functions) SWF's own cause for "no Lambda here".
     const cause = !this.lambdaAvailable
@@ -356,7 +449,11 @@ class DecisionApplier {
     }
     this.t.record({
       eventType: 'LambdaFunctionScheduled',
-      attributes: { ...a, startToCloseTimeout: a.startToCloseTimeout ?? '900', decisionTaskCompletedEventId: this.dtc },
+      attributes: {
+        ...a,
+        startToCloseTimeout: a.startToCloseTimeout ?? '900',
+        decisionTaskCompletedEventId: this.dtc,
+      },
     });
   }
 }

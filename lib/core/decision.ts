@@ -49,7 +49,11 @@ export interface DecisionAttributes {
   CancelWorkflowExecution: { readonly details?: string };
   ContinueAsNewWorkflowExecution: ContinueAsNewAttributes;
   RecordMarker: { readonly markerName: string; readonly details?: string };
-  StartTimer: { readonly timerId: string; readonly control?: string; readonly startToFireTimeout: string };
+  StartTimer: {
+    readonly timerId: string;
+    readonly control?: string;
+    readonly startToFireTimeout: string;
+  };
   CancelTimer: { readonly timerId: string };
   SignalExternalWorkflowExecution: {
     readonly workflowId: string;

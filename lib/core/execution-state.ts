@@ -157,6 +157,9 @@ export function openCounts(state: ExecutionState) {
 
 export const isOpen = (state: ExecutionState) => state.status === 'OPEN';
 
-export function activityByScheduledId(state: ExecutionState, scheduledEventId: number): ActivityState | undefined {
+export function activityByScheduledId(
+  state: ExecutionState,
+  scheduledEventId: number,
+): ActivityState | undefined {
   return Object.values(state.activities).find((a) => a.scheduledEventId === scheduledEventId);
 }

@@ -18,7 +18,11 @@ export interface ExecutionRequest {
   readonly lambdaRole?: string;
 }
 
-export type MissingDefault = 'taskList' | 'executionStartToCloseTimeout' | 'taskStartToCloseTimeout' | 'childPolicy';
+export type MissingDefault =
+  | 'taskList'
+  | 'executionStartToCloseTimeout'
+  | 'taskStartToCloseTimeout'
+  | 'childPolicy';
 
 /**
  * Resolves each setting from the request, else the type's default (swf-api.md §5.4); the first one with
@@ -27,13 +31,19 @@ export type MissingDefault = 'taskList' | 'executionStartToCloseTimeout' | 'task
 export function resolveExecutionConfig(
   request: ExecutionRequest,
   defaults: WorkflowTypeConfiguration,
-): { readonly ok: true; readonly config: ExecutionConfig } | { readonly ok: false; readonly missing: MissingDefault } {
+):
+  | { readonly ok: true; readonly config: ExecutionConfig }
+  | { readonly ok: false; readonly missing: MissingDefault } {
   const taskList = request.taskList ?? defaults.defaultTaskList;
   if (taskList === undefined) return { ok: false, missing: 'taskList' };
-  const executionStartToCloseTimeout = request.executionStartToCloseTimeout ?? defaults.defaultExecutionStartToCloseTimeout;
-  if (executionStartToCloseTimeout === undefined) return { ok: false, missing: 'executionStartToCloseTimeout' };
-  const taskStartToCloseTimeout = request.taskStartToCloseTimeout ?? defaults.defaultTaskStartToCloseTimeout;
-  if (taskStartToCloseTimeout === undefined) return { ok: false, missing: 'taskStartToCloseTimeout' };
+  const executionStartToCloseTimeout =
+    request.executionStartToCloseTimeout ?? defaults.defaultExecutionStartToCloseTimeout;
+  if (executionStartToCloseTimeout === undefined)
+    return { ok: false, missing: 'executionStartToCloseTimeout' };
+  const taskStartToCloseTimeout =
+    request.taskStartToCloseTimeout ?? defaults.defaultTaskStartToCloseTimeout;
+  if (taskStartToCloseTimeout === undefined)
+    return { ok: false, missing: 'taskStartToCloseTimeout' };
   const childPolicy = request.childPolicy ?? defaults.defaultChildPolicy;
   if (childPolicy === undefined) return { ok: false, missing: 'childPolicy' };
   const lambdaRole = request.lambdaRole ?? defaults.defaultLambdaRole;
@@ -62,7 +72,10 @@ export interface NewRun {
 }
 
 /** A new run: WorkflowExecutionStarted, then its first DecisionTaskScheduled. */
-export function startRun(run: NewRun, now: number): { state: ExecutionState; events: HistoryEvent[] } {
+export function startRun(
+  run: NewRun,
+  now: number,
+): { state: ExecutionState; events: HistoryEvent[] } {
   const c = run.config;
   const attributes: EventAttributes['WorkflowExecutionStarted'] = {
     ...(run.input === undefined ? {} : { input: run.input }),
@@ -73,12 +86,19 @@ export function startRun(run: NewRun, now: number): { state: ExecutionState; eve
     taskPriority: c.taskPriority,
     workflowType: run.workflowType,
     ...(run.tagList === undefined ? {} : { tagList: run.tagList }),
-    ...(run.continuedExecutionRunId === undefined ? {} : { continuedExecutionRunId: run.continuedExecutionRunId }),
+    ...(run.continuedExecutionRunId === undefined
+      ? {}
+      : { continuedExecutionRunId: run.continuedExecutionRunId }),
     ...(run.parent === undefined ? {} : { parentWorkflowExecution: run.parent.execution }),
     parentInitiatedEventId: run.parent?.initiatedEventId ?? 0,
     ...(c.lambdaRole === undefined ? {} : { lambdaRole: c.lambdaRole }),
   };
-  const started: HistoryEvent = { eventId: 1, eventTimestamp: now, eventType: 'WorkflowExecutionStarted', attributes };
+  const started: HistoryEvent = {
+    eventId: 1,
+    eventTimestamp: now,
+    eventType: 'WorkflowExecutionStarted',
+    attributes,
+  };
   const transition = new Transition(initialState(run, started), now);
   transition.scheduleDecisionTaskIfOwed();
   return { state: transition.state, events: [started, ...transition.events] };
@@ -91,7 +111,11 @@ export interface SignalRequest {
   readonly externalInitiatedEventId?: number;
 }
 
-export function signalExecution(state: ExecutionState, signal: SignalRequest, now: number): Transition {
+export function signalExecution(
+  state: ExecutionState,
+  signal: SignalRequest,
+  now: number,
+): Transition {
   const t = new Transition(state, now);
   t.record({ eventType: 'WorkflowExecutionSignaled', attributes: signal });
   t.scheduleDecisionTaskIfOwed();
@@ -118,7 +142,11 @@ export interface TerminateRequest {
 }
 
 /** Closes at once as TERMINATED; the child policy is the request's, else the execution's. */
-export function terminateExecution(state: ExecutionState, request: TerminateRequest, now: number): Transition {
+export function terminateExecution(
+  state: ExecutionState,
+  request: TerminateRequest,
+  now: number,
+): Transition {
   const t = new Transition(state, now);
   t.record({
     eventType: 'WorkflowExecutionTerminated',

@@ -98,7 +98,11 @@ export interface EventAttributes {
     readonly cause: string;
   };
   ActivityTaskStarted: { readonly identity?: string; readonly scheduledEventId: number };
-  ActivityTaskCompleted: { readonly result?: string; readonly scheduledEventId: number; readonly startedEventId: number };
+  ActivityTaskCompleted: {
+    readonly result?: string;
+    readonly scheduledEventId: number;
+    readonly startedEventId: number;
+  };
   ActivityTaskFailed: {
     readonly reason?: string;
     readonly details?: string;
@@ -127,7 +131,11 @@ export interface EventAttributes {
   };
   MarkerRecorded: Dtc & { readonly markerName: string; readonly details?: string };
   RecordMarkerFailed: Dtc & { readonly markerName: string; readonly cause: string };
-  TimerStarted: Dtc & { readonly timerId: string; readonly control?: string; readonly startToFireTimeout: string };
+  TimerStarted: Dtc & {
+    readonly timerId: string;
+    readonly control?: string;
+    readonly startToFireTimeout: string;
+  };
   StartTimerFailed: Dtc & { readonly timerId: string; readonly cause: string };
   TimerFired: { readonly timerId: string; readonly startedEventId: number };
   TimerCanceled: Dtc & { readonly timerId: string; readonly startedEventId: number };
@@ -149,7 +157,10 @@ export interface EventAttributes {
   };
   ChildWorkflowExecutionStarted: ChildRef;
   ChildWorkflowExecutionCompleted: ChildClosed & { readonly result?: string };
-  ChildWorkflowExecutionFailed: ChildClosed & { readonly reason?: string; readonly details?: string };
+  ChildWorkflowExecutionFailed: ChildClosed & {
+    readonly reason?: string;
+    readonly details?: string;
+  };
   ChildWorkflowExecutionTimedOut: ChildClosed & { readonly timeoutType: string };
   ChildWorkflowExecutionCanceled: ChildClosed & { readonly details?: string };
   ChildWorkflowExecutionTerminated: ChildClosed;
@@ -161,7 +172,10 @@ export interface EventAttributes {
     readonly control?: string;
   };
   SignalExternalWorkflowExecutionFailed: Dtc & ExternalFailed;
-  ExternalWorkflowExecutionSignaled: { readonly workflowExecution: ExecutionRef; readonly initiatedEventId: number };
+  ExternalWorkflowExecutionSignaled: {
+    readonly workflowExecution: ExecutionRef;
+    readonly initiatedEventId: number;
+  };
   RequestCancelExternalWorkflowExecutionInitiated: Dtc & {
     readonly workflowId: string;
     readonly runId?: string;
@@ -180,7 +194,11 @@ export interface EventAttributes {
     readonly startToCloseTimeout?: string;
   };
   LambdaFunctionStarted: { readonly scheduledEventId: number };
-  LambdaFunctionCompleted: { readonly scheduledEventId: number; readonly startedEventId: number; readonly result?: string };
+  LambdaFunctionCompleted: {
+    readonly scheduledEventId: number;
+    readonly startedEventId: number;
+    readonly result?: string;
+  };
   LambdaFunctionFailed: {
     readonly scheduledEventId: number;
     readonly startedEventId: number;
@@ -192,8 +210,16 @@ export interface EventAttributes {
     readonly startedEventId: number;
     readonly timeoutType?: string;
   };
-  ScheduleLambdaFunctionFailed: Dtc & { readonly id: string; readonly name: string; readonly cause: string };
-  StartLambdaFunctionFailed: { readonly scheduledEventId?: number; readonly cause?: string; readonly message?: string };
+  ScheduleLambdaFunctionFailed: Dtc & {
+    readonly id: string;
+    readonly name: string;
+    readonly cause: string;
+  };
+  StartLambdaFunctionFailed: {
+    readonly scheduledEventId?: number;
+    readonly cause?: string;
+    readonly message?: string;
+  };
 }
 
 interface ChildRef {

@@ -2,13 +2,21 @@
 import type { ExecutionState, LambdaState } from './execution-state.js';
 import { Transition } from './transition.js';
 
-const scheduledFunction = (state: ExecutionState, scheduledEventId: number): LambdaState | undefined =>
+const scheduledFunction = (
+  state: ExecutionState,
+  scheduledEventId: number,
+): LambdaState | undefined =>
   Object.values(state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
 
 /** LambdaFunctionStarted, once: a scheduled function that has not started yet. */
-export function startLambdaFunction(state: ExecutionState, scheduledEventId: number, now: number): Transition | undefined {
+export function startLambdaFunction(
+  state: ExecutionState,
+  scheduledEventId: number,
+  now: number,
+): Transition | undefined {
   const fn = scheduledFunction(state, scheduledEventId);
-  if (state.status !== 'OPEN' || fn === undefined || fn.startedEventId !== undefined) return undefined;
+  if (state.status !== 'OPEN' || fn === undefined || fn.startedEventId !== undefined)
+    return undefined;
   const t = new Transition(state, now);
   t.record({ eventType: 'LambdaFunctionStarted', attributes: { scheduledEventId } });
   return t;
@@ -29,24 +37,38 @@ export function closeLambdaFunction(
   now: number,
 ): Transition | undefined {
   const fn = scheduledFunction(state, scheduledEventId);
-  if (state.status !== 'OPEN' || fn === undefined || fn.startedEventId !== startedEventId) return undefined;
+  if (state.status !== 'OPEN' || fn === undefined || fn.startedEventId !== startedEventId)
+    return undefined;
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
   switch (outcome.kind) {
     case 'completed':
-      t.record({ eventType: 'LambdaFunctionCompleted', attributes: { ...ids, ...(outcome.result === undefined ? {} : { result: outcome.result }) } });
+      t.record({
+        eventType: 'LambdaFunctionCompleted',
+        attributes: { ...ids, ...(outcome.result === undefined ? {} : { result: outcome.result }) },
+      });
       break;
     case 'failed':
       t.record({
         eventType: 'LambdaFunctionFailed',
-        attributes: { ...ids, reason: outcome.reason, ...(outcome.details === undefined ? {} : { details: outcome.details }) },
+        attributes: {
+          ...ids,
+          reason: outcome.reason,
+          ...(outcome.details === undefined ? {} : { details: outcome.details }),
+        },
       });
       break;
     case 'start-failed':
-      t.record({ eventType: 'StartLambdaFunctionFailed', attributes: { scheduledEventId, cause: outcome.cause, message: outcome.message } });
+      t.record({
+        eventType: 'StartLambdaFunctionFailed',
+        attributes: { scheduledEventId, cause: outcome.cause, message: outcome.message },
+      });
       break;
     case 'timed-out':
-      t.record({ eventType: 'LambdaFunctionTimedOut', attributes: { ...ids, timeoutType: 'START_TO_CLOSE' } });
+      t.record({
+        eventType: 'LambdaFunctionTimedOut',
+        attributes: { ...ids, timeoutType: 'START_TO_CLOSE' },
+      });
       break;
   }
   t.scheduleDecisionTaskIfOwed();

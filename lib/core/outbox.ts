@@ -21,7 +21,10 @@ export type OutboxEffect =
     }
   | { readonly kind: 'invoke-lambda'; readonly runId: string; readonly scheduledEventId: number };
 
-export function outboxEffects(before: ExecutionState | undefined, after: ExecutionState): OutboxEffect[] {
+export function outboxEffects(
+  before: ExecutionState | undefined,
+  after: ExecutionState,
+): OutboxEffect[] {
   const runId = after.execution.runId;
   const effects: OutboxEffect[] = [];
   const armed = new Set((before === undefined ? [] : deadlines(before)).map((d) => d.key));
@@ -29,9 +32,11 @@ export function outboxEffects(before: ExecutionState | undefined, after: Executi
     if (!armed.has(deadline.key)) effects.push({ kind: 'arm', deadline });
   }
   const changes = queueChanges(before, after);
-  if (changes.add.length > 0 || changes.remove.length > 0) effects.push({ kind: 'sync-queue', changes });
+  if (changes.add.length > 0 || changes.remove.length > 0)
+    effects.push({ kind: 'sync-queue', changes });
   for (const id of Object.keys(after.externalRequests)) {
-    if (before?.externalRequests[id] === undefined) effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
+    if (before?.externalRequests[id] === undefined)
+      effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
   }
   for (const [id, child] of Object.entries(after.children)) {
     if (child.initiated !== undefined && before?.children[id] === undefined) {
@@ -39,7 +44,8 @@ export function outboxEffects(before: ExecutionState | undefined, after: Executi
     }
   }
   for (const fn of Object.values(after.lambdaFunctions)) {
-    if (before?.lambdaFunctions[fn.id] === undefined) effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
+    if (before?.lambdaFunctions[fn.id] === undefined)
+      effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
   }
   if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));
   return effects;
@@ -51,7 +57,8 @@ export function outboxEffects(before: ExecutionState | undefined, after: Executi
  */
 function closeEffects(after: ExecutionState): OutboxEffect[] {
   const effects: OutboxEffect[] = [];
-  if (after.parent !== undefined && after.closeStatus !== 'CONTINUED_AS_NEW') effects.push({ kind: 'notify-parent', child: after });
+  if (after.parent !== undefined && after.closeStatus !== 'CONTINUED_AS_NEW')
+    effects.push({ kind: 'notify-parent', child: after });
   const policy = appliedChildPolicy(after);
   const children = Object.values(after.children).filter((c) => c.runId !== undefined);
   if ((policy === 'TERMINATE' || policy === 'REQUEST_CANCEL') && children.length > 0) {
@@ -62,7 +69,10 @@ function closeEffects(after: ExecutionState): OutboxEffect[] {
 
 function appliedChildPolicy(state: ExecutionState): string | undefined {
   const event = state.closeEvent;
-  if (event?.eventType === 'WorkflowExecutionTerminated' || event?.eventType === 'WorkflowExecutionTimedOut') {
+  if (
+    event?.eventType === 'WorkflowExecutionTerminated' ||
+    event?.eventType === 'WorkflowExecutionTimedOut'
+  ) {
     return event.attributes.childPolicy;
   }
   return undefined;

@@ -26,7 +26,10 @@ export function replay(identity: RunIdentity, history: readonly HistoryEvent[]):
   return rest.reduce(applyEvent, initialState(identity, first));
 }
 
-export function initialState(identity: RunIdentity, event: EventOf<'WorkflowExecutionStarted'>): ExecutionState {
+export function initialState(
+  identity: RunIdentity,
+  event: EventOf<'WorkflowExecutionStarted'>,
+): ExecutionState {
   const a = event.attributes;
   return {
     domain: identity.domain,
@@ -45,7 +48,12 @@ export function initialState(identity: RunIdentity, event: EventOf<'WorkflowExec
     tagList: a.tagList ?? [],
     ...(a.parentWorkflowExecution === undefined
       ? {}
-      : { parent: { execution: a.parentWorkflowExecution, initiatedEventId: a.parentInitiatedEventId ?? 0 } }),
+      : {
+          parent: {
+            execution: a.parentWorkflowExecution,
+            initiatedEventId: a.parentInitiatedEventId ?? 0,
+          },
+        }),
     cancelRequested: false,
     nextEventId: event.eventId + 1,
     decisionTask: { status: 'none' },
@@ -116,7 +124,10 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
     case 'WorkflowExecutionTerminated':
       return close(state, event, 'TERMINATED');
     case 'WorkflowExecutionContinuedAsNew':
-      return { ...close(state, event, 'CONTINUED_AS_NEW'), newExecutionRunId: event.attributes.newExecutionRunId };
+      return {
+        ...close(state, event, 'CONTINUED_AS_NEW'),
+        newExecutionRunId: event.attributes.newExecutionRunId,
+      };
     case 'DecisionTaskScheduled':
       return decisionTaskScheduled(state, event);
     case 'DecisionTaskStarted':
@@ -144,7 +155,10 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
     case 'StartChildWorkflowExecutionInitiated':
       return childInitiated(state, event);
     case 'StartChildWorkflowExecutionFailed':
-      return { ...state, children: without(state.children, String(event.attributes.initiatedEventId)) };
+      return {
+        ...state,
+        children: without(state.children, String(event.attributes.initiatedEventId)),
+      };
     case 'ChildWorkflowExecutionStarted':
       return childStarted(state, event);
     case 'ChildWorkflowExecutionCompleted':
@@ -152,7 +166,10 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
     case 'ChildWorkflowExecutionTimedOut':
     case 'ChildWorkflowExecutionCanceled':
     case 'ChildWorkflowExecutionTerminated':
-      return { ...state, children: without(state.children, String(event.attributes.initiatedEventId)) };
+      return {
+        ...state,
+        children: without(state.children, String(event.attributes.initiatedEventId)),
+      };
     case 'SignalExternalWorkflowExecutionInitiated':
       return externalInitiated(state, event.eventId, 'signal', event.attributes, {
         signalName: event.attributes.signalName,
@@ -164,11 +181,22 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
     case 'ExternalWorkflowExecutionSignaled':
     case 'RequestCancelExternalWorkflowExecutionFailed':
     case 'ExternalWorkflowExecutionCancelRequested':
-      return { ...state, externalRequests: without(state.externalRequests, String(event.attributes.initiatedEventId)) };
+      return {
+        ...state,
+        externalRequests: without(
+          state.externalRequests,
+          String(event.attributes.initiatedEventId),
+        ),
+      };
     case 'LambdaFunctionScheduled':
       return lambdaScheduled(state, event);
     case 'LambdaFunctionStarted':
-      return lambdaStarted(state, event.attributes.scheduledEventId, event.eventId, event.eventTimestamp);
+      return lambdaStarted(
+        state,
+        event.attributes.scheduledEventId,
+        event.eventId,
+        event.eventTimestamp,
+      );
     case 'LambdaFunctionCompleted':
     case 'LambdaFunctionFailed':
     case 'LambdaFunctionTimedOut':
@@ -194,7 +222,10 @@ function applyOwnChange(state: ExecutionState, event: HistoryEvent): ExecutionSt
   }
 }
 
-function decisionTaskScheduled(state: ExecutionState, event: EventOf<'DecisionTaskScheduled'>): ExecutionState {
+function decisionTaskScheduled(
+  state: ExecutionState,
+  event: EventOf<'DecisionTaskScheduled'>,
+): ExecutionState {
   const a = event.attributes;
   return {
     ...state,
@@ -213,9 +244,13 @@ function decisionTaskScheduled(state: ExecutionState, event: EventOf<'DecisionTa
   };
 }
 
-function decisionTaskStarted(state: ExecutionState, event: EventOf<'DecisionTaskStarted'>): ExecutionState {
+function decisionTaskStarted(
+  state: ExecutionState,
+  event: EventOf<'DecisionTaskStarted'>,
+): ExecutionState {
   const task = state.decisionTask;
-  if (task.status !== 'scheduled') throw new Error('DecisionTaskStarted without a scheduled decision task');
+  if (task.status !== 'scheduled')
+    throw new Error('DecisionTaskStarted without a scheduled decision task');
   return {
     ...state,
     decisionTask: {
@@ -231,15 +266,21 @@ function decisionTaskStarted(state: ExecutionState, event: EventOf<'DecisionTask
   };
 }
 
-function decisionTaskCompleted(state: ExecutionState, event: EventOf<'DecisionTaskCompleted'>): ExecutionState {
+function decisionTaskCompleted(
+  state: ExecutionState,
+  event: EventOf<'DecisionTaskCompleted'>,
+): ExecutionState {
   const a = event.attributes;
-  const override = a.taskList === undefined ? {} : overrideTaskList(state, a.taskList, a.taskListScheduleToStartTimeout);
+  // The override applies to the state before this event, so it cannot undo the task's completion.
+  const base =
+    a.taskList === undefined
+      ? state
+      : overrideTaskList(state, a.taskList, a.taskListScheduleToStartTimeout);
   return {
-    ...state,
+    ...base,
     decisionTask: { status: 'none' },
     previousStartedEventId: a.startedEventId,
     ...(a.executionContext === undefined ? {} : { latestExecutionContext: a.executionContext }),
-    ...override,
   };
 }
 
@@ -247,22 +288,27 @@ function overrideTaskList(
   state: ExecutionState,
   taskList: EventAttributes['DecisionTaskCompleted']['taskList'] & object,
   timeout: string | undefined,
-): Partial<ExecutionState> {
+): ExecutionState {
   const { decisionTaskListTimeout: _previous, ...rest } = state;
-  const temporary = timeout !== undefined && timeout !== 'NONE' ? { decisionTaskListTimeout: timeout } : {};
+  const temporary =
+    timeout !== undefined && timeout !== 'NONE' ? { decisionTaskListTimeout: timeout } : {};
   return { ...rest, decisionTaskList: taskList, ...temporary };
 }
 
 /** SWF reverts a temporary task-list override when the task on it times out (swf-api.md §8). */
 function decisionTaskTimedOut(state: ExecutionState): ExecutionState {
   const { decisionTaskListTimeout, ...rest } = state;
-  const revert = decisionTaskListTimeout === undefined ? {} : { decisionTaskList: state.config.taskList };
+  const revert =
+    decisionTaskListTimeout === undefined ? {} : { decisionTaskList: state.config.taskList };
   // A timed-out task is always replaced, even one that timed out before it started.
   const base = decisionTaskListTimeout === undefined ? state : rest;
   return { ...base, decisionTask: { status: 'none' }, decisionTaskOwed: true, ...revert };
 }
 
-function activityTaskScheduled(state: ExecutionState, event: EventOf<'ActivityTaskScheduled'>): ExecutionState {
+function activityTaskScheduled(
+  state: ExecutionState,
+  event: EventOf<'ActivityTaskScheduled'>,
+): ExecutionState {
   const a = event.attributes;
   return {
     ...state,
@@ -290,12 +336,20 @@ function activityTaskScheduled(state: ExecutionState, event: EventOf<'ActivityTa
 function withActivity(
   state: ExecutionState,
   scheduledEventId: number,
-  change: (activity: ExecutionState['activities'][string]) => ExecutionState['activities'][string] | undefined,
+  change: (
+    activity: ExecutionState['activities'][string],
+  ) => ExecutionState['activities'][string] | undefined,
 ): ExecutionState {
-  const entry = Object.values(state.activities).find((a) => a.scheduledEventId === scheduledEventId);
-  if (entry === undefined) throw new Error(`no open activity scheduled by event ${scheduledEventId}`);
+  const entry = Object.values(state.activities).find(
+    (a) => a.scheduledEventId === scheduledEventId,
+  );
+  if (entry === undefined)
+    throw new Error(`no open activity scheduled by event ${scheduledEventId}`);
   const changed = change(entry);
-  const activities = changed === undefined ? without(state.activities, entry.activityId) : { ...state.activities, [entry.activityId]: changed };
+  const activities =
+    changed === undefined
+      ? without(state.activities, entry.activityId)
+      : { ...state.activities, [entry.activityId]: changed };
   return { ...state, activities };
 }
 
@@ -310,12 +364,18 @@ const activityTaskStarted = (state: ExecutionState, event: EventOf<'ActivityTask
 const activityClosed = (state: ExecutionState, scheduledEventId: number) =>
   withActivity(state, scheduledEventId, () => undefined);
 
-function activityCancelRequested(state: ExecutionState, event: EventOf<'ActivityTaskCancelRequested'>): ExecutionState {
+function activityCancelRequested(
+  state: ExecutionState,
+  event: EventOf<'ActivityTaskCancelRequested'>,
+): ExecutionState {
   const activity = state.activities[event.attributes.activityId];
   if (activity === undefined) return state;
   return {
     ...state,
-    activities: { ...state.activities, [activity.activityId]: { ...activity, latestCancelRequestedEventId: event.eventId } },
+    activities: {
+      ...state.activities,
+      [activity.activityId]: { ...activity, latestCancelRequestedEventId: event.eventId },
+    },
   };
 }
 
@@ -330,18 +390,33 @@ function timerStarted(state: ExecutionState, event: EventOf<'TimerStarted'>): Ex
   return { ...state, timers: { ...state.timers, [a.timerId]: timer } };
 }
 
-function childInitiated(state: ExecutionState, event: EventOf<'StartChildWorkflowExecutionInitiated'>): ExecutionState {
+function childInitiated(
+  state: ExecutionState,
+  event: EventOf<'StartChildWorkflowExecutionInitiated'>,
+): ExecutionState {
   const a = event.attributes;
-  const child = { workflowId: a.workflowId, workflowType: a.workflowType, initiatedEventId: event.eventId, initiated: a };
+  const child = {
+    workflowId: a.workflowId,
+    workflowType: a.workflowType,
+    initiatedEventId: event.eventId,
+    initiated: a,
+  };
   return { ...state, children: { ...state.children, [String(event.eventId)]: child } };
 }
 
-function childStarted(state: ExecutionState, event: EventOf<'ChildWorkflowExecutionStarted'>): ExecutionState {
+function childStarted(
+  state: ExecutionState,
+  event: EventOf<'ChildWorkflowExecutionStarted'>,
+): ExecutionState {
   const key = String(event.attributes.initiatedEventId);
   const child = state.children[key];
   if (child === undefined) return state;
   const { initiated: _startRequest, ...rest } = child;
-  const started = { ...rest, runId: event.attributes.workflowExecution.runId, startedEventId: event.eventId };
+  const started = {
+    ...rest,
+    runId: event.attributes.workflowExecution.runId,
+    startedEventId: event.eventId,
+  };
   return { ...state, children: { ...state.children, [key]: started } };
 }
 
@@ -369,7 +444,10 @@ function externalInitiated(
   return { ...state, externalRequests: { ...state.externalRequests, [String(eventId)]: request } };
 }
 
-function lambdaScheduled(state: ExecutionState, event: EventOf<'LambdaFunctionScheduled'>): ExecutionState {
+function lambdaScheduled(
+  state: ExecutionState,
+  event: EventOf<'LambdaFunctionScheduled'>,
+): ExecutionState {
   const a = event.attributes;
   const fn = {
     id: a.id,
@@ -381,14 +459,31 @@ function lambdaScheduled(state: ExecutionState, event: EventOf<'LambdaFunctionSc
   return { ...state, lambdaFunctions: { ...state.lambdaFunctions, [a.id]: fn } };
 }
 
-function lambdaStarted(state: ExecutionState, scheduledEventId: number, startedEventId: number, startedAt: number): ExecutionState {
-  const fn = Object.values(state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
+function lambdaStarted(
+  state: ExecutionState,
+  scheduledEventId: number,
+  startedEventId: number,
+  startedAt: number,
+): ExecutionState {
+  const fn = Object.values(state.lambdaFunctions).find(
+    (f) => f.scheduledEventId === scheduledEventId,
+  );
   if (fn === undefined) return state;
   const { input: _input, ...started } = fn;
-  return { ...state, lambdaFunctions: { ...state.lambdaFunctions, [fn.id]: { ...started, startedEventId, startedAt } } };
+  return {
+    ...state,
+    lambdaFunctions: {
+      ...state.lambdaFunctions,
+      [fn.id]: { ...started, startedEventId, startedAt },
+    },
+  };
 }
 
 function lambdaClosed(state: ExecutionState, scheduledEventId: number): ExecutionState {
-  const fn = Object.values(state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
-  return fn === undefined ? state : { ...state, lambdaFunctions: without(state.lambdaFunctions, fn.id) };
+  const fn = Object.values(state.lambdaFunctions).find(
+    (f) => f.scheduledEventId === scheduledEventId,
+  );
+  return fn === undefined
+    ? state
+    : { ...state, lambdaFunctions: without(state.lambdaFunctions, fn.id) };
 }

@@ -31,18 +31,35 @@ export function queuedTasks(state: ExecutionState | undefined): QueuedTaskRef[] 
   const tasks: QueuedTaskRef[] = [];
   const d = state.decisionTask;
   if (d.status === 'scheduled') {
-    tasks.push({ ...base, kind: 'decision', taskList: d.taskList, taskPriority: d.taskPriority, scheduledAt: d.scheduledAt, scheduledEventId: d.scheduledEventId });
+    tasks.push({
+      ...base,
+      kind: 'decision',
+      taskList: d.taskList,
+      taskPriority: d.taskPriority,
+      scheduledAt: d.scheduledAt,
+      scheduledEventId: d.scheduledEventId,
+    });
   }
   for (const a of Object.values(state.activities)) {
     if (a.startedEventId !== undefined) continue;
-    tasks.push({ ...base, kind: 'activity', taskList: a.taskList, taskPriority: a.taskPriority, scheduledAt: a.scheduledAt, scheduledEventId: a.scheduledEventId });
+    tasks.push({
+      ...base,
+      kind: 'activity',
+      taskList: a.taskList,
+      taskPriority: a.taskPriority,
+      scheduledAt: a.scheduledAt,
+      scheduledEventId: a.scheduledEventId,
+    });
   }
   return tasks;
 }
 
 const identity = (t: QueuedTaskRef) => `${t.kind}:${t.scheduledEventId}`;
 
-export function queueChanges(before: ExecutionState | undefined, after: ExecutionState): QueueChanges {
+export function queueChanges(
+  before: ExecutionState | undefined,
+  after: ExecutionState,
+): QueueChanges {
   const was = new Map(queuedTasks(before).map((t) => [identity(t), t]));
   const now = new Map(queuedTasks(after).map((t) => [identity(t), t]));
   return {

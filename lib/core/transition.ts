@@ -18,7 +18,11 @@ export class Transition {
 
   record(event: NewEvent): HistoryEvent {
     // Spreading a union loses the link between eventType and attributes that `event` already has.
-    const full = { ...event, eventId: this.state.nextEventId, eventTimestamp: this.now } as HistoryEvent;
+    const full = {
+      ...event,
+      eventId: this.state.nextEventId,
+      eventTimestamp: this.now,
+    } as HistoryEvent;
     this.state = applyEvent(this.state, full);
     this.events.push(full);
     return full;

@@ -32,7 +32,8 @@ export function describeViolation(v: ConstraintViolation): string {
 
 export function validationMessage(violations: readonly ConstraintViolation[]): string {
   const count = violations.length;
-  const head = count === 1 ? '1 validation error detected: ' : `${count} validation errors detected: `;
+  const head =
+    count === 1 ? '1 validation error detected: ' : `${count} validation errors detected: `;
   return head + violations.map(describeViolation).join('; ');
 }
 

@@ -54,9 +54,13 @@ export function createDispatcher(
       const result = await handle(operations, deps, request, requestId);
       return respond(200, requestId, result === undefined ? '' : JSON.stringify(result));
     } catch (error) {
-      if (error instanceof SwfFault) return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
+      if (error instanceof SwfFault)
+        return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
       logger.error('internal failure', { requestId, action, error: describeError(error) });
-      const body = { __type: 'com.amazon.coral.service#InternalFailure', message: 'Internal failure' };
+      const body = {
+        __type: 'com.amazon.coral.service#InternalFailure',
+        message: 'Internal failure',
+      };
       return respond(500, requestId, JSON.stringify(body));
     }
   };
@@ -69,11 +73,14 @@ async function handle(
   requestId: string,
 ): Promise<object | undefined> {
   if (request.method !== 'POST') {
-    throw new UnknownOperationException(`SWF actions are sent as POST requests, not ${request.method}`);
+    throw new UnknownOperationException(
+      `SWF actions are sent as POST requests, not ${request.method}`,
+    );
   }
   const action = actionOf(request.headers['x-amz-target']);
   const run = operations[action];
-  if (run === undefined) throw new UnknownOperationException(`Operation ${action} is not supported`);
+  if (run === undefined)
+    throw new UnknownOperationException(`Operation ${action} is not supported`);
   const size = request.size ?? request.body.length;
   if (size > MAX_REQUEST_BYTES) {
     throw new ValidationException(
@@ -87,10 +94,13 @@ async function handle(
 
 function actionOf(target: string | undefined): SwfAction {
   if (target === undefined || target === '') {
-    throw new UnknownOperationException('Missing X-Amz-Target header: expected SimpleWorkflowService.<Action>');
+    throw new UnknownOperationException(
+      'Missing X-Amz-Target header: expected SimpleWorkflowService.<Action>',
+    );
   }
   const name = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : undefined;
-  if (name === undefined || !isAction(name)) throw new UnknownOperationException(`Unknown operation ${target}`);
+  if (name === undefined || !isAction(name))
+    throw new UnknownOperationException(`Unknown operation ${target}`);
   return name;
 }
 

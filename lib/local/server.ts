@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Dispatcher, MAX_REQUEST_BYTES } from '../http/dispatch.js';
 
@@ -13,7 +13,10 @@ export interface RunningServer {
  * Lambda handler. A request whose caller disconnects gets its AbortSignal fired, so a long poll stops
  * waiting and never takes a task for nobody.
  */
-export async function startServer(dispatch: Dispatcher, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  dispatch: Dispatcher,
+  options: { port?: number; host?: string } = {},
+): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer((req, res) => {
     serve(dispatch, req, res).catch((error: unknown) => {
@@ -33,7 +36,11 @@ export async function startServer(dispatch: Dispatcher, options: { port?: number
   return { url: `http://${host}:${port}`, port, close: () => closeServer(server) };
 }
 
-async function serve(dispatch: Dispatcher, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(
+  dispatch: Dispatcher,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const aborted = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) aborted.abort();

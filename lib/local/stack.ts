@@ -5,10 +5,10 @@ import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
 import { deadlines } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
-import { type OutboxDeps, fireRunDeadline } from '../operations/outbox.js';
-import { handleStreamRecords } from '../operations/stream-records.js';
-import { operations } from '../operations/index.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
+import { operations } from '../operations/index.js';
+import { fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
+import { handleStreamRecords } from '../operations/stream-records.js';
 import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
@@ -56,10 +56,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       : undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? dynamo?.endpoint ?? '';
   const tableName = options.tableName ?? DEFAULT_TABLE;
-  const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: LOCAL_REGION, credentials: localCredentials });
+  const client = new DynamoDBClient({
+    endpoint: dynamoEndpoint,
+    region: LOCAL_REGION,
+    credentials: localCredentials,
+  });
   try {
     await ensureTable(client, tableName);
-    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const doc = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
     const lambda = new LocalLambdaFunctions();
     const deps = createDeps({
       doc,
@@ -84,7 +90,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handle: (records) => handleStreamRecords(ready, records),
     });
     await rearmDeadlines(deps.executions, scheduler);
-    const server = await startServer(createDispatcher(operations, deps), { port: options.port ?? 0 });
+    const server = await startServer(createDispatcher(operations, deps), {
+      port: options.port ?? 0,
+    });
     return {
       endpoint: server.url,
       dynamoEndpoint,

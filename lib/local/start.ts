@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { JAVA_HINT, hasJava } from './dynamodb-local.js';
+import { hasJava, JAVA_HINT } from './dynamodb-local.js';
 import { DEFAULT_TABLE, LOCAL_REGION, startLocalStack } from './stack.js';
 
 // `npm start`: DynamoDB Local, the table and the SWF endpoint in one process tree, stopped by Ctrl-C.
@@ -58,12 +58,17 @@ async function main(): Promise<void> {
 }
 
 function printBanner(endpoint: string, dataDir: string | undefined): void {
-  const storage = dataDir === undefined || dataDir === '' ? 'in memory (gone when stopped)' : `kept in ${dataDir}`;
+  const storage =
+    dataDir === undefined || dataDir === ''
+      ? 'in memory (gone when stopped)'
+      : `kept in ${dataDir}`;
   console.log(`SWF endpoint: ${endpoint}   (region ${LOCAL_REGION}, data ${storage})`);
   console.log(
     `AWS SDK: new SWFClient({ endpoint: '${endpoint}', region: '${LOCAL_REGION}', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })`,
   );
-  console.log(`AWS CLI: aws swf list-domains --registration-status REGISTERED --endpoint-url ${endpoint} --region ${LOCAL_REGION}`);
+  console.log(
+    `AWS CLI: aws swf list-domains --registration-status REGISTERED --endpoint-url ${endpoint} --region ${LOCAL_REGION}`,
+  );
   console.log('Press Ctrl-C to stop.');
 }
 

@@ -1,11 +1,11 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   ExpiredIteratorException,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import { localCredentials } from './dynamodb-local.js';
 
@@ -36,21 +36,33 @@ interface ShardCursor {
  * (the handler is idempotent).
  */
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
-  const { Table } = await options.dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const { Table } = await options.dynamo.send(
+    new DescribeTableCommand({ TableName: options.tableName }),
+  );
   const streamArn = Table?.LatestStreamArn;
   if (streamArn === undefined) throw new Error(`table ${options.tableName} has no stream`);
-  const client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: options.region, credentials: localCredentials });
+  const client = new DynamoDBStreamsClient({
+    endpoint: options.endpoint,
+    region: options.region,
+    credentials: localCredentials,
+  });
   const cursors = new Map<string, ShardCursor>();
   let stopped = false;
   const idleMs = options.idleMs ?? 10;
 
   const discover = async () => {
-    const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    const { StreamDescription } = await client.send(
+      new DescribeStreamCommand({ StreamArn: streamArn }),
+    );
     for (const shard of StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId;
       if (shardId === undefined || cursors.has(shardId)) continue;
       const { ShardIterator } = await client.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
       );
       cursors.set(shardId, { shardId, iterator: ShardIterator });
     }
@@ -59,7 +71,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const pollShard = async (cursor: ShardCursor): Promise<number> => {
     if (cursor.iterator === undefined) return 0;
     try {
-      const result = await client.send(new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: 1000 }));
+      const result = await client.send(
+        new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: 1000 }),
+      );
       const records = result.Records ?? [];
       if (records.length > 0) await options.handle(records);
       cursor.iterator = result.NextShardIterator;

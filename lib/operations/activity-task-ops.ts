@@ -1,6 +1,10 @@
 import type { ActivityOutcome } from '../core/activity-tasks.js';
 import { closeActivityTask, startActivityTask } from '../core/activity-tasks.js';
-import { type ActivityState, type ExecutionState, activityByScheduledId } from '../core/execution-state.js';
+import {
+  type ActivityState,
+  activityByScheduledId,
+  type ExecutionState,
+} from '../core/execution-state.js';
 import { UnknownResourceFault } from '../core/faults.js';
 import type { TaskList } from '../core/registry.js';
 import { epochSeconds } from '../ports/clock.js';
@@ -17,42 +21,58 @@ interface PollForActivityTaskInput {
   identity?: string;
 }
 
-export const pollForActivityTask = operation<PollForActivityTaskInput>(async (input, deps, request) => {
-  await requireDomain(deps, input.domain);
-  const list = { kind: 'activity' as const, domain: input.domain, taskList: input.taskList.name };
-  const task = await longPoll(deps, request, list, (entry) => claimActivityTask(deps, entry, input.identity));
-  // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4).
-  if (task === undefined) return { startedEventId: 0 };
-  const { state, activity, startedEventId } = task;
-  const scheduled = await scheduledInput(deps, state, activity);
-  return {
-    taskToken: await deps.taskTokens.encode({
-      kind: 'activity',
-      runId: state.execution.runId,
-      scheduledEventId: activity.scheduledEventId,
+export const pollForActivityTask = operation<PollForActivityTaskInput>(
+  async (input, deps, request) => {
+    await requireDomain(deps, input.domain);
+    const list = { kind: 'activity' as const, domain: input.domain, taskList: input.taskList.name };
+    const task = await longPoll(deps, request, list, (entry) =>
+      claimActivityTask(deps, entry, input.identity),
+    );
+    // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4).
+    if (task === undefined) return { startedEventId: 0 };
+    const { state, activity, startedEventId } = task;
+    const scheduled = await scheduledInput(deps, state, activity);
+    return {
+      taskToken: await deps.taskTokens.encode({
+        kind: 'activity',
+        runId: state.execution.runId,
+        scheduledEventId: activity.scheduledEventId,
+        startedEventId,
+      }),
+      activityId: activity.activityId,
       startedEventId,
-    }),
-    activityId: activity.activityId,
-    startedEventId,
-    workflowExecution: state.execution,
-    activityType: activity.activityType,
-    ...(scheduled === undefined ? {} : { input: scheduled }),
-  };
-});
+      workflowExecution: state.execution,
+      activityType: activity.activityType,
+      ...(scheduled === undefined ? {} : { input: scheduled }),
+    };
+  },
+);
 
 /** The activity's input lives in its ActivityTaskScheduled event, not in the execution state. */
 async function scheduledInput(deps: OperationDeps, state: ExecutionState, activity: ActivityState) {
-  const page = await deps.executions.readHistory(state.execution.runId, { after: activity.scheduledEventId, limit: 1, reverse: false });
+  const page = await deps.executions.readHistory(state.execution.runId, {
+    after: activity.scheduledEventId,
+    limit: 1,
+    reverse: false,
+  });
   const event = page.events[0];
   return event?.eventType === 'ActivityTaskScheduled' ? event.attributes.input : undefined;
 }
 
-async function claimActivityTask(deps: OperationDeps, entry: QueueEntry, identity: string | undefined) {
+async function claimActivityTask(
+  deps: OperationDeps,
+  entry: QueueEntry,
+  identity: string | undefined,
+) {
   try {
     const started = await mutateRun(deps, entry.runId, ({ state }) => {
       const activity = activityByScheduledId(state, entry.scheduledEventId);
       // A closed execution, a cancelled or timed-out activity, or one already started: never handed out.
-      if (state.status !== 'OPEN' || activity === undefined || activity.startedEventId !== undefined) {
+      if (
+        state.status !== 'OPEN' ||
+        activity === undefined ||
+        activity.startedEventId !== undefined
+      ) {
         return { write: false, result: undefined };
       }
       const t = startActivityTask(state, activity, identity, epochSeconds(deps.clock));
@@ -73,29 +93,41 @@ function tokenActivity(state: ExecutionState, claims: TaskTokenClaims): Activity
   if (state.status !== 'OPEN') throw closedExecution(state);
   const activity = activityByScheduledId(state, claims.scheduledEventId);
   if (activity === undefined || activity.startedEventId !== claims.startedEventId) {
-    throw new UnknownResourceFault(`Unknown activity, scheduledEventId = ${claims.scheduledEventId}`);
+    throw new UnknownResourceFault(
+      `Unknown activity, scheduledEventId = ${claims.scheduledEventId}`,
+    );
   }
   return activity;
 }
 
-async function loadForToken(deps: OperationDeps, taskToken: string): Promise<{ claims: TaskTokenClaims; loaded: LoadedRun }> {
+async function loadForToken(
+  deps: OperationDeps,
+  taskToken: string,
+): Promise<{ claims: TaskTokenClaims; loaded: LoadedRun }> {
   const claims = await deps.taskTokens.decode(taskToken, 'activity');
   const loaded = await deps.executions.loadRun(claims.runId);
-  if (loaded === undefined) throw new UnknownResourceFault(`Unknown activity, scheduledEventId = ${claims.scheduledEventId}`);
+  if (loaded === undefined)
+    throw new UnknownResourceFault(
+      `Unknown activity, scheduledEventId = ${claims.scheduledEventId}`,
+    );
   return { claims, loaded };
 }
 
-export const recordActivityTaskHeartbeat = operation<{ taskToken: string; details?: string }>(async (input, deps) => {
-  const { claims, loaded } = await loadForToken(deps, input.taskToken);
-  const activity = tokenActivity(loaded.state, claims);
-  await deps.executions.putHeartbeat(claims.runId, claims.scheduledEventId, {
-    at: epochSeconds(deps.clock),
-    ...(input.details === undefined ? {} : { details: input.details }),
-  });
-  return { cancelRequested: activity.latestCancelRequestedEventId !== undefined };
-});
+export const recordActivityTaskHeartbeat = operation<{ taskToken: string; details?: string }>(
+  async (input, deps) => {
+    const { claims, loaded } = await loadForToken(deps, input.taskToken);
+    const activity = tokenActivity(loaded.state, claims);
+    await deps.executions.putHeartbeat(claims.runId, claims.scheduledEventId, {
+      at: epochSeconds(deps.clock),
+      ...(input.details === undefined ? {} : { details: input.details }),
+    });
+    return { cancelRequested: activity.latestCancelRequestedEventId !== undefined };
+  },
+);
 
-const respondActivity = (outcomeOf: (input: Record<string, string | undefined>) => ActivityOutcome) =>
+const respondActivity = (
+  outcomeOf: (input: Record<string, string | undefined>) => ActivityOutcome,
+) =>
   operation<{ taskToken: string } & Record<string, string | undefined>>(async (input, deps) => {
     const { claims } = await loadForToken(deps, input.taskToken);
     return mutateRun(deps, claims.runId, ({ state }) => {
@@ -105,15 +137,22 @@ const respondActivity = (outcomeOf: (input: Record<string, string | undefined>) 
     });
   });
 
-const present = <K extends string>(key: K, value: string | undefined) => (value === undefined ? {} : { [key]: value });
+const present = <K extends string>(key: K, value: string | undefined) =>
+  value === undefined ? {} : { [key]: value };
 
-export const respondActivityTaskCompleted = respondActivity((i) => ({ kind: 'completed', ...present('result', i.result) }));
+export const respondActivityTaskCompleted = respondActivity((i) => ({
+  kind: 'completed',
+  ...present('result', i.result),
+}));
 export const respondActivityTaskFailed = respondActivity((i) => ({
   kind: 'failed',
   ...present('reason', i.reason),
   ...present('details', i.details),
 }));
-export const respondActivityTaskCanceled = respondActivity((i) => ({ kind: 'canceled', ...present('details', i.details) }));
+export const respondActivityTaskCanceled = respondActivity((i) => ({
+  kind: 'canceled',
+  ...present('details', i.details),
+}));
 
 const countPending = (kind: 'decision' | 'activity') =>
   operation<{ domain: string; taskList: TaskList }>(async (input, deps) => {

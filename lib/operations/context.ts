@@ -3,6 +3,7 @@ import type { ExecutionStore } from '../ports/execution-store.js';
 import type { LambdaInvoker } from '../ports/lambda-invoker.js';
 import type { RegistryStore } from '../ports/registry-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
+import type { VisibilityStore } from '../ports/visibility-store.js';
 import type { PageTokens } from './page-token.js';
 import type { TaskTokens } from './task-token.js';
 
@@ -16,6 +17,7 @@ export interface ServiceIdentity {
 export interface OperationDeps {
   readonly registry: RegistryStore;
   readonly executions: ExecutionStore;
+  readonly visibility: VisibilityStore;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly pageTokens: PageTokens;
@@ -55,6 +57,8 @@ export type Operation = (
  * type: validateInput has already checked it against the same service-model shape the type describes.
  */
 export const operation =
-  <I>(run: (input: I, deps: OperationDeps, request: RequestContext) => Promise<object | undefined>): Operation =>
+  <I>(
+    run: (input: I, deps: OperationDeps, request: RequestContext) => Promise<object | undefined>,
+  ): Operation =>
   (input, deps, request) =>
     run(input as I, deps, request);

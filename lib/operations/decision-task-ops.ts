@@ -1,9 +1,19 @@
-import { UnknownResourceFault, ValidationException } from '../core/faults.js';
-import { attributesMember, closeDecisionTypes, type Decision, type DecisionType } from '../core/decision.js';
-import { type ContinuedRun, completeDecisionTask, startDecisionTask, type TypeLookup } from '../core/decision-tasks.js';
+import {
+  attributesMember,
+  closeDecisionTypes,
+  type Decision,
+  type DecisionType,
+} from '../core/decision.js';
+import {
+  type ContinuedRun,
+  completeDecisionTask,
+  startDecisionTask,
+  type TypeLookup,
+} from '../core/decision-tasks.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { startRun } from '../core/executions.js';
-import { toWireEvent, type TypeRef } from '../core/history-event.js';
+import { UnknownResourceFault, ValidationException } from '../core/faults.js';
+import { type TypeRef, toWireEvent } from '../core/history-event.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/registry.js';
 import { rejectMember } from '../http/coral-message.js';
 import { epochSeconds } from '../ports/clock.js';
@@ -32,26 +42,36 @@ interface StartedDecisionTask {
 
 const POLL_ACTION = 'PollForDecisionTask';
 
-export const pollForDecisionTask = operation<PollForDecisionTaskInput>(async (input, deps, request) => {
-  await requireDomain(deps, input.domain);
-  const args = {
-    domain: input.domain,
-    taskList: input.taskList.name,
-    reverseOrder: input.reverseOrder === true,
-    startAtPreviousStartedEvent: input.startAtPreviousStartedEvent === true,
-  };
-  if (input.nextPageToken !== undefined && input.nextPageToken !== '') {
-    const cursor = await deps.pageTokens.decode({ action: POLL_ACTION, args }, input.nextPageToken);
-    return nextHistoryPage(deps, input, args, cursor);
-  }
-  const list = { kind: 'decision' as const, domain: input.domain, taskList: input.taskList.name };
-  const task = await longPoll(deps, request, list, (entry) => claimDecisionTask(deps, entry, input.identity));
-  // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4, §14.1).
-  if (task === undefined) return { startedEventId: 0, previousStartedEventId: 0 };
-  return decisionTaskPage(deps, input, args, task, firstEventId(task, input));
-});
+export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
+  async (input, deps, request) => {
+    await requireDomain(deps, input.domain);
+    const args = {
+      domain: input.domain,
+      taskList: input.taskList.name,
+      reverseOrder: input.reverseOrder === true,
+      startAtPreviousStartedEvent: input.startAtPreviousStartedEvent === true,
+    };
+    if (input.nextPageToken !== undefined && input.nextPageToken !== '') {
+      const cursor = await deps.pageTokens.decode(
+        { action: POLL_ACTION, args },
+        input.nextPageToken,
+      );
+      return nextHistoryPage(deps, input, args, cursor);
+    }
+    const list = { kind: 'decision' as const, domain: input.domain, taskList: input.taskList.name };
+    const task = await longPoll(deps, request, list, (entry) =>
+      claimDecisionTask(deps, entry, input.identity),
+    );
+    // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4, §14.1).
+    if (task === undefined) return { startedEventId: 0, previousStartedEventId: 0 };
+    return decisionTaskPage(deps, input, args, task, firstEventId(task, input));
+  },
+);
 
-function firstEventId(task: StartedDecisionTask, input: PollForDecisionTaskInput): number | undefined {
+function firstEventId(
+  task: StartedDecisionTask,
+  input: PollForDecisionTaskInput,
+): number | undefined {
   if (input.reverseOrder === true) return task.startedEventId;
   const previous = task.state.previousStartedEventId;
   return input.startAtPreviousStartedEvent === true && previous > 0 ? previous : undefined;
@@ -65,11 +85,19 @@ async function claimDecisionTask(
   try {
     return await mutateRun(deps, entry.runId, ({ state }) => {
       const task = state.decisionTask;
-      if (state.status !== 'OPEN' || task.status !== 'scheduled' || task.scheduledEventId !== entry.scheduledEventId) {
+      if (
+        state.status !== 'OPEN' ||
+        task.status !== 'scheduled' ||
+        task.scheduledEventId !== entry.scheduledEventId
+      ) {
         return { write: false, result: undefined };
       }
       const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
-      const started = { state: t.state, scheduledEventId: task.scheduledEventId, startedEventId: t.state.nextEventId - 1 };
+      const started = {
+        state: t.state,
+        scheduledEventId: task.scheduledEventId,
+        startedEventId: t.state.nextEventId - 1,
+      };
       return { write: true, result: started, state: t.state, events: t.events, claim: entry };
     }).then(async (started) => {
       if (started === undefined) await deps.executions.dropQueueEntries([entry]);
@@ -93,28 +121,51 @@ async function decisionTaskPage(
   const { state, scheduledEventId, startedEventId } = task;
   const reverse = input.reverseOrder === true;
   const limit = pageSize(input.maximumPageSize);
-  const page = await deps.executions.readHistory(state.execution.runId, { ...(after === undefined ? {} : { after }), limit, reverse });
+  const page = await deps.executions.readHistory(state.execution.runId, {
+    ...(after === undefined ? {} : { after }),
+    limit,
+    reverse,
+  });
   // The task's view of the history ends at its DecisionTaskStarted.
   const events = page.events.filter((e) => e.eventId <= startedEventId);
   const next = page.next !== undefined && page.next <= startedEventId ? page.next : undefined;
-  const taskToken = await deps.taskTokens.encode({ kind: 'decision', runId: state.execution.runId, scheduledEventId, startedEventId });
-  const cursor = next === undefined ? undefined : [state.execution.runId, scheduledEventId, startedEventId, next].join('|');
+  const taskToken = await deps.taskTokens.encode({
+    kind: 'decision',
+    runId: state.execution.runId,
+    scheduledEventId,
+    startedEventId,
+  });
+  const cursor =
+    next === undefined
+      ? undefined
+      : [state.execution.runId, scheduledEventId, startedEventId, next].join('|');
   return {
     taskToken,
     startedEventId,
     workflowExecution: state.execution,
     workflowType: state.workflowType,
     events: events.map(toWireEvent),
-    ...(cursor === undefined ? {} : { nextPageToken: await deps.pageTokens.encode({ action: POLL_ACTION, args }, cursor) }),
+    ...(cursor === undefined
+      ? {}
+      : { nextPageToken: await deps.pageTokens.encode({ action: POLL_ACTION, args }, cursor) }),
     previousStartedEventId: state.previousStartedEventId,
   };
 }
 
-async function nextHistoryPage(deps: OperationDeps, input: PollForDecisionTaskInput, args: unknown, cursor: string) {
+async function nextHistoryPage(
+  deps: OperationDeps,
+  input: PollForDecisionTaskInput,
+  args: unknown,
+  cursor: string,
+) {
   const [runId = '', scheduled, started, next] = cursor.split('|');
   const loaded = await deps.executions.loadRun(runId);
   if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
-  const task = { state: loaded.state, scheduledEventId: Number(scheduled), startedEventId: Number(started) };
+  const task = {
+    state: loaded.state,
+    scheduledEventId: Number(scheduled),
+    startedEventId: Number(started),
+  };
   return decisionTaskPage(deps, input, args, task, Number(next));
 }
 
@@ -126,34 +177,49 @@ interface RespondDecisionTaskCompletedInput {
   taskListScheduleToStartTimeout?: string;
 }
 
-export const respondDecisionTaskCompleted = operation<RespondDecisionTaskCompletedInput>(async (input, deps) => {
-  const claims = await deps.taskTokens.decode(input.taskToken, 'decision');
-  const current = await deps.executions.loadRun(claims.runId);
-  const unknownTask = () => new UnknownResourceFault(`Unknown decision task, scheduledEventId = ${claims.scheduledEventId}`);
-  if (current === undefined) throw unknownTask();
-  if (current.state.status !== 'OPEN') throw closedExecution(current.state);
-  const decisions = unwrapDecisions(input.decisions ?? []);
-  const types = await loadTypes(deps, current.state, decisions);
-  const response = {
-    decisions,
-    ...(input.executionContext === undefined ? {} : { executionContext: input.executionContext }),
-    ...(input.taskList === undefined ? {} : { taskList: input.taskList }),
-    ...(input.taskListScheduleToStartTimeout === undefined ? {} : { taskListScheduleToStartTimeout: input.taskListScheduleToStartTimeout }),
-  };
-  return mutateRun(deps, claims.runId, ({ state }) => {
-    if (state.status !== 'OPEN') throw closedExecution(state);
-    const task = state.decisionTask;
-    if (task.status !== 'started' || task.startedEventId !== claims.startedEventId) throw unknownTask();
-    const now = epochSeconds(deps.clock);
-    const { transition, continuedRun } = completeDecisionTask(state, response, types, {
-      now,
-      newRunId: () => deps.ids.runId(),
-      lambdaAvailable: deps.lambda.available,
+export const respondDecisionTaskCompleted = operation<RespondDecisionTaskCompletedInput>(
+  async (input, deps) => {
+    const claims = await deps.taskTokens.decode(input.taskToken, 'decision');
+    const current = await deps.executions.loadRun(claims.runId);
+    const unknownTask = () =>
+      new UnknownResourceFault(
+        `Unknown decision task, scheduledEventId = ${claims.scheduledEventId}`,
+      );
+    if (current === undefined) throw unknownTask();
+    if (current.state.status !== 'OPEN') throw closedExecution(current.state);
+    const decisions = unwrapDecisions(input.decisions ?? []);
+    const types = await loadTypes(deps, current.state, decisions);
+    const response = {
+      decisions,
+      ...(input.executionContext === undefined ? {} : { executionContext: input.executionContext }),
+      ...(input.taskList === undefined ? {} : { taskList: input.taskList }),
+      ...(input.taskListScheduleToStartTimeout === undefined
+        ? {}
+        : { taskListScheduleToStartTimeout: input.taskListScheduleToStartTimeout }),
+    };
+    return mutateRun(deps, claims.runId, ({ state }) => {
+      if (state.status !== 'OPEN') throw closedExecution(state);
+      const task = state.decisionTask;
+      if (task.status !== 'started' || task.startedEventId !== claims.startedEventId)
+        throw unknownTask();
+      const now = epochSeconds(deps.clock);
+      const { transition, continuedRun } = completeDecisionTask(state, response, types, {
+        now,
+        newRunId: () => deps.ids.runId(),
+        lambdaAvailable: deps.lambda.available,
+      });
+      const base = {
+        write: true as const,
+        result: undefined,
+        state: transition.state,
+        events: transition.events,
+      };
+      return continuedRun === undefined
+        ? base
+        : { ...base, newRun: continueRun(transition.state, continuedRun, now) };
     });
-    const base = { write: true as const, result: undefined, state: transition.state, events: transition.events };
-    return continuedRun === undefined ? base : { ...base, newRun: continueRun(transition.state, continuedRun, now) };
-  });
-});
+  },
+);
 
 function continueRun(previous: ExecutionState, run: ContinuedRun, now: number) {
   return startRun(
@@ -187,7 +253,8 @@ function unwrapDecisions(wire: readonly Record<string, unknown>[]): Decision[] {
     const member = attributesMember(decisionType);
     const attributes = d[member];
     if (attributes === undefined) {
-      if (!decisionsWithOptionalAttributes.has(decisionType)) rejectMember(`${path}.${member}`, null, 'Member must not be null');
+      if (!decisionsWithOptionalAttributes.has(decisionType))
+        rejectMember(`${path}.${member}`, null, 'Member must not be null');
       return { decisionType, attributes: {} } as Decision;
     }
     return { decisionType, attributes } as Decision;
@@ -202,16 +269,25 @@ const decisionsWithOptionalAttributes: ReadonlySet<DecisionType> = new Set([
 ]);
 
 /** Loads every registered type the decisions name, once, so the core can decide without I/O. */
-async function loadTypes(deps: OperationDeps, state: ExecutionState, decisions: readonly Decision[]): Promise<TypeLookup> {
+async function loadTypes(
+  deps: OperationDeps,
+  state: ExecutionState,
+  decisions: readonly Decision[],
+): Promise<TypeLookup> {
   const domain = state.domain;
   const activityRefs = new Map<string, TypeRef>();
   const workflowRefs = new Map<string, TypeRef>();
   const keyOf = (ref: TypeRef) => JSON.stringify([ref.name, ref.version]);
   for (const d of decisions) {
-    if (d.decisionType === 'ScheduleActivityTask') activityRefs.set(keyOf(d.attributes.activityType), d.attributes.activityType);
-    if (d.decisionType === 'StartChildWorkflowExecution') workflowRefs.set(keyOf(d.attributes.workflowType), d.attributes.workflowType);
+    if (d.decisionType === 'ScheduleActivityTask')
+      activityRefs.set(keyOf(d.attributes.activityType), d.attributes.activityType);
+    if (d.decisionType === 'StartChildWorkflowExecution')
+      workflowRefs.set(keyOf(d.attributes.workflowType), d.attributes.workflowType);
     if (d.decisionType === 'ContinueAsNewWorkflowExecution') {
-      const ref = { name: state.workflowType.name, version: d.attributes.workflowTypeVersion ?? state.workflowType.version };
+      const ref = {
+        name: state.workflowType.name,
+        version: d.attributes.workflowTypeVersion ?? state.workflowType.version,
+      };
       workflowRefs.set(keyOf(ref), ref);
     }
   }

@@ -1,10 +1,10 @@
 import {
   DomainAlreadyExistsFault,
   DomainDeprecatedFault,
+  faultText,
   LimitExceededFault,
   TooManyTagsFault,
   UnknownResourceFault,
-  faultText,
 } from '../core/faults.js';
 import {
   type DomainRecord,
@@ -13,8 +13,8 @@ import {
   registryLimits,
 } from '../core/registry.js';
 import { epochSeconds } from '../ports/clock.js';
-import { type OperationDeps, type ServiceIdentity, operation } from './context.js';
-import { nextPageToken, pageRequest, type PagingInput } from './paging.js';
+import { type OperationDeps, operation, type ServiceIdentity } from './context.js';
+import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
 
 // The five domain actions share their lookups and wording, so they live together.
 
@@ -51,7 +51,9 @@ export const registerDomain = operation<RegisterDomainInput>(async (input, deps)
   const outcome = await deps.registry.createDomain(record, registryLimits.domainsPerAccount);
   if (outcome === 'exists') throw new DomainAlreadyExistsFault(input.name);
   if (outcome === 'limit-exceeded') {
-    throw new LimitExceededFault(`The limit of ${registryLimits.domainsPerAccount} domains has been reached`);
+    throw new LimitExceededFault(
+      `The limit of ${registryLimits.domainsPerAccount} domains has been reached`,
+    );
   }
   return undefined;
 });
@@ -83,7 +85,10 @@ interface ListDomainsInput extends PagingInput {
 }
 
 export const listDomains = operation<ListDomainsInput>(async (input, deps) => {
-  const args = { registrationStatus: input.registrationStatus, reverseOrder: input.reverseOrder === true };
+  const args = {
+    registrationStatus: input.registrationStatus,
+    reverseOrder: input.reverseOrder === true,
+  };
   const page = await deps.registry.listDomains(
     input.registrationStatus,
     await pageRequest(deps, 'ListDomains', args, input),
@@ -95,7 +100,11 @@ export const listDomains = operation<ListDomainsInput>(async (input, deps) => {
 });
 
 export const deprecateDomain = operation<{ name: string }>(async (input, deps) => {
-  const outcome = await deps.registry.setDomainStatus(input.name, 'DEPRECATED', epochSeconds(deps.clock));
+  const outcome = await deps.registry.setDomainStatus(
+    input.name,
+    'DEPRECATED',
+    epochSeconds(deps.clock),
+  );
   if (outcome === 'missing') throw new UnknownResourceFault(faultText.unknownDomain(input.name));
   if (outcome === 'already') throw new DomainDeprecatedFault(input.name);
   return undefined;
@@ -103,7 +112,11 @@ export const deprecateDomain = operation<{ name: string }>(async (input, deps) =
 
 /** Types deprecated with the domain stay deprecated: SWF documents no restore (swf-api.md §5.1). */
 export const undeprecateDomain = operation<{ name: string }>(async (input, deps) => {
-  const outcome = await deps.registry.setDomainStatus(input.name, 'REGISTERED', epochSeconds(deps.clock));
+  const outcome = await deps.registry.setDomainStatus(
+    input.name,
+    'REGISTERED',
+    epochSeconds(deps.clock),
+  );
   if (outcome === 'missing') throw new UnknownResourceFault(faultText.unknownDomain(input.name));
   if (outcome === 'already') throw new DomainAlreadyExistsFault(input.name);
   return undefined;

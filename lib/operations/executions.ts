@@ -1,20 +1,33 @@
+import { openCounts } from '../core/execution-state.js';
+import {
+  type ExecutionRequest,
+  requestCancelExecution,
+  resolveExecutionConfig,
+  signalExecution,
+  startRun,
+  terminateExecution,
+} from '../core/executions.js';
 import {
   DefaultUndefinedFault,
   DomainDeprecatedFault,
+  faultText,
   TypeDeprecatedFault,
   UnknownResourceFault,
   WorkflowExecutionAlreadyStartedFault,
-  faultText,
 } from '../core/faults.js';
-import { openCounts } from '../core/execution-state.js';
-import { type ExecutionRequest, requestCancelExecution, resolveExecutionConfig, signalExecution, startRun, terminateExecution } from '../core/executions.js';
 import { type TypeRef, toWireEvent } from '../core/history-event.js';
 import { queueChanges } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { nextPageToken, pageSize } from './paging.js';
-import { closedExecution, mutateRun, notifyQueued, requireRun, resolveOpenRun } from './run-mutation.js';
+import {
+  closedExecution,
+  mutateRun,
+  notifyQueued,
+  requireRun,
+  resolveOpenRun,
+} from './run-mutation.js';
 
 interface StartWorkflowExecutionInput extends ExecutionRequest {
   domain: string;
@@ -24,41 +37,53 @@ interface StartWorkflowExecutionInput extends ExecutionRequest {
   tagList?: string[];
 }
 
-export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(async (input, deps) => {
-  const domain = await requireDomain(deps, input.domain);
-  const type = await deps.registry.getType({ kind: 'workflow', domain: input.domain, ...input.workflowType });
-  if (type === undefined || type.kind !== 'workflow') {
-    throw new UnknownResourceFault(faultText.unknownType('WorkflowType', input.workflowType.name, input.workflowType.version));
-  }
-  if (type.status === 'DEPRECATED') {
-    throw new TypeDeprecatedFault(faultText.typeRef('WorkflowType', type.name, type.version));
-  }
-  if (domain.status === 'DEPRECATED') throw new DomainDeprecatedFault(`Domain is deprecated: ${domain.name}`);
-  const resolved = resolveExecutionConfig(input, type.configuration);
-  if (!resolved.ok) throw new DefaultUndefinedFault(resolved.missing);
-  const runId = deps.ids.runId();
-  const { state, events } = startRun(
-    {
+export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
+  async (input, deps) => {
+    const domain = await requireDomain(deps, input.domain);
+    const type = await deps.registry.getType({
+      kind: 'workflow',
       domain: input.domain,
-      execution: { workflowId: input.workflowId, runId },
-      workflowType: input.workflowType,
-      config: resolved.config,
-      ...(input.input === undefined ? {} : { input: input.input }),
-      ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
-    },
-    epochSeconds(deps.clock),
-  );
-  const write = { state, events, queue: queueChanges(undefined, state) };
-  const outcome = await deps.executions.commit([write], [
-    { kind: 'acquire', domain: input.domain, workflowId: input.workflowId, runId },
-  ]);
-  if (outcome === 'already-open') {
-    throw new WorkflowExecutionAlreadyStartedFault(`An open execution already has workflowId ${input.workflowId}`);
-  }
-  if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
-  notifyQueued(deps, [write]);
-  return { runId };
-});
+      ...input.workflowType,
+    });
+    if (type === undefined || type.kind !== 'workflow') {
+      throw new UnknownResourceFault(
+        faultText.unknownType('WorkflowType', input.workflowType.name, input.workflowType.version),
+      );
+    }
+    if (type.status === 'DEPRECATED') {
+      throw new TypeDeprecatedFault(faultText.typeRef('WorkflowType', type.name, type.version));
+    }
+    if (domain.status === 'DEPRECATED')
+      throw new DomainDeprecatedFault(`Domain is deprecated: ${domain.name}`);
+    const resolved = resolveExecutionConfig(input, type.configuration);
+    if (!resolved.ok) throw new DefaultUndefinedFault(resolved.missing);
+    const runId = deps.ids.runId();
+    const { state, events } = startRun(
+      {
+        domain: input.domain,
+        execution: { workflowId: input.workflowId, runId },
+        workflowType: input.workflowType,
+        config: resolved.config,
+        ...(input.input === undefined ? {} : { input: input.input }),
+        ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
+      },
+      epochSeconds(deps.clock),
+    );
+    const write = { state, events, queue: queueChanges(undefined, state) };
+    const outcome = await deps.executions.commit(
+      [write],
+      [{ kind: 'acquire', domain: input.domain, workflowId: input.workflowId, runId }],
+    );
+    if (outcome === 'already-open') {
+      throw new WorkflowExecutionAlreadyStartedFault(
+        `An open execution already has workflowId ${input.workflowId}`,
+      );
+    }
+    if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
+    notifyQueued(deps, [write]);
+    return { runId };
+  },
+);
 
 interface ExecutionTarget {
   domain: string;
@@ -71,17 +96,20 @@ async function openTarget(deps: OperationDeps, input: ExecutionTarget): Promise<
   return resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
 }
 
-export const signalWorkflowExecution = operation<ExecutionTarget & { signalName: string; input?: string }>(
-  async (input, deps) => {
-    const runId = await openTarget(deps, input);
-    return mutateRun(deps, runId, ({ state }) => {
-      if (state.status !== 'OPEN') throw closedExecution(state);
-      const signal = { signalName: input.signalName, ...(input.input === undefined ? {} : { input: input.input }) };
-      const t = signalExecution(state, signal, epochSeconds(deps.clock));
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    });
-  },
-);
+export const signalWorkflowExecution = operation<
+  ExecutionTarget & { signalName: string; input?: string }
+>(async (input, deps) => {
+  const runId = await openTarget(deps, input);
+  return mutateRun(deps, runId, ({ state }) => {
+    if (state.status !== 'OPEN') throw closedExecution(state);
+    const signal = {
+      signalName: input.signalName,
+      ...(input.input === undefined ? {} : { input: input.input }),
+    };
+    const t = signalExecution(state, signal, epochSeconds(deps.clock));
+    return { write: true, result: undefined, state: t.state, events: t.events };
+  });
+});
 
 export const requestCancelWorkflowExecution = operation<ExecutionTarget>(async (input, deps) => {
   const runId = await openTarget(deps, input);
@@ -119,7 +147,12 @@ interface ExecutionInput {
 
 export const describeWorkflowExecution = operation<ExecutionInput>(async (input, deps) => {
   await requireDomain(deps, input.domain);
-  const { state } = await requireRun(deps, input.domain, input.execution.workflowId, input.execution.runId);
+  const { state } = await requireRun(
+    deps,
+    input.domain,
+    input.execution.workflowId,
+    input.execution.runId,
+  );
   const c = state.config;
   return {
     executionInfo: {
@@ -142,8 +175,12 @@ export const describeWorkflowExecution = operation<ExecutionInput>(async (input,
       ...(c.lambdaRole === undefined ? {} : { lambdaRole: c.lambdaRole }),
     },
     openCounts: openCounts(state),
-    ...(state.latestActivityTaskTimestamp === undefined ? {} : { latestActivityTaskTimestamp: state.latestActivityTaskTimestamp }),
-    ...(state.latestExecutionContext === undefined ? {} : { latestExecutionContext: state.latestExecutionContext }),
+    ...(state.latestActivityTaskTimestamp === undefined
+      ? {}
+      : { latestActivityTaskTimestamp: state.latestActivityTaskTimestamp }),
+    ...(state.latestExecutionContext === undefined
+      ? {}
+      : { latestExecutionContext: state.latestExecutionContext }),
   };
 });
 
@@ -158,9 +195,17 @@ export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input,
   const { workflowId, runId } = input.execution;
   await requireRun(deps, input.domain, workflowId, runId);
   const action = 'GetWorkflowExecutionHistory';
-  const args = { domain: input.domain, workflowId, runId, reverseOrder: input.reverseOrder === true };
+  const args = {
+    domain: input.domain,
+    workflowId,
+    runId,
+    reverseOrder: input.reverseOrder === true,
+  };
   const token = input.nextPageToken;
-  const after = token === undefined || token === '' ? undefined : Number(await deps.pageTokens.decode({ action, args }, token));
+  const after =
+    token === undefined || token === ''
+      ? undefined
+      : Number(await deps.pageTokens.decode({ action, args }, token));
   const page = await deps.executions.readHistory(runId, {
     ...(after === undefined ? {} : { after }),
     limit: pageSize(input.maximumPageSize),
@@ -168,6 +213,11 @@ export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input,
   });
   return {
     events: page.events.map(toWireEvent),
-    ...(await nextPageToken(deps, action, args, page.next === undefined ? undefined : String(page.next))),
+    ...(await nextPageToken(
+      deps,
+      action,
+      args,
+      page.next === undefined ? undefined : String(page.next),
+    )),
   };
 });

@@ -27,6 +27,12 @@ import {
 } from './executions.js';
 import { listTagsForResource, tagResource, untagResource } from './tags.js';
 import { typeOperations } from './types.js';
+import {
+  countClosedWorkflowExecutions,
+  countOpenWorkflowExecutions,
+  listClosedWorkflowExecutions,
+  listOpenWorkflowExecutions,
+} from './visibility.js';
 
 /** Every SWF action this service answers, by its X-Amz-Target name. */
 export const operations: Partial<Record<SwfAction, Operation>> = {
@@ -54,4 +60,8 @@ export const operations: Partial<Record<SwfAction, Operation>> = {
   RespondActivityTaskCanceled: respondActivityTaskCanceled,
   CountPendingActivityTasks: countPendingActivityTasks,
   CountPendingDecisionTasks: countPendingDecisionTasks,
+  ListOpenWorkflowExecutions: listOpenWorkflowExecutions,
+  ListClosedWorkflowExecutions: listClosedWorkflowExecutions,
+  CountOpenWorkflowExecutions: countOpenWorkflowExecutions,
+  CountClosedWorkflowExecutions: countClosedWorkflowExecutions,
 };

@@ -6,7 +6,7 @@ import { ClaimLost } from './run-mutation.js';
 
 /** SWF's quota on pollers of one task list (swf-api.md §4). */
 const MAX_POLLERS = 1000;
-/** How many queue heads a poll looks at; pollers start at different ones so they rarely collide. */
+/** How many queue heads a poll looks at. */
 const PEEK = 10;
 
 /**
@@ -22,7 +22,9 @@ export async function longPoll<T>(
 ): Promise<T | undefined> {
   const { kind, domain, taskList } = list;
   if (deps.notifier.waiting(kind, domain, taskList) >= MAX_POLLERS) {
-    throw new LimitExceededFault(`More than ${MAX_POLLERS} pollers are waiting on task list ${taskList}`);
+    throw new LimitExceededFault(
+      `More than ${MAX_POLLERS} pollers are waiting on task list ${taskList}`,
+    );
   }
   const deadline = deps.clock.now() + deps.polling.maxWaitMs;
   const stop = new AbortController();
@@ -31,7 +33,13 @@ export async function longPoll<T>(
   try {
     while (!request.signal.aborted) {
       const remaining = deadline - deps.clock.now();
-      const woken = deps.notifier.wait(kind, domain, taskList, Math.min(remaining, deps.polling.recheckMs), stop.signal);
+      const woken = deps.notifier.wait(
+        kind,
+        domain,
+        taskList,
+        Math.min(remaining, deps.polling.recheckMs),
+        stop.signal,
+      );
       const taken = await takeFirst(deps, request, list, take);
       if (taken !== undefined || remaining <= 0) return taken;
       await woken;
@@ -52,9 +60,10 @@ async function takeFirst<T>(
   for (;;) {
     const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, PEEK);
     if (entries.length === 0) return undefined;
-    const offset = Math.floor(Math.random() * Math.min(entries.length, 3));
+    // Strictly in queue order (priority, then age: swf-api.md §5.6); a poller that loses the head
+    // to another one moves on to the next entry.
     let lost = false;
-    for (const entry of [...entries.slice(offset), ...entries.slice(0, offset)]) {
+    for (const entry of entries) {
       if (request.signal.aborted) return undefined;
       try {
         const taken = await take(entry);

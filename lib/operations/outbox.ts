@@ -1,15 +1,23 @@
-import { childAlreadyRunning, childClosed, childConfig, childStarted, externalRequestArrival, externalRequestOutcome } from '../core/cross-execution.js';
+import {
+  childAlreadyRunning,
+  childClosed,
+  childConfig,
+  childStarted,
+  externalRequestArrival,
+  externalRequestOutcome,
+  externalRequestToSelf,
+} from '../core/cross-execution.js';
 import { fireDeadline } from '../core/deadlines.js';
-import { closeLambdaFunction, startLambdaFunction } from '../core/lambda-functions.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { requestCancelExecution, startRun, terminateExecution } from '../core/executions.js';
+import { UnknownResourceFault } from '../core/faults.js';
+import { closeLambdaFunction, startLambdaFunction } from '../core/lambda-functions.js';
 import { type OutboxEffect, outboxEffects } from '../core/outbox.js';
 import { queueChanges } from '../core/task-queue.js';
 import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-scheduler.js';
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
-import { UnknownResourceFault } from '../core/faults.js';
 import type { OperationDeps } from './context.js';
 import { mutateRun, notifyQueued } from './run-mutation.js';
 
@@ -20,18 +28,27 @@ export interface OutboxDeps extends OperationDeps {
 const MAX_ATTEMPTS = 50;
 
 /** Carries out what one committed change of a run's state asks for (see lib/core/outbox.ts). */
-export async function carryOutRunChange(deps: OutboxDeps, before: ExecutionState | undefined, after: ExecutionState): Promise<void> {
+export async function carryOutRunChange(
+  deps: OutboxDeps,
+  before: ExecutionState | undefined,
+  after: ExecutionState,
+): Promise<void> {
   for (const effect of outboxEffects(before, after)) await carryOut(deps, effect);
 }
 
 async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
   switch (effect.kind) {
     case 'arm':
-      return deps.scheduler.arm({ runId: effect.deadline.runId, key: effect.deadline.key, at: effect.deadline.at });
+      return deps.scheduler.arm({
+        runId: effect.deadline.runId,
+        key: effect.deadline.key,
+        at: effect.deadline.at,
+      });
     case 'sync-queue':
       // Writes that did not fit in the commit's transaction, or were lost with its process, land here.
       await deps.executions.applyQueueChanges(effect.changes);
-      for (const task of effect.changes.add) deps.notifier.notify(task.kind, task.domain, task.taskList);
+      for (const task of effect.changes.add)
+        deps.notifier.notify(task.kind, task.domain, task.taskList);
       return;
     case 'deliver-external':
       return deliverExternal(deps, effect.runId, effect.initiatedEventId);
@@ -49,7 +66,8 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
 /** A deadline fired: record its event if it is still pending and due, re-arm it if it moved. */
 export async function fireRunDeadline(deps: OutboxDeps, fire: DeadlineFire): Promise<void> {
   const rearm = await mutateRun(deps, fire.runId, async ({ state }) => {
-    const heartbeat = fire.key.endsWith(':HEARTBEAT')
+    // Every activity timeout carries the last heartbeat's details, whatever its type (swf-api.md §9).
+    const heartbeat = fire.key.startsWith('A:')
       ? await deps.executions.getHeartbeat(fire.runId, Number(fire.key.split(':')[1]))
       : undefined;
     const outcome = fireDeadline(state, fire.key, epochSeconds(deps.clock), heartbeat);
@@ -72,7 +90,10 @@ export async function fireRunDeadline(deps: OutboxDeps, fire: DeadlineFire): Pro
 async function commitPair(
   deps: OperationDeps,
   runIds: readonly [string, string],
-  decide: (a: LoadedRun, b: LoadedRun | undefined) => { a?: Transition; b?: Transition; created?: RunWrite } | undefined,
+  decide: (
+    a: LoadedRun,
+    b: LoadedRun | undefined,
+  ) => { a?: Transition; b?: Transition; created?: RunWrite } | undefined,
 ): Promise<'committed' | 'nothing' | 'already-open'> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const a = await deps.executions.loadRun(runIds[0]);
@@ -87,7 +108,14 @@ async function commitPair(
     const pointers =
       plan.created === undefined
         ? []
-        : [{ kind: 'acquire' as const, domain: plan.created.state.domain, workflowId: plan.created.state.execution.workflowId, runId: plan.created.state.execution.runId }];
+        : [
+            {
+              kind: 'acquire' as const,
+              domain: plan.created.state.domain,
+              workflowId: plan.created.state.execution.workflowId,
+              runId: plan.created.state.execution.runId,
+            },
+          ];
     const outcome = await deps.executions.commit(writes, pointers);
     if (outcome === 'committed') {
       notifyQueued(deps, writes);
@@ -106,11 +134,16 @@ const runWrite = (loaded: LoadedRun, t: Transition): RunWrite => ({
 });
 
 /** A signal or cancel request to another execution: both histories change in one transaction, or neither. */
-async function deliverExternal(deps: OutboxDeps, sourceRunId: string, initiatedEventId: number): Promise<void> {
+async function deliverExternal(
+  deps: OutboxDeps,
+  sourceRunId: string,
+  initiatedEventId: number,
+): Promise<void> {
   const source = await deps.executions.loadRun(sourceRunId);
   const request = source?.state.externalRequests[String(initiatedEventId)];
   if (source === undefined || request === undefined) return;
-  const targetRunId = request.runId ?? (await deps.executions.findOpenRun(source.state.domain, request.workflowId));
+  const targetRunId =
+    request.runId ?? (await deps.executions.findOpenRun(source.state.domain, request.workflowId));
   const now = epochSeconds(deps.clock);
   await commitPair(deps, [sourceRunId, targetRunId ?? sourceRunId], (src, tgt) => {
     const target = targetRunId === undefined ? undefined : tgt?.state;
@@ -123,27 +156,22 @@ async function deliverExternal(deps: OutboxDeps, sourceRunId: string, initiatedE
       const failed = externalRequestOutcome(src.state, initiatedEventId, undefined, now);
       return failed === undefined ? undefined : { a: failed };
     }
-    if (target.execution.runId === src.state.execution.runId) return deliverToSelf(src.state, initiatedEventId, now);
+    if (target.execution.runId === src.state.execution.runId) {
+      const self = externalRequestToSelf(src.state, initiatedEventId, now);
+      return self === undefined ? undefined : { a: self };
+    }
     const arrival = externalRequestArrival(target, src.state, initiatedEventId, now);
     const outcome = externalRequestOutcome(src.state, initiatedEventId, target.execution, now);
     return arrival === undefined || outcome === undefined ? undefined : { a: outcome, b: arrival };
   });
 }
 
-/** An execution that signals itself: the arrival and the outcome are one transition of one run. */
-function deliverToSelf(state: ExecutionState, initiatedEventId: number, now: number) {
-  const arrival = externalRequestArrival(state, state, initiatedEventId, now);
-  if (arrival === undefined) return undefined;
-  const outcome = externalRequestOutcome(arrival.state, initiatedEventId, state.execution, now);
-  if (outcome === undefined) return undefined;
-  const combined = arrival;
-  for (const event of outcome.events) combined.record(event);
-  combined.scheduleDecisionTaskIfOwed();
-  return { a: combined };
-}
-
 /** Starts the child run and records ChildWorkflowExecutionStarted in the parent, in one transaction. */
-async function startChild(deps: OutboxDeps, parentRunId: string, initiatedEventId: number): Promise<void> {
+async function startChild(
+  deps: OutboxDeps,
+  parentRunId: string,
+  initiatedEventId: number,
+): Promise<void> {
   const now = epochSeconds(deps.clock);
   const childRunId = deps.ids.runId();
   const outcome = await commitPair(deps, [parentRunId, parentRunId], (parent) => {
@@ -165,12 +193,21 @@ async function startChild(deps: OutboxDeps, parentRunId: string, initiatedEventI
       },
       now,
     );
-    return { a: started, created: { state: child.state, events: child.events, queue: queueChanges(undefined, child.state) } };
+    return {
+      a: started,
+      created: {
+        state: child.state,
+        events: child.events,
+        queue: queueChanges(undefined, child.state),
+      },
+    };
   });
   if (outcome !== 'already-open') return;
   await mutateRun(deps, parentRunId, ({ state }) => {
     const t = childAlreadyRunning(state, initiatedEventId, now);
-    return t === undefined ? { write: false, result: undefined } : { write: true, result: undefined, state: t.state, events: t.events };
+    return t === undefined
+      ? { write: false, result: undefined }
+      : { write: true, result: undefined, state: t.state, events: t.events };
   });
 }
 
@@ -180,7 +217,9 @@ async function notifyParent(deps: OutboxDeps, child: ExecutionState): Promise<vo
   const now = epochSeconds(deps.clock);
   await mutateRun(deps, parentRunId, ({ state }) => {
     const t = childClosed(state, child, now);
-    return t === undefined ? { write: false, result: undefined } : { write: true, result: undefined, state: t.state, events: t.events };
+    return t === undefined
+      ? { write: false, result: undefined }
+      : { write: true, result: undefined, state: t.state, events: t.events };
   }).catch(ignoreMissingRun);
 }
 
@@ -200,12 +239,20 @@ async function applyChildPolicy(
     if (runId === undefined) continue;
     await mutateRun(deps, runId, ({ state }) => {
       const ours = state.parent?.execution.runId === parent.execution.runId;
-      if (state.status !== 'OPEN' || !ours || (policy === 'REQUEST_CANCEL' && state.cancelRequested)) {
+      if (
+        state.status !== 'OPEN' ||
+        !ours ||
+        (policy === 'REQUEST_CANCEL' && state.cancelRequested)
+      ) {
         return { write: false, result: undefined };
       }
       const t =
         policy === 'TERMINATE'
-          ? terminateExecution(state, { childPolicy: state.config.childPolicy, cause: 'CHILD_POLICY_APPLIED' }, now)
+          ? terminateExecution(
+              state,
+              { childPolicy: state.config.childPolicy, cause: 'CHILD_POLICY_APPLIED' },
+              now,
+            )
           : requestCancelExecution(state, { cause: 'CHILD_POLICY_APPLIED' }, now);
       return { write: true, result: undefined, state: t.state, events: t.events };
     }).catch(ignoreMissingRun);
@@ -222,18 +269,29 @@ const ignoreMissingRun = (error: unknown) => {
  * replayed record finds it started and does nothing; if this process dies mid-invocation the function's
  * START_TO_CLOSE deadline closes it as timed out.
  */
-async function runLambdaFunction(deps: OutboxDeps, runId: string, scheduledEventId: number): Promise<void> {
+async function runLambdaFunction(
+  deps: OutboxDeps,
+  runId: string,
+  scheduledEventId: number,
+): Promise<void> {
   const started = await mutateRun(deps, runId, ({ state }) => {
     const t = startLambdaFunction(state, scheduledEventId, epochSeconds(deps.clock));
     if (t === undefined) return { write: false, result: undefined };
-    const fn = Object.values(state.lambdaFunctions).find((f) => f.scheduledEventId === scheduledEventId);
+    const fn = Object.values(state.lambdaFunctions).find(
+      (f) => f.scheduledEventId === scheduledEventId,
+    );
     const request = {
       name: fn?.name ?? '',
       timeoutSeconds: Number(fn?.startToCloseTimeout ?? 900),
       ...(fn?.input === undefined ? {} : { input: fn.input }),
       ...(state.config.lambdaRole === undefined ? {} : { role: state.config.lambdaRole }),
     };
-    return { write: true, result: { request, startedEventId: t.state.nextEventId - 1 }, state: t.state, events: t.events };
+    return {
+      write: true,
+      result: { request, startedEventId: t.state.nextEventId - 1 },
+      state: t.state,
+      events: t.events,
+    };
   }).catch((error: unknown) => {
     if (error instanceof UnknownResourceFault) return undefined;
     throw error;
@@ -241,7 +299,15 @@ async function runLambdaFunction(deps: OutboxDeps, runId: string, scheduledEvent
   if (started === undefined) return;
   const outcome = await deps.lambda.invoke(started.request);
   await mutateRun(deps, runId, ({ state }) => {
-    const t = closeLambdaFunction(state, scheduledEventId, started.startedEventId, outcome, epochSeconds(deps.clock));
-    return t === undefined ? { write: false, result: undefined } : { write: true, result: undefined, state: t.state, events: t.events };
+    const t = closeLambdaFunction(
+      state,
+      scheduledEventId,
+      started.startedEventId,
+      outcome,
+      epochSeconds(deps.clock),
+    );
+    return t === undefined
+      ? { write: false, result: undefined }
+      : { write: true, result: undefined, state: t.state, events: t.events };
   });
 }

@@ -21,7 +21,12 @@ interface TokenBody {
 }
 
 const fingerprint = (scope: PageScope) =>
-  createHash('sha256').update(scope.action).update('\n').update(JSON.stringify(scope.args)).digest('base64url').slice(0, 22);
+  createHash('sha256')
+    .update(scope.action)
+    .update('\n')
+    .update(JSON.stringify(scope.args))
+    .digest('base64url')
+    .slice(0, 22);
 
 /**
  * Opaque, tamper-proof page tokens: a JSON body and its HMAC, both base64url. A token only opens the
@@ -34,7 +39,11 @@ export class PageTokens {
   ) {}
 
   async encode(scope: PageScope, cursor: string): Promise<string> {
-    const body: TokenBody = { c: cursor, s: fingerprint(scope), e: Math.floor(this.nowSeconds()) + PAGE_TOKEN_LIFETIME_SECONDS };
+    const body: TokenBody = {
+      c: cursor,
+      s: fingerprint(scope),
+      e: Math.floor(this.nowSeconds()) + PAGE_TOKEN_LIFETIME_SECONDS,
+    };
     const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
     return `${payload}.${await this.mac(payload)}`;
   }
@@ -64,16 +73,21 @@ export class PageTokens {
   }
 }
 
-const invalidToken = () => new ValidationException('Invalid nextPageToken: it was altered or not issued by this service');
+const invalidToken = () =>
+  new ValidationException('Invalid nextPageToken: it was altered or not issued by this service');
 
 function parseBody(payload: string): TokenBody {
   try {
     const body: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     if (
-      typeof body === 'object' && body !== null &&
-      'c' in body && typeof body.c === 'string' &&
-      's' in body && typeof body.s === 'string' &&
-      'e' in body && typeof body.e === 'number'
+      typeof body === 'object' &&
+      body !== null &&
+      'c' in body &&
+      typeof body.c === 'string' &&
+      's' in body &&
+      typeof body.s === 'string' &&
+      'e' in body &&
+      typeof body.e === 'number'
     ) {
       return { c: body.c, s: body.s, e: body.e };
     }

@@ -1,5 +1,5 @@
 import type { ExecutionState } from '../core/execution-state.js';
-import { UnknownResourceFault, faultText } from '../core/faults.js';
+import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
 import type { LoadedRun, OpenPointerChange, RunWrite } from '../ports/execution-store.js';
@@ -21,7 +21,10 @@ export type MutationPlan<R> =
       readonly events: readonly HistoryEvent[];
       readonly claim?: QueuedTaskRef;
       /** A run created by the same commit (continue-as-new). */
-      readonly newRun?: { readonly state: ExecutionState; readonly events: readonly HistoryEvent[] };
+      readonly newRun?: {
+        readonly state: ExecutionState;
+        readonly events: readonly HistoryEvent[];
+      };
     };
 
 export class ClaimLost extends Error {}
@@ -48,7 +51,11 @@ export async function mutateRun<R>(
   throw new Error(`execution ${runId} kept changing under ${MAX_ATTEMPTS} attempts`);
 }
 
-async function commitPlan<R>(deps: OperationDeps, loaded: LoadedRun, plan: Extract<MutationPlan<R>, { write: true }>) {
+async function commitPlan<R>(
+  deps: OperationDeps,
+  loaded: LoadedRun,
+  plan: Extract<MutationPlan<R>, { write: true }>,
+) {
   const before = loaded.state;
   const writes: RunWrite[] = [
     {
@@ -60,7 +67,11 @@ async function commitPlan<R>(deps: OperationDeps, loaded: LoadedRun, plan: Extra
     },
   ];
   if (plan.newRun !== undefined) {
-    writes.push({ state: plan.newRun.state, events: plan.newRun.events, queue: queueChanges(undefined, plan.newRun.state) });
+    writes.push({
+      state: plan.newRun.state,
+      events: plan.newRun.events,
+      queue: queueChanges(undefined, plan.newRun.state),
+    });
   }
   const outcome = await deps.executions.commit(writes, pointerChanges(before, plan));
   if (outcome === 'committed') notifyQueued(deps, writes);
@@ -68,7 +79,10 @@ async function commitPlan<R>(deps: OperationDeps, loaded: LoadedRun, plan: Extra
 }
 
 /** A run that closes gives up its workflowId, or hands it to the run that continues it. */
-function pointerChanges<R>(before: ExecutionState, plan: Extract<MutationPlan<R>, { write: true }>): OpenPointerChange[] {
+function pointerChanges<R>(
+  before: ExecutionState,
+  plan: Extract<MutationPlan<R>, { write: true }>,
+): OpenPointerChange[] {
   if (before.status !== 'OPEN' || plan.state.status !== 'CLOSED') return [];
   const { domain, execution } = before;
   const next = plan.newRun?.state.execution.runId;
@@ -90,14 +104,22 @@ export async function resolveOpenRun(
   workflowId: string,
   runId: string | undefined,
 ): Promise<string> {
-  const unknown = () => new UnknownResourceFault(faultText.unknownExecution(workflowId, runId === '' ? undefined : runId));
+  const unknown = () =>
+    new UnknownResourceFault(
+      faultText.unknownExecution(workflowId, runId === '' ? undefined : runId),
+    );
   if (runId === undefined || runId === '') {
     const open = await deps.executions.findOpenRun(domain, workflowId);
     if (open === undefined) throw unknown();
     return open;
   }
   const loaded = await deps.executions.loadRun(runId);
-  if (loaded === undefined || !belongsTo(loaded.state, domain, workflowId) || loaded.state.status !== 'OPEN') throw unknown();
+  if (
+    loaded === undefined ||
+    !belongsTo(loaded.state, domain, workflowId) ||
+    loaded.state.status !== 'OPEN'
+  )
+    throw unknown();
   return runId;
 }
 
@@ -105,7 +127,12 @@ export const belongsTo = (state: ExecutionState, domain: string, workflowId: str
   state.domain === domain && state.execution.workflowId === workflowId;
 
 /** Loads a run (open or closed) named by domain, workflowId and runId, or throws `Unknown execution`. */
-export async function requireRun(deps: OperationDeps, domain: string, workflowId: string, runId: string): Promise<LoadedRun> {
+export async function requireRun(
+  deps: OperationDeps,
+  domain: string,
+  workflowId: string,
+  runId: string,
+): Promise<LoadedRun> {
   const loaded = await deps.executions.loadRun(runId);
   if (loaded === undefined || !belongsTo(loaded.state, domain, workflowId)) {
     throw new UnknownResourceFault(faultText.unknownExecution(workflowId, runId));
@@ -115,4 +142,6 @@ export async function requireRun(deps: OperationDeps, domain: string, workflowId
 
 /** The unknown-execution fault for a run whose token or request no longer applies. */
 export const closedExecution = (state: ExecutionState) =>
-  new UnknownResourceFault(faultText.unknownExecution(state.execution.workflowId, state.execution.runId));
+  new UnknownResourceFault(
+    faultText.unknownExecution(state.execution.workflowId, state.execution.runId),
+  );

@@ -1,7 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ExecutionState } from '../core/execution-state.js';
-import { type OutboxDeps, carryOutRunChange } from './outbox.js';
+import { carryOutRunChange, type OutboxDeps } from './outbox.js';
 
 /** A DynamoDB stream record as both Lambda and the Streams API deliver it (AttributeValue images). */
 export interface StreamRecordLike {
@@ -25,7 +24,9 @@ export interface StreamHandlingOptions {
 }
 
 /** The run states of a record, when it is a change of a run's state item; other items carry no effects. */
-export function runChange(record: StreamRecordLike): { before?: ExecutionState; after: ExecutionState } | undefined {
+export function runChange(
+  record: StreamRecordLike,
+): { before?: ExecutionState; after: ExecutionState } | undefined {
   const images = record.dynamodb;
   if (images?.NewImage === undefined) return undefined;
   const after = stateOf(images.NewImage);
@@ -35,10 +36,10 @@ export function runChange(record: StreamRecordLike): { before?: ExecutionState; 
 }
 
 function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
-  const item = unmarshall(image);
-  if (item.entity !== 'Run' || typeof item.state !== 'string') return undefined;
+  // Only two attributes matter; other attributes of other items are never decoded here.
+  if (image.entity?.S !== 'Run' || image.state?.S === undefined) return undefined;
   // The state JSON was written by this service's own execution store.
-  return JSON.parse(item.state) as ExecutionState;
+  return JSON.parse(image.state.S) as ExecutionState;
 }
 
 /**
@@ -52,22 +53,28 @@ export async function handleStreamRecords(
 ): Promise<void> {
   const maxAttempts = options.maxAttempts ?? 5;
   for (const record of records) {
-    const change = runChange(record);
-    if (change === undefined) continue;
     for (let attempt = 1; ; attempt++) {
       try {
-        await carryOutRunChange(deps, change.before, change.after);
+        const change = runChange(record);
+        if (change !== undefined) await carryOutRunChange(deps, change.before, change.after);
         break;
       } catch (error) {
         if (attempt >= maxAttempts) {
-          await deps.executions.putDeadLetter(record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown', JSON.stringify(record), describe(error));
+          await deps.executions.putDeadLetter(
+            record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown',
+            JSON.stringify(record),
+            describe(error),
+          );
           options.onDeadLetter?.(record, error);
           break;
         }
-        await new Promise((resolve) => setTimeout(resolve, (options.retryDelayMs ?? 100) * attempt));
+        await new Promise((resolve) =>
+          setTimeout(resolve, (options.retryDelayMs ?? 100) * attempt),
+        );
       }
     }
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+const describe = (error: unknown) =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);

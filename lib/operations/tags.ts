@@ -10,7 +10,11 @@ const DOMAIN_ARN = /^arn:aws[a-z-]*:swf:([^:]*):([^:]*):\/domain\/(.+)$/;
 function domainOfArn(deps: OperationDeps, arn: string): string {
   const match = DOMAIN_ARN.exec(arn);
   const [, region, account, name] = match ?? [];
-  if (name === undefined || region !== deps.identity.region || account !== deps.identity.accountId) {
+  if (
+    name === undefined ||
+    region !== deps.identity.region ||
+    account !== deps.identity.accountId
+  ) {
     throw new UnknownResourceFault(`Unknown resource: ${arn}`);
   }
   return name;
@@ -39,8 +43,12 @@ export const untagResource = operation<{ resourceArn: string; tagKeys: string[] 
 );
 
 export const listTagsForResource = operation<{ resourceArn: string }>(async (input, deps) => {
-  const domain = await requireDomain(deps, domainOfArn(deps, input.resourceArn)).catch((error: unknown) => {
-    throw error instanceof UnknownResourceFault ? new UnknownResourceFault(`Unknown resource: ${input.resourceArn}`) : error;
-  });
+  const domain = await requireDomain(deps, domainOfArn(deps, input.resourceArn)).catch(
+    (error: unknown) => {
+      throw error instanceof UnknownResourceFault
+        ? new UnknownResourceFault(`Unknown resource: ${input.resourceArn}`)
+        : error;
+    },
+  );
   return { tags: domain.tags };
 });

@@ -20,7 +20,12 @@ export class TaskTokens {
   constructor(private readonly keys: SigningKeySource) {}
 
   async encode(claims: TaskTokenClaims): Promise<string> {
-    const body = [claims.kind === 'decision' ? 'D' : 'A', claims.runId, claims.scheduledEventId, claims.startedEventId].join('.');
+    const body = [
+      claims.kind === 'decision' ? 'D' : 'A',
+      claims.runId,
+      claims.scheduledEventId,
+      claims.startedEventId,
+    ].join('.');
     const payload = Buffer.from(body).toString('base64url');
     return `${payload}.${await this.mac(payload)}`;
   }
@@ -31,7 +36,9 @@ export class TaskTokens {
     const expected = Buffer.from(await this.mac(payload));
     const given = Buffer.from(mac);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
-    const [k, runId, scheduled, started] = Buffer.from(payload, 'base64url').toString('utf8').split('.');
+    const [k, runId, scheduled, started] = Buffer.from(payload, 'base64url')
+      .toString('utf8')
+      .split('.');
     const claims = {
       kind: k === 'D' ? ('decision' as const) : ('activity' as const),
       runId: runId ?? '',
@@ -39,7 +46,9 @@ export class TaskTokens {
       startedEventId: Number(started),
     };
     if (claims.kind !== kind) {
-      throw new UnknownResourceFault(`The task token is for ${claims.kind === 'decision' ? 'a decision' : 'an activity'} task`);
+      throw new UnknownResourceFault(
+        `The task token is for ${claims.kind === 'decision' ? 'a decision' : 'an activity'} task`,
+      );
     }
     return claims;
   }
@@ -50,4 +59,5 @@ export class TaskTokens {
   }
 }
 
-const invalid = () => new UnknownResourceFault('Unknown task token: it was altered or not issued by this service');
+const invalid = () =>
+  new UnknownResourceFault('Unknown task token: it was altered or not issued by this service');

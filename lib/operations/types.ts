@@ -1,32 +1,33 @@
 import {
   DomainDeprecatedFault,
+  faultText,
   LimitExceededFault,
   TypeAlreadyExistsFault,
   TypeDeprecatedFault,
   TypeNotDeprecatedFault,
   UnknownResourceFault,
-  faultText,
 } from '../core/faults.js';
 import {
   type ActivityTypeConfiguration,
   type RegistrationStatus,
+  registryLimits,
   type TypeId,
   type TypeKind,
   type TypeRecord,
   type WorkflowTypeConfiguration,
-  registryLimits,
 } from '../core/registry.js';
 import { epochSeconds } from '../ports/clock.js';
 import { type Operation, type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
-import { nextPageToken, pageRequest, type PagingInput } from './paging.js';
+import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
 
 // Workflow types and activity types behave alike in all six actions; each action below is one function
 // over the kind, bound twice at the bottom of the file.
 
 const wireKind = (kind: TypeKind) => (kind === 'workflow' ? 'WorkflowType' : 'ActivityType');
 const typeMember = (kind: TypeKind) => (kind === 'workflow' ? 'workflowType' : 'activityType');
-const actionName = (verb: string, kind: TypeKind) => `${verb}${wireKind(kind)}${verb === 'List' ? 's' : ''}`;
+const actionName = (verb: string, kind: TypeKind) =>
+  `${verb}${wireKind(kind)}${verb === 'List' ? 's' : ''}`;
 
 const configKeys = {
   workflow: [
@@ -89,7 +90,9 @@ const registerType = (kind: TypeKind) =>
       case 'domain-missing':
         throw new UnknownResourceFault(faultText.unknownDomain(input.domain));
       case 'domain-deprecated':
-        throw new DomainDeprecatedFault(`Domain is deprecated, no types can be registered in it: ${input.domain}`);
+        throw new DomainDeprecatedFault(
+          `Domain is deprecated, no types can be registered in it: ${input.domain}`,
+        );
       case 'limit-exceeded':
         throw new LimitExceededFault(
           `The limit of ${registryLimits.typesPerDomain} ${wireKind(kind)}s in domain ${input.domain} has been reached`,
@@ -97,7 +100,10 @@ const registerType = (kind: TypeKind) =>
     }
   });
 
-type TypeInput = { domain: string } & Record<'workflowType' | 'activityType', { name: string; version: string } | undefined>;
+type TypeInput = { domain: string } & Record<
+  'workflowType' | 'activityType',
+  { name: string; version: string } | undefined
+>;
 
 function typeIdOf(kind: TypeKind, input: TypeInput): TypeId {
   const ref = input[typeMember(kind)];
@@ -151,7 +157,10 @@ const listTypes = (kind: TypeKind) =>
       input.name,
       await pageRequest(deps, action, args, input),
     );
-    return { typeInfos: page.items.map(typeInfo), ...(await nextPageToken(deps, action, args, page.next)) };
+    return {
+      typeInfos: page.items.map(typeInfo),
+      ...(await nextPageToken(deps, action, args, page.next)),
+    };
   });
 
 const changeTypeStatus = (kind: TypeKind, to: RegistrationStatus) =>
@@ -161,7 +170,9 @@ const changeTypeStatus = (kind: TypeKind, to: RegistrationStatus) =>
     const outcome = await deps.registry.setTypeStatus(id, to, epochSeconds(deps.clock));
     if (outcome === 'missing') throw unknownType(id);
     if (outcome === 'already') {
-      throw to === 'DEPRECATED' ? new TypeDeprecatedFault(typeRef(id)) : new TypeAlreadyExistsFault(typeRef(id));
+      throw to === 'DEPRECATED'
+        ? new TypeDeprecatedFault(typeRef(id))
+        : new TypeAlreadyExistsFault(typeRef(id));
     }
     return undefined;
   });

@@ -15,9 +15,25 @@ export interface RunWrite {
 
 /** The open-run pointer of a workflowId: at most one open run per workflowId in a domain. */
 export type OpenPointerChange =
-  | { readonly kind: 'acquire'; readonly domain: string; readonly workflowId: string; readonly runId: string }
-  | { readonly kind: 'release'; readonly domain: string; readonly workflowId: string; readonly runId: string }
-  | { readonly kind: 'move'; readonly domain: string; readonly workflowId: string; readonly from: string; readonly to: string };
+  | {
+      readonly kind: 'acquire';
+      readonly domain: string;
+      readonly workflowId: string;
+      readonly runId: string;
+    }
+  | {
+      readonly kind: 'release';
+      readonly domain: string;
+      readonly workflowId: string;
+      readonly runId: string;
+    }
+  | {
+      readonly kind: 'move';
+      readonly domain: string;
+      readonly workflowId: string;
+      readonly from: string;
+      readonly to: string;
+    };
 
 export type CommitOutcome = 'committed' | 'conflict' | 'claim-lost' | 'already-open';
 
@@ -37,10 +53,16 @@ export interface QueueEntry extends QueuedTaskRef {}
 /** Executions, their histories and their task queues: every change is one conditional transaction. */
 export interface ExecutionStore {
   /** Commits all writes atomically, or nothing: a stale version, a lost claim or a taken workflowId. */
-  commit(writes: readonly RunWrite[], pointers: readonly OpenPointerChange[]): Promise<CommitOutcome>;
+  commit(
+    writes: readonly RunWrite[],
+    pointers: readonly OpenPointerChange[],
+  ): Promise<CommitOutcome>;
   loadRun(runId: string): Promise<LoadedRun | undefined>;
   findOpenRun(domain: string, workflowId: string): Promise<string | undefined>;
-  readHistory(runId: string, page: { after?: number; limit: number; reverse: boolean }): Promise<HistoryPage>;
+  readHistory(
+    runId: string,
+    page: { after?: number; limit: number; reverse: boolean },
+  ): Promise<HistoryPage>;
 
   /** The first queued tasks of a list, best priority then oldest first. */
   peekQueue(kind: TaskKind, domain: string, taskList: string, limit: number): Promise<QueueEntry[]>;
@@ -54,7 +76,11 @@ export interface ExecutionStore {
   putDeadLetter(id: string, record: string, error: string): Promise<void>;
   listDeadLetters(): Promise<DeadLetter[]>;
 
-  putHeartbeat(runId: string, scheduledEventId: number, heartbeat: ActivityHeartbeat): Promise<void>;
+  putHeartbeat(
+    runId: string,
+    scheduledEventId: number,
+    heartbeat: ActivityHeartbeat,
+  ): Promise<void>;
   getHeartbeat(runId: string, scheduledEventId: number): Promise<ActivityHeartbeat | undefined>;
 }
 

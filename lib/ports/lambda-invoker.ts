@@ -16,5 +16,9 @@ export interface LambdaRequest {
 export type LambdaResult =
   | { readonly kind: 'completed'; readonly result?: string }
   | { readonly kind: 'failed'; readonly reason: string; readonly details?: string }
-  | { readonly kind: 'start-failed'; readonly cause: 'ASSUME_ROLE_FAILED'; readonly message: string }
+  | {
+      readonly kind: 'start-failed';
+      readonly cause: 'ASSUME_ROLE_FAILED';
+      readonly message: string;
+    }
   | { readonly kind: 'timed-out' };

@@ -20,14 +20,22 @@ export interface Page<T> {
   readonly next?: string;
 }
 
-export type CreateOutcome = 'created' | 'exists' | 'limit-exceeded' | 'domain-missing' | 'domain-deprecated';
+export type CreateOutcome =
+  | 'created'
+  | 'exists'
+  | 'limit-exceeded'
+  | 'domain-missing'
+  | 'domain-deprecated';
 export type StatusChangeOutcome = 'changed' | 'missing' | 'already';
 export type DeleteOutcome = 'deleted' | 'missing' | 'not-deprecated';
 export type TagOutcome = 'tagged' | 'missing' | 'too-many';
 
 /** Domains, types and domain tags. The only implementation that matters is DynamoDB's. */
 export interface RegistryStore {
-  createDomain(domain: DomainRecord, maxDomains: number): Promise<'created' | 'exists' | 'limit-exceeded'>;
+  createDomain(
+    domain: DomainRecord,
+    maxDomains: number,
+  ): Promise<'created' | 'exists' | 'limit-exceeded'>;
   getDomain(name: string): Promise<DomainRecord | undefined>;
   listDomains(status: RegistrationStatus, page: PageRequest): Promise<Page<DomainRecord>>;
   /** Moves a domain to `to`; deprecating it also deprecates every registered type in it. */

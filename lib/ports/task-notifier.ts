@@ -7,7 +7,13 @@ import type { TaskKind } from '../core/task-queue.js';
 export interface TaskNotifier {
   notify(kind: TaskKind, domain: string, taskList: string): void;
   /** Resolves on the next notify for that list, when `ms` pass, or when `signal` fires. */
-  wait(kind: TaskKind, domain: string, taskList: string, ms: number, signal: AbortSignal): Promise<void>;
+  wait(
+    kind: TaskKind,
+    domain: string,
+    taskList: string,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void>;
   /** Pollers currently waiting on that list in this process. */
   waiting(kind: TaskKind, domain: string, taskList: string): number;
 }

@@ -1,4 +1,6 @@
 import {
+  DescribeWorkflowExecutionCommand,
+  GetWorkflowExecutionHistoryCommand,
   type HistoryEvent,
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
@@ -8,8 +10,6 @@ import {
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
   StartWorkflowExecutionCommand,
-  DescribeWorkflowExecutionCommand,
-  GetWorkflowExecutionHistoryCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,9 @@ const domain = 'flow';
 
 beforeAll(async () => {
   ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
-  await swf.send(new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }));
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -53,16 +55,31 @@ const types = (events: HistoryEvent[] | undefined) => (events ?? []).map((e) => 
 describe('a workflow with one activity', () => {
   it('runs start → decision → activity → decision → complete', async () => {
     const { runId } = await swf.send(
-      new StartWorkflowExecutionCommand({ domain, workflowId: 'w1', workflowType: { name: 'wf', version: '1' }, input: 'hello' }),
+      new StartWorkflowExecutionCommand({
+        domain,
+        workflowId: 'w1',
+        workflowType: { name: 'wf', version: '1' },
+        input: 'hello',
+      }),
     );
     expect(runId).toBeTruthy();
 
-    const first = await swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: 'deciders' }, identity: 'decider-1' }));
+    const first = await swf.send(
+      new PollForDecisionTaskCommand({
+        domain,
+        taskList: { name: 'deciders' },
+        identity: 'decider-1',
+      }),
+    );
     expect(first.taskToken).toBeTruthy();
     expect(first.workflowExecution).toEqual({ workflowId: 'w1', runId });
     expect(first.previousStartedEventId).toBe(0);
     expect(first.startedEventId).toBe(3);
-    expect(types(first.events)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled', 'DecisionTaskStarted']);
+    expect(types(first.events)).toEqual([
+      'WorkflowExecutionStarted',
+      'DecisionTaskScheduled',
+      'DecisionTaskStarted',
+    ]);
     expect(first.events?.[0]?.workflowExecutionStartedEventAttributes).toMatchObject({
       input: 'hello',
       taskList: { name: 'deciders' },
@@ -78,17 +95,35 @@ describe('a workflow with one activity', () => {
         decisions: [
           {
             decisionType: 'ScheduleActivityTask',
-            scheduleActivityTaskDecisionAttributes: { activityType: { name: 'act', version: '1' }, activityId: 'a1', input: 'in' },
+            scheduleActivityTaskDecisionAttributes: {
+              activityType: { name: 'act', version: '1' },
+              activityId: 'a1',
+              input: 'in',
+            },
           },
         ],
       }),
     );
 
-    const task = await swf.send(new PollForActivityTaskCommand({ domain, taskList: { name: 'workers' }, identity: 'worker-1' }));
-    expect(task).toMatchObject({ activityId: 'a1', input: 'in', activityType: { name: 'act', version: '1' } });
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'out' }));
+    const task = await swf.send(
+      new PollForActivityTaskCommand({
+        domain,
+        taskList: { name: 'workers' },
+        identity: 'worker-1',
+      }),
+    );
+    expect(task).toMatchObject({
+      activityId: 'a1',
+      input: 'in',
+      activityType: { name: 'act', version: '1' },
+    });
+    await swf.send(
+      new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'out' }),
+    );
 
-    const second = await swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: 'deciders' } }));
+    const second = await swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: 'deciders' } }),
+    );
     expect(second.previousStartedEventId).toBe(3);
     expect(types(second.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
@@ -101,12 +136,23 @@ describe('a workflow with one activity', () => {
     await swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: second.taskToken,
-        decisions: [{ decisionType: 'CompleteWorkflowExecution', completeWorkflowExecutionDecisionAttributes: { result: 'done' } }],
+        decisions: [
+          {
+            decisionType: 'CompleteWorkflowExecution',
+            completeWorkflowExecutionDecisionAttributes: { result: 'done' },
+          },
+        ],
       }),
     );
 
-    const described = await swf.send(new DescribeWorkflowExecutionCommand({ domain, execution: { workflowId: 'w1', runId } }));
-    expect(described.executionInfo).toMatchObject({ executionStatus: 'CLOSED', closeStatus: 'COMPLETED', cancelRequested: false });
+    const described = await swf.send(
+      new DescribeWorkflowExecutionCommand({ domain, execution: { workflowId: 'w1', runId } }),
+    );
+    expect(described.executionInfo).toMatchObject({
+      executionStatus: 'CLOSED',
+      closeStatus: 'COMPLETED',
+      cancelRequested: false,
+    });
     expect(described.openCounts).toEqual({
       openActivityTasks: 0,
       openDecisionTasks: 0,
@@ -114,8 +160,12 @@ describe('a workflow with one activity', () => {
       openChildWorkflowExecutions: 0,
       openLambdaFunctions: 0,
     });
-    const history = await swf.send(new GetWorkflowExecutionHistoryCommand({ domain, execution: { workflowId: 'w1', runId } }));
+    const history = await swf.send(
+      new GetWorkflowExecutionHistoryCommand({ domain, execution: { workflowId: 'w1', runId } }),
+    );
     expect(types(history.events).at(-1)).toBe('WorkflowExecutionCompleted');
-    expect(history.events?.map((e) => e.eventId)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+    expect(history.events?.map((e) => e.eventId)).toEqual(
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    );
   });
 });

@@ -15,30 +15,54 @@ const domain = 'timers';
 
 beforeAll(async () => {
   ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 5_000 } }));
-  await swf.send(new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }));
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
   await swf.send(
     new RegisterWorkflowTypeCommand({
-      domain, name: 'wf', version: '1', defaultTaskList: { name: 'd' }, defaultExecutionStartToCloseTimeout: '600',
-      defaultTaskStartToCloseTimeout: '30', defaultChildPolicy: 'TERMINATE',
+      domain,
+      name: 'wf',
+      version: '1',
+      defaultTaskList: { name: 'd' },
+      defaultExecutionStartToCloseTimeout: '600',
+      defaultTaskStartToCloseTimeout: '30',
+      defaultChildPolicy: 'TERMINATE',
     }),
   );
 });
 afterAll(() => close());
 
 it('fires a timer on time', async () => {
-  await swf.send(new StartWorkflowExecutionCommand({ domain, workflowId: 't1', workflowType: { name: 'wf', version: '1' } }));
+  await swf.send(
+    new StartWorkflowExecutionCommand({
+      domain,
+      workflowId: 't1',
+      workflowType: { name: 'wf', version: '1' },
+    }),
+  );
   const first = await swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: 'd' } }));
   await swf.send(
     new RespondDecisionTaskCompletedCommand({
       taskToken: first.taskToken,
-      decisions: [{ decisionType: 'StartTimer', startTimerDecisionAttributes: { timerId: 'x', startToFireTimeout: '1' } }],
+      decisions: [
+        {
+          decisionType: 'StartTimer',
+          startTimerDecisionAttributes: { timerId: 'x', startToFireTimeout: '1' },
+        },
+      ],
     }),
   );
-  const second = await swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: 'd' } }));
+  const second = await swf.send(
+    new PollForDecisionTaskCommand({ domain, taskList: { name: 'd' } }),
+  );
   const started = second.events?.find((e) => e.eventType === 'TimerStarted');
   const fired = second.events?.find((e) => e.eventType === 'TimerFired');
-  expect(fired?.timerFiredEventAttributes).toEqual({ timerId: 'x', startedEventId: started?.eventId });
-  const lateness = (fired?.eventTimestamp?.getTime() ?? 0) - (started?.eventTimestamp?.getTime() ?? 0) - 1000;
+  expect(fired?.timerFiredEventAttributes).toEqual({
+    timerId: 'x',
+    startedEventId: started?.eventId,
+  });
+  const lateness =
+    (fired?.eventTimestamp?.getTime() ?? 0) - (started?.eventTimestamp?.getTime() ?? 0) - 1000;
   expect(lateness).toBeGreaterThanOrEqual(0);
   expect(lateness).toBeLessThan(100);
 });

@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
 
 declare module 'vitest' {

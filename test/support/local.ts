@@ -14,7 +14,11 @@ export const dynamoEndpoint = () => inject('dynamoEndpoint');
 
 /** A raw DynamoDB client on the run's DynamoDB Local. */
 export function dynamoClient(): DynamoDBClient {
-  return new DynamoDBClient({ endpoint: dynamoEndpoint(), region: LOCAL_REGION, credentials: localCredentials });
+  return new DynamoDBClient({
+    endpoint: dynamoEndpoint(),
+    region: LOCAL_REGION,
+    credentials: localCredentials,
+  });
 }
 
 /** A fresh table on the run's DynamoDB Local, with a document client for it. */
@@ -22,17 +26,27 @@ export async function freshTable(prefix?: string) {
   const tableName = uniqueTableName(prefix);
   const client = dynamoClient();
   await ensureTable(client, tableName);
-  const doc = createDocumentClient({ endpoint: dynamoEndpoint(), region: LOCAL_REGION, credentials: localCredentials });
+  const doc = createDocumentClient({
+    endpoint: dynamoEndpoint(),
+    region: LOCAL_REGION,
+    credentials: localCredentials,
+  });
   return { tableName, doc, client };
 }
 
 /** The local SWF server on a free port over a fresh table, and an official SDK client pointed at it. */
-export async function startTestServer(options: Parameters<typeof startLocalStack>[0] = {}): Promise<{
+export async function startTestServer(
+  options: Parameters<typeof startLocalStack>[0] = {},
+): Promise<{
   stack: LocalStack;
   swf: SWFClient;
   close: () => Promise<void>;
 }> {
-  const stack = await startLocalStack({ dynamoEndpoint: dynamoEndpoint(), tableName: uniqueTableName('swf'), ...options });
+  const stack = await startLocalStack({
+    dynamoEndpoint: dynamoEndpoint(),
+    tableName: uniqueTableName('swf'),
+    ...options,
+  });
   const swf = swfClient(stack.endpoint);
   return {
     stack,

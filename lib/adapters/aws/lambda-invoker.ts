@@ -11,37 +11,68 @@ export class AwsLambdaInvoker implements LambdaInvoker {
 
   constructor(
     private readonly sts: STSClient = new STSClient({}),
-    private readonly makeClient: (credentials: LambdaClientCredentials) => LambdaClient = (credentials) =>
-      new LambdaClient({ credentials }),
+    private readonly makeClient: (credentials: LambdaClientCredentials) => LambdaClient = (
+      credentials,
+    ) => new LambdaClient({ credentials }),
   ) {}
 
   async invoke(request: LambdaRequest): Promise<LambdaResult> {
     if (request.role === undefined) {
-      return { kind: 'start-failed', cause: 'ASSUME_ROLE_FAILED', message: 'The execution has no lambdaRole to invoke Lambda functions with' };
+      return {
+        kind: 'start-failed',
+        cause: 'ASSUME_ROLE_FAILED',
+        message: 'The execution has no lambdaRole to invoke Lambda functions with',
+      };
     }
     let credentials: LambdaClientCredentials;
     try {
-      const assumed = await this.sts.send(new AssumeRoleCommand({ RoleArn: request.role, RoleSessionName: 'swf-lambda-task' }));
+      const assumed = await this.sts.send(
+        new AssumeRoleCommand({ RoleArn: request.role, RoleSessionName: 'swf-lambda-task' }),
+      );
       const c = assumed.Credentials;
-      if (c?.AccessKeyId === undefined || c.SecretAccessKey === undefined) throw new Error('AssumeRole returned no credentials');
-      credentials = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, ...(c.SessionToken === undefined ? {} : { sessionToken: c.SessionToken }) };
+      if (c?.AccessKeyId === undefined || c.SecretAccessKey === undefined)
+        throw new Error('AssumeRole returned no credentials');
+      credentials = {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        ...(c.SessionToken === undefined ? {} : { sessionToken: c.SessionToken }),
+      };
     } catch (error) {
-      return { kind: 'start-failed', cause: 'ASSUME_ROLE_FAILED', message: truncate(error instanceof Error ? error.message : String(error), 1728) };
+      return {
+        kind: 'start-failed',
+        cause: 'ASSUME_ROLE_FAILED',
+        message: truncate(error instanceof Error ? error.message : String(error), 1728),
+      };
     }
     const client = this.makeClient(credentials);
     try {
       const response = await client.send(
-        new InvokeCommand({ FunctionName: request.name, ...(request.input === undefined ? {} : { Payload: Buffer.from(request.input) }) }),
+        new InvokeCommand({
+          FunctionName: request.name,
+          ...(request.input === undefined ? {} : { Payload: Buffer.from(request.input) }),
+        }),
         { abortSignal: AbortSignal.timeout(request.timeoutSeconds * 1000) },
       );
-      const payload = response.Payload === undefined ? undefined : Buffer.from(response.Payload).toString('utf8');
+      const payload =
+        response.Payload === undefined ? undefined : Buffer.from(response.Payload).toString('utf8');
       if (response.FunctionError !== undefined) {
-        return { kind: 'failed', reason: truncate(response.FunctionError, 256), ...(payload === undefined ? {} : { details: truncate(payload, 32768) }) };
+        return {
+          kind: 'failed',
+          reason: truncate(response.FunctionError, 256),
+          ...(payload === undefined ? {} : { details: truncate(payload, 32768) }),
+        };
       }
-      return payload === undefined || payload === '' ? { kind: 'completed' } : { kind: 'completed', result: truncate(payload, 32768) };
+      return payload === undefined || payload === ''
+        ? { kind: 'completed' }
+        : { kind: 'completed', result: truncate(payload, 32768) };
     } catch (error) {
-      if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return { kind: 'timed-out' };
-      return { kind: 'failed', reason: error instanceof Error ? truncate(error.name, 256) : 'Error', details: error instanceof Error ? error.message : String(error) };
+      if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
+        return { kind: 'timed-out' };
+      return {
+        kind: 'failed',
+        reason: error instanceof Error ? truncate(error.name, 256) : 'Error',
+        details: error instanceof Error ? error.message : String(error),
+      };
     } finally {
       client.destroy();
     }

@@ -1,4 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
 import type { QueueChanges, QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
@@ -43,7 +49,10 @@ export class DynamoExecutionStore implements ExecutionStore {
    * version), its new history chunk, the claimed queue entry, the open-run pointer. Queue writes that do
    * not fit in the transaction follow it; a missing removal is harmless (a claim re-checks the state).
    */
-  async commit(writes: readonly RunWrite[], pointers: readonly OpenPointerChange[]): Promise<CommitOutcome> {
+  async commit(
+    writes: readonly RunWrite[],
+    pointers: readonly OpenPointerChange[],
+  ): Promise<CommitOutcome> {
     const core: { item: TransactItem; role: Role }[] = [];
     const deferred: TransactItem[] = [];
     for (const write of writes) this.runItems(write, core, deferred);
@@ -62,7 +71,11 @@ export class DynamoExecutionStore implements ExecutionStore {
     return 'committed';
   }
 
-  private runItems(write: RunWrite, core: { item: TransactItem; role: Role }[], deferred: TransactItem[]): void {
+  private runItems(
+    write: RunWrite,
+    core: { item: TransactItem; role: Role }[],
+    deferred: TransactItem[],
+  ): void {
     const runId = write.state.execution.runId;
     const version = (write.expectedVersion ?? 0) + 1;
     core.push({
@@ -70,9 +83,17 @@ export class DynamoExecutionStore implements ExecutionStore {
       item: {
         Put: {
           TableName: this.table.tableName,
-          Item: { ...keys.runState(runId), ...stateAttributes(write.state), version, state: JSON.stringify(write.state) },
-          ConditionExpression: write.expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
-          ...(write.expectedVersion === undefined ? {} : { ExpressionAttributeValues: { ':v': write.expectedVersion } }),
+          Item: {
+            ...keys.runState(runId),
+            ...stateAttributes(write.state),
+            version,
+            state: JSON.stringify(write.state),
+          },
+          ConditionExpression:
+            write.expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
+          ...(write.expectedVersion === undefined
+            ? {}
+            : { ExpressionAttributeValues: { ':v': write.expectedVersion } }),
         },
       },
     });
@@ -83,7 +104,13 @@ export class DynamoExecutionStore implements ExecutionStore {
         item: {
           Put: {
             TableName: this.table.tableName,
-            Item: { ...keys.historyChunk(runId, first), entity: 'History', first, last: first + chunk.length - 1, events: JSON.stringify(chunk) },
+            Item: {
+              ...keys.historyChunk(runId, first),
+              entity: 'History',
+              first,
+              last: first + chunk.length - 1,
+              events: JSON.stringify(chunk),
+            },
           },
         },
       });
@@ -102,11 +129,20 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
     const claimed = write.claim;
     for (const task of write.queue.remove) {
-      if (claimed !== undefined && task.kind === claimed.kind && task.scheduledEventId === claimed.scheduledEventId) continue;
-      deferred.push({ Delete: { TableName: this.table.tableName, Key: keys.queueEntry(task, this.shards) } });
+      if (
+        claimed !== undefined &&
+        task.kind === claimed.kind &&
+        task.scheduledEventId === claimed.scheduledEventId
+      )
+        continue;
+      deferred.push({
+        Delete: { TableName: this.table.tableName, Key: keys.queueEntry(task, this.shards) },
+      });
     }
     for (const task of write.queue.add) {
-      deferred.push({ Put: { TableName: this.table.tableName, Item: queueItem(task, this.shards) } });
+      deferred.push({
+        Put: { TableName: this.table.tableName, Item: queueItem(task, this.shards) },
+      });
     }
   }
 
@@ -117,12 +153,25 @@ export class DynamoExecutionStore implements ExecutionStore {
       case 'acquire':
         return {
           role: 'acquire',
-          item: { Put: { TableName, Item: { ...Key, entity: 'OpenRun', runId: p.runId }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          item: {
+            Put: {
+              TableName,
+              Item: { ...Key, entity: 'OpenRun', runId: p.runId },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         };
       case 'release':
         return {
           role: 'pointer',
-          item: { Delete: { TableName, Key, ConditionExpression: 'runId = :r', ExpressionAttributeValues: { ':r': p.runId } } },
+          item: {
+            Delete: {
+              TableName,
+              Key,
+              ConditionExpression: 'runId = :r',
+              ExpressionAttributeValues: { ':r': p.runId },
+            },
+          },
         };
       case 'move':
         return {
@@ -142,8 +191,14 @@ export class DynamoExecutionStore implements ExecutionStore {
   private async sendDeferred(items: readonly TransactItem[]): Promise<void> {
     await Promise.all(
       items.map((item) => {
-        if (item.Put !== undefined) return this.table.doc.send(new PutCommand({ TableName: item.Put.TableName, Item: item.Put.Item }));
-        if (item.Delete !== undefined) return this.table.doc.send(new DeleteCommand({ TableName: item.Delete.TableName, Key: item.Delete.Key }));
+        if (item.Put !== undefined)
+          return this.table.doc.send(
+            new PutCommand({ TableName: item.Put.TableName, Item: item.Put.Item }),
+          );
+        if (item.Delete !== undefined)
+          return this.table.doc.send(
+            new DeleteCommand({ TableName: item.Delete.TableName, Key: item.Delete.Key }),
+          );
         return Promise.resolve();
       }),
     );
@@ -151,15 +206,24 @@ export class DynamoExecutionStore implements ExecutionStore {
 
   async loadRun(runId: string): Promise<LoadedRun | undefined> {
     const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.runState(runId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.runState(runId),
+        ConsistentRead: true,
+      }),
     );
-    if (Item === undefined || typeof Item.state !== 'string' || typeof Item.version !== 'number') return undefined;
+    if (Item === undefined || typeof Item.state !== 'string' || typeof Item.version !== 'number')
+      return undefined;
     return { state: parseState(Item.state), version: Item.version };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
     const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.openRun(domain, workflowId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.openRun(domain, workflowId),
+        ConsistentRead: true,
+      }),
     );
     return typeof Item?.runId === 'string' ? Item.runId : undefined;
   }
@@ -168,16 +232,23 @@ export class DynamoExecutionStore implements ExecutionStore {
    * Events from `after` (inclusive) on, in either direction. Finds the chunk holding `after`, then reads
    * chunks in order until the page is full plus one event, so `next` is set only when more follow.
    */
-  async readHistory(runId: string, page: { after?: number; limit: number; reverse: boolean }): Promise<HistoryPage> {
+  async readHistory(
+    runId: string,
+    page: { after?: number; limit: number; reverse: boolean },
+  ): Promise<HistoryPage> {
     const from = page.after ?? (page.reverse ? Number.MAX_SAFE_INTEGER : 1);
-    const startSort = page.reverse ? keys.historyChunkSort(Math.min(from, 99_999_999)) : await this.chunkHolding(runId, from);
+    const startSort = page.reverse
+      ? keys.historyChunkSort(Math.min(from, 99_999_999))
+      : await this.chunkHolding(runId, from);
     const events: HistoryEvent[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const result = await this.table.doc.send(
         new QueryCommand({
           TableName: this.table.tableName,
-          KeyConditionExpression: page.reverse ? 'pk = :pk AND sk BETWEEN :low AND :s' : 'pk = :pk AND sk BETWEEN :s AND :high',
+          KeyConditionExpression: page.reverse
+            ? 'pk = :pk AND sk BETWEEN :low AND :s'
+            : 'pk = :pk AND sk BETWEEN :s AND :high',
           ExpressionAttributeValues: {
             ':pk': keys.runPartition(runId),
             ':s': startSort,
@@ -191,7 +262,9 @@ export class DynamoExecutionStore implements ExecutionStore {
       for (const item of result.Items ?? []) {
         const chunk = parseEvents(item.events);
         const ordered = page.reverse ? chunk.reverse() : chunk;
-        events.push(...ordered.filter((e) => (page.reverse ? e.eventId <= from : e.eventId >= from)));
+        events.push(
+          ...ordered.filter((e) => (page.reverse ? e.eventId <= from : e.eventId >= from)),
+        );
       }
       startKey = result.LastEvaluatedKey;
     } while (startKey !== undefined && events.length <= page.limit);
@@ -205,7 +278,11 @@ export class DynamoExecutionStore implements ExecutionStore {
       new QueryCommand({
         TableName: this.table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :s',
-        ExpressionAttributeValues: { ':pk': keys.runPartition(runId), ':low': 'H|', ':s': keys.historyChunkSort(eventId) },
+        ExpressionAttributeValues: {
+          ':pk': keys.runPartition(runId),
+          ':low': 'H|',
+          ':s': keys.historyChunkSort(eventId),
+        },
         ScanIndexForward: false,
         Limit: 1,
         ConsistentRead: true,
@@ -216,14 +293,21 @@ export class DynamoExecutionStore implements ExecutionStore {
     return typeof sk === 'string' ? sk : keys.historyChunkSort(eventId);
   }
 
-  async peekQueue(kind: TaskKind, domain: string, taskList: string, limit: number): Promise<QueueEntry[]> {
+  async peekQueue(
+    kind: TaskKind,
+    domain: string,
+    taskList: string,
+    limit: number,
+  ): Promise<QueueEntry[]> {
     const shards = await Promise.all(
       Array.from({ length: this.shards }, (_, shard) =>
         this.table.doc.send(
           new QueryCommand({
             TableName: this.table.tableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.queuePartition(kind, domain, taskList, shard) },
+            ExpressionAttributeValues: {
+              ':pk': keys.queuePartition(kind, domain, taskList, shard),
+            },
             Limit: limit,
           }),
         ),
@@ -243,7 +327,9 @@ export class DynamoExecutionStore implements ExecutionStore {
           new QueryCommand({
             TableName: this.table.tableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.queuePartition(kind, domain, taskList, shard) },
+            ExpressionAttributeValues: {
+              ':pk': keys.queuePartition(kind, domain, taskList, shard),
+            },
             Select: 'COUNT',
             ExclusiveStartKey: startKey,
           }),
@@ -258,7 +344,12 @@ export class DynamoExecutionStore implements ExecutionStore {
   async dropQueueEntries(entries: readonly QueuedTaskRef[]): Promise<void> {
     await Promise.all(
       entries.map((task) =>
-        this.table.doc.send(new DeleteCommand({ TableName: this.table.tableName, Key: keys.queueEntry(task, this.shards) })),
+        this.table.doc.send(
+          new DeleteCommand({
+            TableName: this.table.tableName,
+            Key: keys.queueEntry(task, this.shards),
+          }),
+        ),
       ),
     );
   }
@@ -266,14 +357,21 @@ export class DynamoExecutionStore implements ExecutionStore {
   async applyQueueChanges(changes: QueueChanges): Promise<void> {
     await this.dropQueueEntries(changes.remove);
     await Promise.all(
-      changes.add.map((task) => this.table.doc.send(new PutCommand({ TableName: this.table.tableName, Item: queueItem(task, this.shards) }))),
+      changes.add.map((task) =>
+        this.table.doc.send(
+          new PutCommand({ TableName: this.table.tableName, Item: queueItem(task, this.shards) }),
+        ),
+      ),
     );
   }
 
   async putDeadLetter(id: string, record: string, error: string): Promise<void> {
     const at = Date.now();
     await this.table.doc.send(
-      new PutCommand({ TableName: this.table.tableName, Item: { ...keys.deadLetter(at, id), entity: 'DeadLetter', id, record, error, at } }),
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: { ...keys.deadLetter(at, id), entity: 'DeadLetter', id, record, error, at },
+      }),
     );
   }
 
@@ -286,7 +384,12 @@ export class DynamoExecutionStore implements ExecutionStore {
         ConsistentRead: true,
       }),
     );
-    return (result.Items ?? []).map((item) => ({ id: String(item.id), record: String(item.record), error: String(item.error), at: Number(item.at) }));
+    return (result.Items ?? []).map((item) => ({
+      id: String(item.id),
+      record: String(item.record),
+      error: String(item.error),
+      at: Number(item.at),
+    }));
   }
 
   /**
@@ -305,13 +408,18 @@ export class DynamoExecutionStore implements ExecutionStore {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of result.Items ?? []) if (typeof item.state === 'string') states.push(parseState(item.state));
+      for (const item of result.Items ?? [])
+        if (typeof item.state === 'string') states.push(parseState(item.state));
       startKey = result.LastEvaluatedKey;
     } while (startKey !== undefined);
     return states;
   }
 
-  async putHeartbeat(runId: string, scheduledEventId: number, heartbeat: ActivityHeartbeat): Promise<void> {
+  async putHeartbeat(
+    runId: string,
+    scheduledEventId: number,
+    heartbeat: ActivityHeartbeat,
+  ): Promise<void> {
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,
@@ -320,9 +428,16 @@ export class DynamoExecutionStore implements ExecutionStore {
     );
   }
 
-  async getHeartbeat(runId: string, scheduledEventId: number): Promise<ActivityHeartbeat | undefined> {
+  async getHeartbeat(
+    runId: string,
+    scheduledEventId: number,
+  ): Promise<ActivityHeartbeat | undefined> {
     const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.heartbeat(runId, scheduledEventId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.heartbeat(runId, scheduledEventId),
+        ConsistentRead: true,
+      }),
     );
     if (Item === undefined || typeof Item.at !== 'number') return undefined;
     return { at: Item.at, ...(typeof Item.details === 'string' ? { details: Item.details } : {}) };
@@ -379,4 +494,5 @@ function chunksOf(events: readonly HistoryEvent[]): HistoryEvent[][] {
 
 // The table holds what this code wrote: state and events are stored as JSON text and read back as such.
 const parseState = (text: string): ExecutionState => JSON.parse(text);
-const parseEvents = (text: unknown): HistoryEvent[] => (typeof text === 'string' ? JSON.parse(text) : []);
+const parseEvents = (text: unknown): HistoryEvent[] =>
+  typeof text === 'string' ? JSON.parse(text) : [];

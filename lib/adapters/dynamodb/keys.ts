@@ -57,7 +57,10 @@ export const keys = {
     sk: `HB|${padId(scheduledEventId)}`,
   }),
   /** Stream records the outbox gave up on: one partition, newest last. */
-  deadLetter: (at: number, id: string): ItemKey => ({ pk: 'DEADLETTER', sk: `${String(at).padStart(13, '0')}|${id}` }),
+  deadLetter: (at: number, id: string): ItemKey => ({
+    pk: 'DEADLETTER',
+    sk: `${String(at).padStart(13, '0')}|${id}`,
+  }),
   deadLetterPartition: 'DEADLETTER',
   /** The open run of a workflowId: its existence is the "one open run per workflowId" guard. */
   openRun: (domain: string, workflowId: string): ItemKey => ({

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   PutCommand,
@@ -5,7 +6,6 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type {
   DomainRecord,
   RegistrationStatus,
@@ -27,7 +27,8 @@ import type { TableRef } from './client.js';
 import { keys } from './keys.js';
 import { transactWrite } from './transact.js';
 
-const typeCounter = (kind: TypeKind) => (kind === 'workflow' ? 'workflowTypeCount' : 'activityTypeCount');
+const typeCounter = (kind: TypeKind) =>
+  kind === 'workflow' ? 'workflowTypeCount' : 'activityTypeCount';
 const DEPRECATE_CONCURRENCY = 16;
 const MAX_TAG_RETRIES = 10;
 
@@ -69,8 +70,17 @@ export class DynamoRegistryStore implements RegistryStore {
     return this.queryPage({ gsi1pk }, undefined, page, startKey, toDomain);
   }
 
-  async setDomainStatus(name: string, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome> {
-    const outcome = await this.changeStatus(keys.domain(name), to, keys.domainList(to).gsi1pk, undefined);
+  async setDomainStatus(
+    name: string,
+    to: RegistrationStatus,
+    now: number,
+  ): Promise<StatusChangeOutcome> {
+    const outcome = await this.changeStatus(
+      keys.domain(name),
+      to,
+      keys.domainList(to).gsi1pk,
+      undefined,
+    );
     if (outcome === 'changed' && to === 'DEPRECATED') await this.deprecateTypesOf(name, now);
     return outcome;
   }
@@ -93,7 +103,8 @@ export class DynamoRegistryStore implements RegistryStore {
             TableName: this.table.tableName,
             Key: keys.domain(name),
             UpdateExpression: 'SET tags = :tags, tagVersion = :next',
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(tagVersion) OR tagVersion = :v)',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(tagVersion) OR tagVersion = :v)',
             ExpressionAttributeValues: { ':tags': merged, ':next': version + 1, ':v': version },
           }),
         );
@@ -123,7 +134,12 @@ export class DynamoRegistryStore implements RegistryStore {
           ConditionExpression:
             'attribute_exists(pk) AND #status = :registered AND (attribute_not_exists(#count) OR #count < :max)',
           ExpressionAttributeNames: { '#count': counter, '#status': 'status' },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxTypes, ':registered': 'REGISTERED' },
+          ExpressionAttributeValues: {
+            ':zero': 0,
+            ':one': 1,
+            ':max': maxTypes,
+            ':registered': 'REGISTERED',
+          },
         },
       },
     ]);
@@ -155,7 +171,11 @@ export class DynamoRegistryStore implements RegistryStore {
     return this.queryPage({ gsi1pk }, prefix, page, startKey, toType);
   }
 
-  async setTypeStatus(id: TypeId, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome> {
+  async setTypeStatus(
+    id: TypeId,
+    to: RegistrationStatus,
+    now: number,
+  ): Promise<StatusChangeOutcome> {
     const key = keys.type(id.kind, id.domain, id.name, id.version);
     const gsi1pk = keys.typeList(id.kind, id.domain, to).gsi1pk;
     return this.changeStatus(key, to, gsi1pk, to === 'DEPRECATED' ? now : undefined);
@@ -206,7 +226,8 @@ export class DynamoRegistryStore implements RegistryStore {
     gsi1pk: string,
     deprecationDate: number | undefined,
   ): Promise<StatusChangeOutcome> {
-    const dateClause = deprecationDate === undefined ? ' REMOVE deprecationDate' : ', deprecationDate = :date';
+    const dateClause =
+      deprecationDate === undefined ? ' REMOVE deprecationDate' : ', deprecationDate = :date';
     try {
       await this.table.doc.send(
         new UpdateCommand({
@@ -254,7 +275,9 @@ export class DynamoRegistryStore implements RegistryStore {
           }),
         );
         const types = (result.Items ?? []).map(toType);
-        await inBatches(types, DEPRECATE_CONCURRENCY, (t) => this.setTypeStatus(t, 'DEPRECATED', now));
+        await inBatches(types, DEPRECATE_CONCURRENCY, (t) =>
+          this.setTypeStatus(t, 'DEPRECATED', now),
+        );
         startKey = result.LastEvaluatedKey;
       } while (startKey !== undefined);
     }
@@ -287,7 +310,11 @@ export class DynamoRegistryStore implements RegistryStore {
     let lastKey: Record<string, unknown> | undefined;
     do {
       const result = await this.table.doc.send(
-        new QueryCommand({ ...input, Limit: page.limit + 1 - items.length, ExclusiveStartKey: lastKey ?? input.ExclusiveStartKey }),
+        new QueryCommand({
+          ...input,
+          Limit: page.limit + 1 - items.length,
+          ExclusiveStartKey: lastKey ?? input.ExclusiveStartKey,
+        }),
       );
       items.push(...(result.Items ?? []));
       lastKey = result.LastEvaluatedKey;
@@ -302,7 +329,8 @@ export class DynamoRegistryStore implements RegistryStore {
   /** Ensures the table's signing-key item exists (first writer wins) and returns it. */
   async signingKey(generate: () => Buffer): Promise<Buffer> {
     const existing = await this.get(keys.signingKey());
-    if (existing !== undefined && typeof existing.key === 'string') return Buffer.from(existing.key, 'base64');
+    if (existing !== undefined && typeof existing.key === 'string')
+      return Buffer.from(existing.key, 'base64');
     try {
       await this.table.doc.send(
         new PutCommand({
@@ -315,7 +343,8 @@ export class DynamoRegistryStore implements RegistryStore {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
     const stored = await this.get(keys.signingKey());
-    if (stored === undefined || typeof stored.key !== 'string') throw new Error('signing key missing');
+    if (stored === undefined || typeof stored.key !== 'string')
+      throw new Error('signing key missing');
     return Buffer.from(stored.key, 'base64');
   }
 }
@@ -359,7 +388,8 @@ function typeItem(t: TypeRecord): Record<string, unknown> {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const optStr = (v: unknown) => (typeof v === 'string' ? { value: v } : undefined);
 const optNum = (v: unknown) => (typeof v === 'number' ? { value: v } : undefined);
-const status = (v: unknown): RegistrationStatus => (v === 'DEPRECATED' ? 'DEPRECATED' : 'REGISTERED');
+const status = (v: unknown): RegistrationStatus =>
+  v === 'DEPRECATED' ? 'DEPRECATED' : 'REGISTERED';
 
 function toDomain(item: Record<string, unknown>): DomainRecord {
   const description = optStr(item.description);
@@ -386,7 +416,8 @@ function toType(item: Record<string, unknown>): TypeRecord {
     ...(description === undefined ? {} : { description: description.value }),
     ...(deprecationDate === undefined ? {} : { deprecationDate: deprecationDate.value }),
   };
-  const configuration = typeof item.configuration === 'object' && item.configuration !== null ? item.configuration : {};
+  const configuration =
+    typeof item.configuration === 'object' && item.configuration !== null ? item.configuration : {};
   return item.kind === 'workflow'
     ? { ...base, kind: 'workflow', configuration }
     : { ...base, kind: 'activity', configuration };

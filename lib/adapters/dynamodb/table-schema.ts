@@ -22,7 +22,10 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    AttributeDefinitions: keyAttributes.map((name) => ({
+      AttributeName: name,
+      AttributeType: 'S',
+    })),
     KeySchema: [
       { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
       { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },

@@ -1,11 +1,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The outcome of one conditional transaction: done, or the indexes of the items whose condition failed. */
-export type TransactOutcome = { readonly ok: true } | { readonly ok: false; readonly failed: readonly number[] };
+export type TransactOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly failed: readonly number[] };
 
 const MAX_CONFLICT_RETRIES = 8;
 

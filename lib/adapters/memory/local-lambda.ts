@@ -21,14 +21,19 @@ export class LocalLambdaFunctions implements LambdaInvoker {
   async invoke(request: LambdaRequest): Promise<LambdaResult> {
     const handler = this.functions.get(request.name);
     if (handler === undefined) {
-      return { kind: 'failed', reason: 'ResourceNotFoundException', details: `Function not found: ${request.name}` };
+      return {
+        kind: 'failed',
+        reason: 'ResourceNotFoundException',
+        details: `Function not found: ${request.name}`,
+      };
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<LambdaResult>((resolve) => {
       timer = setTimeout(() => resolve({ kind: 'timed-out' }), request.timeoutSeconds * 1000);
     });
     const run = handler(request.input).then(
-      (result): LambdaResult => (result === undefined ? { kind: 'completed' } : { kind: 'completed', result }),
+      (result): LambdaResult =>
+        result === undefined ? { kind: 'completed' } : { kind: 'completed', result },
       (error: unknown): LambdaResult => ({
         kind: 'failed',
         reason: error instanceof Error ? error.name : 'Error',

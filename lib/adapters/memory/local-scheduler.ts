@@ -1,5 +1,5 @@
-import type { DeadlineFire, DeadlineScheduler } from '../../ports/deadline-scheduler.js';
 import type { Clock } from '../../ports/clock.js';
+import type { DeadlineFire, DeadlineScheduler } from '../../ports/deadline-scheduler.js';
 
 export type FireHandler = (fire: DeadlineFire) => Promise<void>;
 

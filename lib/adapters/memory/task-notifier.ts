@@ -13,7 +13,13 @@ export class InProcessTaskNotifier implements TaskNotifier {
     for (const wake of set) wake();
   }
 
-  wait(kind: TaskKind, domain: string, taskList: string, ms: number, signal: AbortSignal): Promise<void> {
+  wait(
+    kind: TaskKind,
+    domain: string,
+    taskList: string,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const key = listKey(kind, domain, taskList);
     return new Promise((resolve) => {
       const set = this.waiters.get(key) ?? new Set<() => void>();
@@ -36,4 +42,5 @@ export class InProcessTaskNotifier implements TaskNotifier {
   }
 }
 
-const listKey = (kind: TaskKind, domain: string, taskList: string) => `${kind}|${domain}|${taskList}`;
+const listKey = (kind: TaskKind, domain: string, taskList: string) =>
+  `${kind}|${domain}|${taskList}`;

@@ -45,6 +45,9 @@ describe('table schema', () => {
     expect(input.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(
       tableSchema.globalIndexes.map((i) => i.indexName),
     );
-    expect(input.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(input.StreamSpecification).toEqual({
+      StreamEnabled: true,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    });
   });
 });

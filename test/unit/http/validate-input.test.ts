@@ -44,7 +44,10 @@ describe('validateInput', () => {
       validateInput('RespondDecisionTaskCompletedInput', {
         taskToken: 't',
         decisions: [
-          { decisionType: 'StartTimer', startTimerDecisionAttributes: { timerId: 't1', startToFireTimeout: '5' } },
+          {
+            decisionType: 'StartTimer',
+            startTimerDecisionAttributes: { timerId: 't1', startToFireTimeout: '5' },
+          },
           { decisionType: 'StartTimer', startTimerDecisionAttributes: { timerId: '' } },
         ],
       }),
@@ -57,9 +60,9 @@ describe('validateInput', () => {
 
   it('checks string lengths in UTF-16 units, as the service does', () => {
     expect(() => validateInput('DescribeDomainInput', { name: 'x'.repeat(256) })).not.toThrow();
-    expect(messageOf(() => validateInput('DescribeDomainInput', { name: 'x'.repeat(257) }))).toContain(
-      'Member must have length less than or equal to 256',
-    );
+    expect(
+      messageOf(() => validateInput('DescribeDomainInput', { name: 'x'.repeat(257) })),
+    ).toContain('Member must have length less than or equal to 256');
   });
 
   it('throws SerializationException for a wrong JSON type', () => {
@@ -67,9 +70,9 @@ describe('validateInput', () => {
     expect(messageOf(() => validateInput('DescribeDomainInput', { name: 5 }))).toBe(
       "Expected a string at 'name' but found a number",
     );
-    expect(() => validateInput('ListDomainsInput', { registrationStatus: 'REGISTERED', maximumPageSize: 1.5 })).toThrow(
-      SerializationException,
-    );
+    expect(() =>
+      validateInput('ListDomainsInput', { registrationStatus: 'REGISTERED', maximumPageSize: 1.5 }),
+    ).toThrow(SerializationException);
     expect(() => validateInput('DescribeDomainInput', [])).toThrow(SerializationException);
   });
 
@@ -80,7 +83,10 @@ describe('validateInput', () => {
     });
     expect(input.startTimeFilter).toEqual({ oldestDate: 1326592619.474, latestDate: 1326592700.5 });
     expect(() =>
-      validateInput('CountOpenWorkflowExecutionsInput', { domain: 'd', startTimeFilter: { oldestDate: 'soon' } }),
+      validateInput('CountOpenWorkflowExecutionsInput', {
+        domain: 'd',
+        startTimeFilter: { oldestDate: 'soon' },
+      }),
     ).toThrow(SerializationException);
   });
 
@@ -95,15 +101,29 @@ describe('validateInput', () => {
 
   it('checks durations, priorities and retention', () => {
     const registerType = (extra: Record<string, unknown>) =>
-      validateInput('RegisterWorkflowTypeInput', { domain: 'd', name: 'n', version: '1', ...extra });
+      validateInput('RegisterWorkflowTypeInput', {
+        domain: 'd',
+        name: 'n',
+        version: '1',
+        ...extra,
+      });
     expect(() => registerType({ defaultTaskStartToCloseTimeout: 'NONE' })).not.toThrow();
-    expect(() => registerType({ defaultTaskStartToCloseTimeout: '1.5' })).toThrow(ValidationException);
-    expect(() => registerType({ defaultExecutionStartToCloseTimeout: 'NONE' })).toThrow(ValidationException);
-    expect(() => registerType({ defaultExecutionStartToCloseTimeout: '31536001' })).toThrow(ValidationException);
+    expect(() => registerType({ defaultTaskStartToCloseTimeout: '1.5' })).toThrow(
+      ValidationException,
+    );
+    expect(() => registerType({ defaultExecutionStartToCloseTimeout: 'NONE' })).toThrow(
+      ValidationException,
+    );
+    expect(() => registerType({ defaultExecutionStartToCloseTimeout: '31536001' })).toThrow(
+      ValidationException,
+    );
     expect(() => registerType({ defaultTaskPriority: '-2147483648' })).not.toThrow();
     expect(() => registerType({ defaultTaskPriority: '2147483648' })).toThrow(ValidationException);
     const retention = (days: string) =>
-      validateInput('RegisterDomainInput', { name: 'd', workflowExecutionRetentionPeriodInDays: days });
+      validateInput('RegisterDomainInput', {
+        name: 'd',
+        workflowExecutionRetentionPeriodInDays: days,
+      });
     expect(() => retention('90')).not.toThrow();
     expect(() => retention('NONE')).not.toThrow();
     expect(() => retention('91')).toThrow(ValidationException);

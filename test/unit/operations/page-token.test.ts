@@ -23,14 +23,18 @@ describe('PageTokens', () => {
     const [payload = '', mac = ''] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ c: 'z', s: 'x', e: 9e9 })).toString('base64url');
     await expect(tokens.decode(scope, `${forged}.${mac}`)).rejects.toThrow(ValidationException);
-    await expect(tokens.decode(scope, `${payload}.${mac.slice(1)}x`)).rejects.toThrow(ValidationException);
+    await expect(tokens.decode(scope, `${payload}.${mac.slice(1)}x`)).rejects.toThrow(
+      ValidationException,
+    );
     await expect(tokens.decode(scope, 'garbage')).rejects.toThrow(ValidationException);
   });
 
   it('refuses a token signed with another key', async () => {
     const other = new PageTokens({ signingKey: async () => Buffer.alloc(32, 8) }, () => 1000);
     const token = await other.encode(scope, 'a');
-    await expect(tokensAt({ t: 1000 }).decode(scope, token)).rejects.toThrow('Invalid nextPageToken');
+    await expect(tokensAt({ t: 1000 }).decode(scope, token)).rejects.toThrow(
+      'Invalid nextPageToken',
+    );
   });
 
   it('refuses a token issued for another action or other arguments', async () => {
@@ -39,9 +43,9 @@ describe('PageTokens', () => {
     await expect(tokens.decode({ ...scope, action: 'ListWorkflowTypes' }, token)).rejects.toThrow(
       ValidationException,
     );
-    await expect(tokens.decode({ ...scope, args: { registrationStatus: 'DEPRECATED' } }, token)).rejects.toThrow(
-      'different request',
-    );
+    await expect(
+      tokens.decode({ ...scope, args: { registrationStatus: 'DEPRECATED' } }, token),
+    ).rejects.toThrow('different request');
   });
 
   it('expires after 24 hours with the documented message', async () => {
@@ -51,6 +55,8 @@ describe('PageTokens', () => {
     now.t += PAGE_TOKEN_LIFETIME_SECONDS - 1;
     await expect(tokens.decode(scope, token)).resolves.toBe('a');
     now.t += 2;
-    await expect(tokens.decode(scope, token)).rejects.toThrow('Specified token has exceeded its maximum lifetime');
+    await expect(tokens.decode(scope, token)).rejects.toThrow(
+      'Specified token has exceeded its maximum lifetime',
+    );
   });
 });

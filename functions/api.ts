@@ -1,0 +1,20 @@
+import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
+import { loadConfig } from './shared/config.js';
+import { createApiHandler } from './shared/wiring.js';
+
+/** API Gateway (HTTP API, payload v2) → the awsJson1_0 dispatcher → the SWF operations. */
+const config = loadConfig(process.env);
+
+// Module scope: one set of clients per container, reused by every warm invocation.
+const doc = createDocumentClient({ region: config.region });
+
+export const handler = createApiHandler({
+  doc,
+  tableName: config.tableName,
+  region: config.region,
+  accountId: config.accountId,
+  polling: config.pollMaxWaitMs === undefined ? undefined : { maxWaitMs: config.pollMaxWaitMs },
+  // The api function only decides whether ScheduleLambdaFunction is offered; the stream consumer invokes.
+  lambda: new AwsLambdaInvoker(),
+});

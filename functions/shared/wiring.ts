@@ -1,0 +1,52 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import { createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
+import type { PollingConfig } from '../../lib/operations/context.js';
+import { operations } from '../../lib/operations/index.js';
+import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import { createDeps } from '../../lib/wiring.js';
+import { accountIdFromArn } from './config.js';
+import { type HttpApiOptions, httpApiHandler } from './http-api.js';
+
+export interface ApiWiring {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly region: string;
+  /** When unset, read from the invoked function's ARN on the first invocation. */
+  readonly accountId?: string | undefined;
+  readonly polling?: Partial<PollingConfig> | undefined;
+  /** Whether ScheduleLambdaFunction is offered: the AWS invoker in Lambda (tests may pass a local one). */
+  readonly lambda?: LambdaInvoker | undefined;
+}
+
+/**
+ * The api function's handler over one table. functions/api.ts builds it from the environment; tests
+ * build it over DynamoDB Local with the same operations and the same dispatcher as the local server.
+ */
+export function createApiHandler(wiring: ApiWiring, options?: HttpApiOptions) {
+  return httpApiHandler(apiDispatcher(wiring), options);
+}
+
+/**
+ * The dispatcher is built on the first invocation, when the account id (part of every domain ARN) can
+ * be read from the context, then reused by every warm invocation of the container.
+ */
+export function apiDispatcher(wiring: ApiWiring): (context: Context) => Dispatcher {
+  let dispatch: Dispatcher | undefined;
+  return (context) => {
+    dispatch ??= createDispatcher(
+      operations,
+      createDeps({
+        doc: wiring.doc,
+        tableName: wiring.tableName,
+        identity: {
+          region: wiring.region,
+          accountId: wiring.accountId ?? accountIdFromArn(context.invokedFunctionArn),
+        },
+        ...(wiring.polling === undefined ? {} : { polling: wiring.polling }),
+        ...(wiring.lambda === undefined ? {} : { lambda: wiring.lambda }),
+      }),
+    );
+    return dispatch;
+  };
+}

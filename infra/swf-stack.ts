@@ -1,0 +1,38 @@
+import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { SwfApi } from './constructs/swf-api.js';
+import { SwfTable } from './constructs/swf-table.js';
+
+export interface SwfStackProps extends StackProps {
+  /** @default RETAIN: deleting the stack keeps the table and every workflow in it. */
+  readonly tableRemovalPolicy?: RemovalPolicy;
+  readonly logRetention?: RetentionDays;
+}
+
+/** The SWF-compatible service: HTTP API (IAM auth) → api Lambda → one DynamoDB table. */
+export class SwfStack extends Stack {
+  readonly table: SwfTable;
+  readonly api: SwfApi;
+
+  constructor(scope: Construct, id: string, props: SwfStackProps = {}) {
+    super(scope, id, props);
+    this.table = new SwfTable(
+      this,
+      'Table',
+      props.tableRemovalPolicy === undefined ? {} : { removalPolicy: props.tableRemovalPolicy },
+    );
+    this.api = new SwfApi(
+      this,
+      'Api',
+      props.logRetention === undefined ? {} : { logRetention: props.logRetention },
+    );
+    this.table.bindTable(this.api.handler);
+    // Domain ARNs carry the account id; the function could read it from its ARN, this saves the parse.
+    this.api.handler.addEnvironment('ACCOUNT_ID', this.account);
+    new CfnOutput(this, 'SwfEndpoint', {
+      description: 'Point SWF clients here (SigV4, execute-api:Invoke on POST /)',
+      value: this.api.url,
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Clock } from '../../ports/clock.js';
+import type { DeadlineFire, DeadlineScheduler } from '../../ports/deadline-scheduler.js';
+
+/** SQS's longest message delay: 15 minutes. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+/** EventBridge Scheduler fires anywhere in its minute: schedule a minute early, finish on SQS. */
+export const SCHEDULE_LEAD_SECONDS = 60;
+
+export interface AwsSchedulerConfig {
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly scheduleGroup: string;
+  /** The role EventBridge Scheduler assumes to send to the queue. */
+  readonly schedulerRoleArn: string;
+}
+
+/**
+ * Deadlines on AWS, to the second (DESIGN.md "Timers to the second"): within 15 minutes, an SQS message
+ * delayed until the deadline; later, a one-time EventBridge schedule a minute early that puts the fire
+ * on the same queue, where functions/timer.ts sees it is early and re-queues the remainder with a delay.
+ */
+export class AwsDeadlineScheduler implements DeadlineScheduler {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly scheduler: SchedulerClient,
+    private readonly config: AwsSchedulerConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async arm(fire: DeadlineFire): Promise<void> {
+    const wait = fire.at - this.clock.now() / 1000;
+    if (wait <= MAX_SQS_DELAY_SECONDS) {
+      await this.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.config.queueUrl,
+          MessageBody: JSON.stringify(fire),
+          // Rounded up: a fire may come late by under a second, never early by a second.
+          DelaySeconds: Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil(wait))),
+        }),
+      );
+      return;
+    }
+    try {
+      await this.scheduler.send(
+        new CreateScheduleCommand({
+          Name: scheduleName(fire),
+          GroupName: this.config.scheduleGroup,
+          ScheduleExpression: `at(${atExpression(fire.at - SCHEDULE_LEAD_SECONDS)})`,
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: this.config.queueArn,
+            RoleArn: this.config.schedulerRoleArn,
+            Input: JSON.stringify(fire),
+          },
+        }),
+      );
+    } catch (error) {
+      // The same deadline armed twice (a replayed stream record) finds its schedule already there.
+      if (!(error instanceof ConflictException)) throw error;
+    }
+  }
+}
+
+/** Schedule names allow 1–64 of [0-9a-zA-Z-_.]: a digest of what identifies the fire. */
+export const scheduleName = (fire: DeadlineFire) =>
+  `swf-${createHash('sha256').update(`${fire.runId}|${fire.key}|${fire.at}`).digest('hex').slice(0, 56)}`;
+
+/** `yyyy-mm-ddThh:mm:ss` in UTC, as Scheduler's at() expression wants it. */
+export const atExpression = (epochSeconds: number) =>
+  new Date(Math.floor(epochSeconds) * 1000).toISOString().slice(0, 19);

@@ -1,0 +1,274 @@
+/**
+ * Long polls through the official SDK (swf-api.md §4, §5.6; DESIGN.md "Long polls"): a waiting poller
+ * is handed a task as soon as it is scheduled, an idle poll ends with the empty task after the poll
+ * time, and a poll whose caller has gone never takes a task.
+ */
+import {
+  type ActivityTask,
+  type DecisionTask,
+  PollForActivityTaskCommand,
+  PollForDecisionTaskCommand,
+  RegisterActivityTypeCommand,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decide, eventsOf, SwfKit, sleep, uid } from '../support/decider.js';
+import { startTestServer, swfClient } from '../support/local.js';
+
+let swf: SWFClient;
+/** A second client, so that the poll under test and the call that feeds it never share a socket. */
+let pollClient: SWFClient;
+let kit: SwfKit;
+let close: () => Promise<void>;
+const domain = 'long-poll';
+const wf = { name: 'wf', version: '1' };
+const act = { name: 'act', version: '1' };
+const POLL_WAIT_MS = 1_000;
+/** How long a test lets a poll sit before it feeds the list: long enough to be waiting, well inside POLL_WAIT_MS. */
+const SETTLE_MS = 150;
+const ROUNDS = 10;
+const DISPATCH_BOUND_MS = 50;
+
+beforeAll(async () => {
+  let endpoint: string;
+  ({
+    swf,
+    close,
+    stack: { endpoint },
+  } = await startTestServer({ polling: { maxWaitMs: POLL_WAIT_MS } }));
+  pollClient = swfClient(endpoint);
+  kit = new SwfKit(swf, domain);
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...wf,
+      defaultTaskList: { name: 'wf-defaults' },
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '600',
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+  await swf.send(
+    new RegisterActivityTypeCommand({
+      domain,
+      ...act,
+      defaultTaskList: { name: 'act-defaults' },
+      defaultTaskScheduleToStartTimeout: 'NONE',
+      defaultTaskScheduleToCloseTimeout: 'NONE',
+      defaultTaskStartToCloseTimeout: '600',
+      defaultTaskHeartbeatTimeout: 'NONE',
+    }),
+  );
+});
+afterAll(async () => {
+  pollClient.destroy();
+  await close();
+});
+
+/** A poll in flight, and when it answered (performance.now()). */
+function timedPoll<T>(call: Promise<T>): Promise<{ task: T; at: number }> {
+  return call.then((task) => ({ task, at: performance.now() }));
+}
+
+const pollActivity = (
+  taskList: string,
+  client = pollClient,
+  abortSignal?: AbortSignal,
+  identity?: string,
+) =>
+  client.send(
+    new PollForActivityTaskCommand({
+      domain,
+      taskList: { name: taskList },
+      ...(identity === undefined ? {} : { identity }),
+    }),
+    abortSignal === undefined ? {} : { abortSignal },
+  );
+
+const pollDecision = (taskList: string, client = pollClient, abortSignal?: AbortSignal) =>
+  client.send(
+    new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
+    abortSignal === undefined ? {} : { abortSignal },
+  );
+
+/** Fails the test unless the poll ended with an empty task (swf-api.md §4). */
+function expectEmptyActivityTask(task: ActivityTask): void {
+  expect(task.taskToken).toBeUndefined();
+  expect(task.startedEventId).toBe(0);
+  expect(task.activityId).toBeUndefined();
+  expect(task.workflowExecution).toBeUndefined();
+}
+
+function expectEmptyDecisionTask(task: DecisionTask): void {
+  expect(task.taskToken).toBeUndefined();
+  expect(task.startedEventId).toBe(0);
+  expect(task.previousStartedEventId ?? 0).toBe(0);
+  expect(task.events ?? []).toEqual([]);
+  expect(task.workflowExecution).toBeUndefined();
+}
+
+/** Waits for an aborted send to settle (it rejects with the SDK's abort error). */
+async function settleAborted(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    (value) => {
+      throw new Error(`an aborted poll returned ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('a waiting poller', () => {
+  it('gets a decision task within 50 ms of StartWorkflowExecution returning', async () => {
+    const deltas: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const taskList = uid('deciders');
+      const poll = timedPoll(pollDecision(taskList));
+      await sleep(SETTLE_MS);
+      const { execution } = await kit.start(wf, { taskList: { name: taskList } });
+      const started = performance.now();
+      const { task, at } = await poll;
+      expect(task.taskToken).toBeTruthy();
+      expect(task.workflowExecution).toEqual(execution);
+      deltas.push(at - started);
+    }
+    console.info(
+      `decision dispatch after Start returned (ms): ${deltas.map((d) => d.toFixed(1)).join(', ')}`,
+    );
+    expect(Math.max(...deltas)).toBeLessThan(DISPATCH_BOUND_MS);
+  }, 60_000);
+
+  it('gets an activity task within 50 ms of the RespondDecisionTaskCompleted that schedules it returning', async () => {
+    const deltas: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const { taskList, execution } = await kit.start(wf);
+      const decision = await kit.pollDecision(taskList);
+      const workers = uid('workers');
+      const poll = timedPoll(pollActivity(workers));
+      await sleep(SETTLE_MS);
+      await kit.respond(decision.taskToken, [
+        decide.scheduleActivity({
+          activityType: act,
+          activityId: 'a1',
+          taskList: { name: workers },
+          input: `round ${round}`,
+        }),
+      ]);
+      const scheduled = performance.now();
+      const { task, at } = await poll;
+      expect(task).toMatchObject({
+        activityId: 'a1',
+        input: `round ${round}`,
+        workflowExecution: execution,
+      });
+      expect(task.taskToken).toBeTruthy();
+      deltas.push(at - scheduled);
+    }
+    console.info(
+      `activity dispatch after Respond returned (ms): ${deltas.map((d) => d.toFixed(1)).join(', ')}`,
+    );
+    expect(Math.max(...deltas)).toBeLessThan(DISPATCH_BOUND_MS);
+  }, 60_000);
+});
+
+describe('an idle poll', () => {
+  it('ends with the empty activity task after the poll time', async () => {
+    const begun = performance.now();
+    const task = await pollActivity(uid('idle-workers'));
+    const elapsed = performance.now() - begun;
+    expectEmptyActivityTask(task);
+    expect(elapsed).toBeGreaterThanOrEqual(POLL_WAIT_MS - 20);
+    expect(elapsed).toBeLessThan(POLL_WAIT_MS + 400);
+  });
+
+  it('ends with the empty decision task after the poll time', async () => {
+    const begun = performance.now();
+    const task = await pollDecision(uid('idle-deciders'));
+    const elapsed = performance.now() - begun;
+    expectEmptyDecisionTask(task);
+    expect(elapsed).toBeGreaterThanOrEqual(POLL_WAIT_MS - 20);
+    expect(elapsed).toBeLessThan(POLL_WAIT_MS + 400);
+  });
+
+  it('on a list that only has tasks of another kind stays empty', async () => {
+    // A decision task is queued on this list name; an activity poll of the same name must not see it.
+    const { taskList } = await kit.start(wf);
+    expectEmptyActivityTask(await pollActivity(taskList));
+    const decision = await kit.pollDecision(taskList);
+    expect(decision.startedEventId).toBe(3);
+  });
+});
+
+describe('a poll whose caller has gone', () => {
+  it('does not take an activity task scheduled after the abort', async () => {
+    const { taskList, execution } = await kit.start(wf);
+    const decision = await kit.pollDecision(taskList);
+    const workers = uid('workers');
+
+    const abort = new AbortController();
+    const gone = pollActivity(workers, pollClient, abort.signal, 'gone');
+    await sleep(SETTLE_MS);
+    abort.abort();
+    const error = await settleAborted(gone);
+    expect(error).toBeInstanceOf(Error);
+    // Give the server a moment to see the connection close (it is the server's only signal).
+    await sleep(50);
+
+    await kit.respond(decision.taskToken, [
+      decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
+    ]);
+    // The second poll starts after the task is queued: a zombie poll still waiting would have been
+    // woken first and taken it.
+    const task = await pollActivity(workers, swf, undefined, 'second');
+    expect(task).toMatchObject({ activityId: 'a1', workflowExecution: execution });
+    expect(task.taskToken).toBeTruthy();
+
+    const history = await kit.history(execution);
+    const started = eventsOf(history, 'ActivityTaskStarted');
+    expect(started).toHaveLength(1);
+    expect(started[0]?.activityTaskStartedEventAttributes?.identity).toBe('second');
+  });
+
+  it('does not take a decision task scheduled after the abort', async () => {
+    const taskList = uid('deciders');
+    const abort = new AbortController();
+    const gone = pollDecision(taskList, pollClient, abort.signal);
+    await sleep(SETTLE_MS);
+    abort.abort();
+    await settleAborted(gone);
+    await sleep(50);
+
+    const { execution } = await kit.start(wf, { taskList: { name: taskList } });
+    const task = await kit.pollDecision(taskList);
+    expect(task.workflowExecution).toEqual(execution);
+    expect(task.startedEventId).toBe(3);
+    expect(eventsOf(await kit.history(execution), 'DecisionTaskStarted')).toHaveLength(1);
+  });
+
+  it('aborted many times over leaves the list usable and hands each task out once', async () => {
+    const { taskList, execution } = await kit.start(wf);
+    const decision = await kit.pollDecision(taskList);
+    const workers = uid('workers');
+    const aborts = Array.from({ length: 10 }, () => new AbortController());
+    const gone = aborts.map((a) => pollActivity(workers, pollClient, a.signal));
+    await sleep(SETTLE_MS);
+    for (const a of aborts) a.abort();
+    await Promise.all(gone.map(settleAborted));
+    await sleep(50);
+
+    const ids = ['a1', 'a2', 'a3'];
+    await kit.respond(
+      decision.taskToken,
+      ids.map((activityId) =>
+        decide.scheduleActivity({ activityType: act, activityId, taskList: { name: workers } }),
+      ),
+    );
+    const tasks = await Promise.all(ids.map(() => pollActivity(workers, swf)));
+    expect(tasks.map((t) => t.activityId).sort()).toEqual(ids);
+    expect(eventsOf(await kit.history(execution), 'ActivityTaskStarted')).toHaveLength(3);
+  });
+});

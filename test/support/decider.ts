@@ -1,0 +1,256 @@
+/**
+ * A small kit for contract tests that drive the service through the official SDK only: unique ids,
+ * a decision/activity poller that insists on getting a task, history reads across pages, fault
+ * assertions and decision builders.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type ActivityTask,
+  type Decision,
+  type DecisionTask,
+  DescribeWorkflowExecutionCommand,
+  GetWorkflowExecutionHistoryCommand,
+  type HistoryEvent,
+  PollForActivityTaskCommand,
+  PollForDecisionTaskCommand,
+  type PollForDecisionTaskInput,
+  RespondDecisionTaskCompletedCommand,
+  type RespondDecisionTaskCompletedInput,
+  type ScheduleActivityTaskDecisionAttributes,
+  SignalWorkflowExecutionCommand,
+  StartWorkflowExecutionCommand,
+  type StartWorkflowExecutionInput,
+  type SWFClient,
+  type WorkflowExecution,
+  type WorkflowType,
+} from '@aws-sdk/client-swf';
+import { expect } from 'vitest';
+
+/** An identifier no other test uses: workflowIds, task lists, activity ids. */
+export const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 12)}`;
+
+export const eventTypes = (events: readonly HistoryEvent[] | undefined) =>
+  (events ?? []).map((e) => e.eventType ?? '');
+
+export const eventIds = (events: readonly HistoryEvent[] | undefined) =>
+  (events ?? []).map((e) => e.eventId ?? -1);
+
+/** The events of a type, in history order. */
+export const eventsOf = (events: readonly HistoryEvent[] | undefined, eventType: string) =>
+  (events ?? []).filter((e) => e.eventType === eventType);
+
+/** The only event of a type; fails the test if there is not exactly one. */
+export function single(
+  events: readonly HistoryEvent[] | undefined,
+  eventType: string,
+): HistoryEvent {
+  const found = eventsOf(events, eventType);
+  expect(
+    found.map((e) => e.eventType),
+    `exactly one ${eventType}`,
+  ).toEqual([eventType]);
+  const [event] = found;
+  if (event === undefined) throw new Error(`no ${eventType}`);
+  return event;
+}
+
+/** Awaits a call that must fail with the named error; returns it for further checks. */
+export async function expectFault(
+  call: Promise<unknown>,
+  name: string,
+  message?: string | RegExp,
+): Promise<Error> {
+  const outcome = await call.then(
+    (value: unknown) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (outcome.ok)
+    throw new Error(`expected ${name}, got success: ${JSON.stringify(outcome.value)}`);
+  const { error } = outcome;
+  if (!(error instanceof Error)) throw new Error(`expected ${name}, got ${String(error)}`);
+  expect(error.name, error.message).toBe(name);
+  if (typeof message === 'string') expect(error.message).toBe(message);
+  if (message instanceof RegExp) expect(error.message).toMatch(message);
+  return error;
+}
+
+export type StartedDecisionTask = DecisionTask & { taskToken: string; events: HistoryEvent[] };
+export type StartedActivityTask = ActivityTask & { taskToken: string };
+
+/** The SDK calls of a test file, bound to its client and domain. */
+export class SwfKit {
+  constructor(
+    readonly swf: SWFClient,
+    readonly domain: string,
+  ) {}
+
+  /** Starts an execution with a unique workflowId; its decision tasks go to a unique list unless given. */
+  async start(
+    workflowType: WorkflowType,
+    options: Omit<Partial<StartWorkflowExecutionInput>, 'domain' | 'workflowType'> = {},
+  ): Promise<{
+    execution: WorkflowExecution & { runId: string; workflowId: string };
+    taskList: string;
+  }> {
+    const workflowId = options.workflowId ?? uid('wf');
+    const taskList = options.taskList?.name ?? uid('deciders');
+    const { runId } = await this.swf.send(
+      new StartWorkflowExecutionCommand({
+        ...options,
+        domain: this.domain,
+        workflowType,
+        workflowId,
+        taskList: { name: taskList },
+      }),
+    );
+    if (runId === undefined) throw new Error('StartWorkflowExecution returned no runId');
+    return { execution: { workflowId, runId }, taskList };
+  }
+
+  /** Polls for a decision task that must be there (a full task, with a token). */
+  async pollDecision(
+    taskList: string,
+    options: Omit<PollForDecisionTaskInput, 'domain' | 'taskList'> = {},
+  ): Promise<StartedDecisionTask> {
+    const task = await this.swf.send(
+      new PollForDecisionTaskCommand({
+        ...options,
+        domain: this.domain,
+        taskList: { name: taskList },
+      }),
+    );
+    const { taskToken } = task;
+    if (taskToken === undefined || taskToken === '') {
+      throw new Error(`no decision task on ${taskList}`);
+    }
+    return { ...task, taskToken, events: task.events ?? [] };
+  }
+
+  async respond(
+    taskToken: string,
+    decisions: Decision[],
+    extra: Omit<RespondDecisionTaskCompletedInput, 'taskToken' | 'decisions'> = {},
+  ): Promise<void> {
+    await this.swf.send(
+      new RespondDecisionTaskCompletedCommand({ ...extra, taskToken, decisions }),
+    );
+  }
+
+  /** Polls one decision task, answers it with what `decide` returns, and returns the task. */
+  async decide(
+    taskList: string,
+    decide: (task: StartedDecisionTask) => Decision[],
+  ): Promise<StartedDecisionTask> {
+    const task = await this.pollDecision(taskList);
+    await this.respond(task.taskToken, decide(task));
+    return task;
+  }
+
+  /** Polls for an activity task that must be there. */
+  async pollActivity(taskList: string, identity?: string): Promise<StartedActivityTask> {
+    const task = await this.swf.send(
+      new PollForActivityTaskCommand({
+        domain: this.domain,
+        taskList: { name: taskList },
+        ...(identity === undefined ? {} : { identity }),
+      }),
+    );
+    const { taskToken } = task;
+    if (taskToken === undefined || taskToken === '')
+      throw new Error(`no activity task on ${taskList}`);
+    return { ...task, taskToken };
+  }
+
+  async signal(
+    execution: { workflowId: string; runId?: string | undefined },
+    signalName = 'poke',
+    input?: string,
+  ): Promise<void> {
+    await this.swf.send(
+      new SignalWorkflowExecutionCommand({
+        domain: this.domain,
+        workflowId: execution.workflowId,
+        runId: execution.runId,
+        signalName,
+        ...(input === undefined ? {} : { input }),
+      }),
+    );
+  }
+
+  /** The whole history, following nextPageToken. */
+  async history(execution: WorkflowExecution): Promise<HistoryEvent[]> {
+    const events: HistoryEvent[] = [];
+    let nextPageToken: string | undefined;
+    do {
+      const page = await this.swf.send(
+        new GetWorkflowExecutionHistoryCommand({
+          domain: this.domain,
+          execution,
+          ...(nextPageToken === undefined ? {} : { nextPageToken }),
+        }),
+      );
+      events.push(...(page.events ?? []));
+      nextPageToken = page.nextPageToken;
+    } while (nextPageToken !== undefined && nextPageToken !== '');
+    return events;
+  }
+
+  describe(execution: WorkflowExecution) {
+    return this.swf.send(new DescribeWorkflowExecutionCommand({ domain: this.domain, execution }));
+  }
+}
+
+/** Decision builders, so tests read like the decisions they make. */
+export const decide = {
+  scheduleActivity: (attributes: ScheduleActivityTaskDecisionAttributes): Decision => ({
+    decisionType: 'ScheduleActivityTask',
+    scheduleActivityTaskDecisionAttributes: attributes,
+  }),
+  requestCancelActivity: (activityId: string): Decision => ({
+    decisionType: 'RequestCancelActivityTask',
+    requestCancelActivityTaskDecisionAttributes: { activityId },
+  }),
+  complete: (result?: string): Decision => ({
+    decisionType: 'CompleteWorkflowExecution',
+    completeWorkflowExecutionDecisionAttributes: result === undefined ? {} : { result },
+  }),
+  fail: (reason?: string, details?: string): Decision => ({
+    decisionType: 'FailWorkflowExecution',
+    failWorkflowExecutionDecisionAttributes: {
+      ...(reason === undefined ? {} : { reason }),
+      ...(details === undefined ? {} : { details }),
+    },
+  }),
+  cancel: (details?: string): Decision => ({
+    decisionType: 'CancelWorkflowExecution',
+    cancelWorkflowExecutionDecisionAttributes: details === undefined ? {} : { details },
+  }),
+  continueAsNew: (
+    attributes: NonNullable<Decision['continueAsNewWorkflowExecutionDecisionAttributes']>,
+  ): Decision => ({
+    decisionType: 'ContinueAsNewWorkflowExecution',
+    continueAsNewWorkflowExecutionDecisionAttributes: attributes,
+  }),
+  marker: (markerName: string, details?: string): Decision => ({
+    decisionType: 'RecordMarker',
+    recordMarkerDecisionAttributes: { markerName, ...(details === undefined ? {} : { details }) },
+  }),
+  startTimer: (timerId: string, startToFireTimeout = '3600', control?: string): Decision => ({
+    decisionType: 'StartTimer',
+    startTimerDecisionAttributes: {
+      timerId,
+      startToFireTimeout,
+      ...(control === undefined ? {} : { control }),
+    },
+  }),
+  cancelTimer: (timerId: string): Decision => ({
+    decisionType: 'CancelTimer',
+    cancelTimerDecisionAttributes: { timerId },
+  }),
+};
+
+/** Epoch milliseconds of an event's timestamp. */
+export const at = (event: HistoryEvent | undefined) =>
+  event?.eventTimestamp?.getTime() ?? Number.NaN;
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,77 @@
+/**
+ * Waiting helpers for contract tests of timers and timeouts: polls that keep polling until a task
+ * arrives (the test server's long poll is kept short), and lateness of an event against a deadline.
+ */
+import {
+  CountPendingActivityTasksCommand,
+  CountPendingDecisionTasksCommand,
+  type HistoryEvent,
+  PollForDecisionTaskCommand,
+} from '@aws-sdk/client-swf';
+import { at, type StartedDecisionTask, type SwfKit, sleep } from './decider.js';
+
+/** Polls for a decision task until one comes, for at most `withinMs`. */
+export async function awaitDecision(
+  kit: SwfKit,
+  taskList: string,
+  withinMs = 6_000,
+): Promise<StartedDecisionTask> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const task = await kit.swf.send(
+      new PollForDecisionTaskCommand({ domain: kit.domain, taskList: { name: taskList } }),
+    );
+    const { taskToken } = task;
+    if (taskToken !== undefined && taskToken !== '') {
+      return { ...task, taskToken, events: task.events ?? [] };
+    }
+  }
+  throw new Error(`no decision task on ${taskList} within ${withinMs} ms`);
+}
+
+/** Reads the history until `done` holds, for at most `withinMs`. */
+export async function awaitHistory(
+  kit: SwfKit,
+  execution: { workflowId: string; runId: string },
+  done: (events: HistoryEvent[]) => boolean,
+  withinMs = 6_000,
+): Promise<HistoryEvent[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const events = await kit.history(execution);
+    if (done(events)) return events;
+    if (Date.now() > deadline) {
+      const types = events.map((e) => e.eventType).join(', ');
+      throw new Error(`history not as awaited within ${withinMs} ms: ${types}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Milliseconds between `event` and `reference` + `seconds`: how late an event came after its deadline. */
+export const latenessMs = (
+  event: HistoryEvent | undefined,
+  reference: HistoryEvent | undefined,
+  seconds: number,
+) => at(event) - at(reference) - seconds * 1000;
+
+export async function pendingActivities(kit: SwfKit, taskList: string): Promise<number> {
+  const out = await kit.swf.send(
+    new CountPendingActivityTasksCommand({ domain: kit.domain, taskList: { name: taskList } }),
+  );
+  return out.count ?? -1;
+}
+
+export async function pendingDecisions(kit: SwfKit, taskList: string): Promise<number> {
+  const out = await kit.swf.send(
+    new CountPendingDecisionTasksCommand({ domain: kit.domain, taskList: { name: taskList } }),
+  );
+  return out.count ?? -1;
+}
+
+/** The p-th percentile (0–100) of some numbers, nearest-rank. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? Number.NaN;
+}
