@@ -11,6 +11,19 @@ export interface FunctionConfig {
   readonly pollMaxWaitMs: number | undefined;
 }
 
+/** What the outbox functions (stream, timer) need besides the table: where deadlines wait. */
+export interface OutboxConfig extends FunctionConfig {
+  /** From `TIMER_QUEUE_URL` and `TIMER_QUEUE_ARN`: the SQS queue functions/timer.ts reads fires from. */
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  /** From `SCHEDULE_GROUP`: the EventBridge Scheduler group one-time schedules are created in. */
+  readonly scheduleGroup: string;
+  /** From `SCHEDULER_ROLE_ARN`: the role Scheduler assumes to send a fire to the queue. */
+  readonly schedulerRoleArn: string;
+  /** From `STREAM_MAX_ATTEMPTS`: tries of one stream record before it is dead-lettered. @default 5 */
+  readonly streamMaxAttempts: number | undefined;
+}
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -27,6 +40,25 @@ export function loadConfig(env: Env): FunctionConfig {
     region: required(env, 'AWS_REGION'),
     accountId,
     pollMaxWaitMs: positiveInteger(env, 'POLL_MAX_WAIT_MS'),
+  };
+}
+
+export function loadOutboxConfig(env: Env): OutboxConfig {
+  const queueArn = required(env, 'TIMER_QUEUE_ARN');
+  if (!/^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]+(\.fifo)?$/.test(queueArn)) {
+    throw new ConfigError(`TIMER_QUEUE_ARN must be an SQS queue ARN, not "${queueArn}"`);
+  }
+  const schedulerRoleArn = required(env, 'SCHEDULER_ROLE_ARN');
+  if (!/^arn:[\w-]+:iam::\d{12}:role\/.+$/.test(schedulerRoleArn)) {
+    throw new ConfigError(`SCHEDULER_ROLE_ARN must be an IAM role ARN, not "${schedulerRoleArn}"`);
+  }
+  return {
+    ...loadConfig(env),
+    queueUrl: required(env, 'TIMER_QUEUE_URL'),
+    queueArn,
+    scheduleGroup: required(env, 'SCHEDULE_GROUP'),
+    schedulerRoleArn,
+    streamMaxAttempts: positiveInteger(env, 'STREAM_MAX_ATTEMPTS'),
   };
 }
 

@@ -20,6 +20,11 @@ export interface StreamHandlingOptions {
   /** Attempts per record before it is dead-lettered (a poison record must not block its shard). */
   readonly maxAttempts?: number;
   readonly retryDelayMs?: number;
+  /**
+   * An error this calls transient (throttling, a network fault) is not the record's fault: once the
+   * attempts are spent it is thrown, for the caller to retry the batch, instead of dead-lettered.
+   */
+  readonly isTransient?: (error: unknown) => boolean;
   readonly onDeadLetter?: (record: StreamRecordLike, error: unknown) => void;
 }
 
@@ -60,6 +65,7 @@ export async function handleStreamRecords(
         break;
       } catch (error) {
         if (attempt >= maxAttempts) {
+          if (options.isTransient?.(error) === true) throw error;
           await deps.executions.putDeadLetter(
             record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown',
             JSON.stringify(record),

@@ -1,0 +1,59 @@
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import {
+  AwsDeadlineScheduler,
+  type AwsSchedulerConfig,
+} from '../../lib/adapters/aws/deadline-scheduler.js';
+import type { OutboxDeps } from '../../lib/operations/outbox.js';
+import type { Clock } from '../../lib/ports/clock.js';
+import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import { createDeps } from '../../lib/wiring.js';
+import { accountIdFromArn } from './config.js';
+
+export interface OutboxWiring {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly region: string;
+  /** When unset, read from the invoked function's ARN on the first invocation. */
+  readonly accountId?: string | undefined;
+  readonly sqs: SQSClient;
+  readonly scheduler: SchedulerClient;
+  readonly deadlines: AwsSchedulerConfig;
+  /** Runs ScheduleLambdaFunction tasks (the stream function); the timer function never invokes. */
+  readonly lambda: LambdaInvoker;
+  readonly clock?: Clock;
+}
+
+/**
+ * The outbox's dependencies on AWS: the same operations as the api function, with deadlines armed on
+ * SQS and EventBridge Scheduler. Built on the first invocation (the account id may come from the
+ * context) and reused by every warm invocation of the container.
+ */
+export function outboxDeps(wiring: OutboxWiring): (context: Context) => OutboxDeps {
+  let deps: OutboxDeps | undefined;
+  return (context) => {
+    if (deps !== undefined) return deps;
+    const base = createDeps({
+      doc: wiring.doc,
+      tableName: wiring.tableName,
+      identity: {
+        region: wiring.region,
+        accountId: wiring.accountId ?? accountIdFromArn(context.invokedFunctionArn),
+      },
+      lambda: wiring.lambda,
+      ...(wiring.clock === undefined ? {} : { clock: wiring.clock }),
+    });
+    deps = {
+      ...base,
+      scheduler: new AwsDeadlineScheduler(
+        wiring.sqs,
+        wiring.scheduler,
+        wiring.deadlines,
+        base.clock,
+      ),
+    };
+    return deps;
+  };
+}

@@ -1,0 +1,33 @@
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
+import { loadOutboxConfig } from './shared/config.js';
+import { outboxDeps } from './shared/outbox-wiring.js';
+import { streamBatchHandler } from './shared/stream-batch.js';
+
+/** DynamoDB stream of the table → the outbox: deadlines armed, tasks queued, cross-execution effects. */
+const config = loadOutboxConfig(process.env);
+
+// Module scope: one set of clients per container, reused by every warm invocation.
+const clients = { region: config.region };
+
+export const handler = streamBatchHandler(
+  outboxDeps({
+    doc: createDocumentClient(clients),
+    tableName: config.tableName,
+    region: config.region,
+    accountId: config.accountId,
+    sqs: new SQSClient(clients),
+    scheduler: new SchedulerClient(clients),
+    deadlines: {
+      queueUrl: config.queueUrl,
+      queueArn: config.queueArn,
+      scheduleGroup: config.scheduleGroup,
+      schedulerRoleArn: config.schedulerRoleArn,
+    },
+    // ScheduleLambdaFunction tasks run here, with the execution's lambdaRole assumed.
+    lambda: new AwsLambdaInvoker(),
+  }),
+  config.streamMaxAttempts === undefined ? {} : { maxAttempts: config.streamMaxAttempts },
+);

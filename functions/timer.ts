@@ -1,0 +1,31 @@
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
+import { loadOutboxConfig } from './shared/config.js';
+import { outboxDeps } from './shared/outbox-wiring.js';
+import { timerBatchHandler } from './shared/timer-batch.js';
+
+/** Deadline fires from the SQS queue (delayed messages and EventBridge Scheduler targets) → the runs. */
+const config = loadOutboxConfig(process.env);
+
+const clients = { region: config.region };
+
+export const handler = timerBatchHandler(
+  outboxDeps({
+    doc: createDocumentClient(clients),
+    tableName: config.tableName,
+    region: config.region,
+    accountId: config.accountId,
+    sqs: new SQSClient(clients),
+    scheduler: new SchedulerClient(clients),
+    deadlines: {
+      queueUrl: config.queueUrl,
+      queueArn: config.queueArn,
+      scheduleGroup: config.scheduleGroup,
+      schedulerRoleArn: config.schedulerRoleArn,
+    },
+    // A fire never invokes a Lambda task; the invoker only completes the operations' dependencies.
+    lambda: new AwsLambdaInvoker(),
+  }),
+);
