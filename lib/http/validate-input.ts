@@ -30,7 +30,13 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 const at = (path: string) => (path === '' ? 'the request body' : `'${path}'`);
 
 function typeError(path: string, expected: string, found: unknown): SerializationException {
-  const kind = Array.isArray(found) ? 'an array' : found === null ? 'null' : `a ${typeof found}`;
+  const kind = Array.isArray(found)
+    ? 'an array'
+    : found === null
+      ? 'null'
+      : typeof found === 'object'
+        ? 'an object'
+        : `a ${typeof found}`;
   return new SerializationException(`Expected ${expected} at ${at(path)} but found ${kind}`);
 }
 
