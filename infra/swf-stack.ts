@@ -2,18 +2,25 @@ import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-l
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SwfApi } from './constructs/swf-api.js';
+import { SwfOutbox } from './constructs/swf-outbox.js';
 import { SwfTable } from './constructs/swf-table.js';
 
 export interface SwfStackProps extends StackProps {
   /** @default RETAIN: deleting the stack keeps the table and every workflow in it. */
   readonly tableRemovalPolicy?: RemovalPolicy;
   readonly logRetention?: RetentionDays;
+  /** Roles ScheduleLambdaFunction tasks may run as (see SwfOutboxProps). @default this account's */
+  readonly lambdaTaskRoleArns?: readonly string[];
 }
 
-/** The SWF-compatible service: HTTP API (IAM auth) → api Lambda → one DynamoDB table. */
+/**
+ * The SWF-compatible service: HTTP API (IAM auth) → api Lambda → one DynamoDB table, whose stream runs
+ * the outbox (stream function), with deadlines on SQS and EventBridge Scheduler (timer function).
+ */
 export class SwfStack extends Stack {
   readonly table: SwfTable;
   readonly api: SwfApi;
+  readonly outbox: SwfOutbox;
 
   constructor(scope: Construct, id: string, props: SwfStackProps = {}) {
     super(scope, id, props);
@@ -30,6 +37,13 @@ export class SwfStack extends Stack {
     this.table.bindTable(this.api.handler);
     // Domain ARNs carry the account id; the function could read it from its ARN, this saves the parse.
     this.api.handler.addEnvironment('ACCOUNT_ID', this.account);
+    this.outbox = new SwfOutbox(this, 'Outbox', {
+      table: this.table,
+      ...(props.lambdaTaskRoleArns === undefined
+        ? {}
+        : { lambdaTaskRoleArns: props.lambdaTaskRoleArns }),
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+    });
     new CfnOutput(this, 'SwfEndpoint', {
       description: 'Point SWF clients here (SigV4, execute-api:Invoke on POST /)',
       value: this.api.url,

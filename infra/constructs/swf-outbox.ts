@@ -1,0 +1,281 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  type Alarm,
+  ComparisonOperator,
+  type Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { HouseFunction } from './house-function.js';
+import type { SwfTable } from './swf-table.js';
+
+const streamEntry = fileURLToPath(new URL('../../functions/stream.ts', import.meta.url));
+const timerEntry = fileURLToPath(new URL('../../functions/timer.ts', import.meta.url));
+
+/** The metric the stream function's "stream record dead-lettered" log lines count into. */
+export const DEAD_LETTER_METRIC = { namespace: 'SwfOnDynamo', metricName: 'DeadLetteredRecords' };
+
+export interface SwfOutboxProps {
+  readonly table: SwfTable;
+  /**
+   * Roles the stream function may assume to run ScheduleLambdaFunction tasks (each execution names its
+   * own `lambdaRole`, which must also trust the stream function's role). An empty list leaves the
+   * feature without permission: such tasks fail with ASSUME_ROLE_FAILED.
+   * @default every role of this account (`arn:<partition>:iam::<account>:role/*`)
+   */
+  readonly lambdaTaskRoleArns?: readonly string[];
+  /** Tries of one stream record inside the function before it is dead-lettered in the table. @default 5 */
+  readonly streamMaxAttempts?: number;
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * Everything that happens later or elsewhere (DESIGN.md, the outbox): the stream function reads the
+ * table's DynamoDB stream and carries out effects; deadlines wait on an SQS queue (up to 15 minutes) or
+ * in EventBridge Scheduler one-time schedules that send to the same queue; the timer function takes the
+ * fires. Every failure path ends somewhere visible, and each has an alarm.
+ */
+export class SwfOutbox extends Construct {
+  readonly timerQueue: Queue;
+  readonly timerDeadLetters: Queue;
+  /** Where Lambda puts the position of stream batches it gave up on (retries or age exhausted). */
+  readonly streamFailures: Queue;
+  readonly scheduleGroup: ScheduleGroup;
+  /** Assumed by EventBridge Scheduler; may only send messages to the timer queue. */
+  readonly schedulerRole: Role;
+  readonly streamHandler: HouseFunction;
+  readonly timerHandler: HouseFunction;
+  readonly alarms: readonly Alarm[];
+
+  constructor(scope: Construct, id: string, props: SwfOutboxProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const logRetention =
+      props.logRetention === undefined ? {} : { logRetention: props.logRetention };
+
+    const timerTimeout = Duration.seconds(30);
+    this.timerDeadLetters = new Queue(this, 'TimerDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.timerQueue = new Queue(this, 'TimerQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Lambda's advice for an SQS event source: six times the function's timeout.
+      visibilityTimeout: Duration.seconds(timerTimeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: this.timerDeadLetters, maxReceiveCount: 5 },
+    });
+    this.streamFailures = new Queue(this, 'StreamFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.scheduleGroup = new ScheduleGroup(this, 'ScheduleGroup', {
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to put deadline fires on the timer queue',
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          // Only schedules of this group may use it (Scheduler's confused-deputy guard).
+          StringEquals: {
+            'aws:SourceAccount': stack.account,
+            'aws:SourceArn': this.scheduleGroup.scheduleGroupArn,
+          },
+        },
+      }),
+    });
+    this.schedulerRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.timerQueue.queueArn] }),
+    );
+
+    const environment = {
+      TIMER_QUEUE_URL: this.timerQueue.queueUrl,
+      TIMER_QUEUE_ARN: this.timerQueue.queueArn,
+      SCHEDULE_GROUP: this.scheduleGroup.scheduleGroupName,
+      SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
+      ACCOUNT_ID: stack.account,
+    };
+    this.streamHandler = new HouseFunction(this, 'StreamHandler', {
+      entry: streamEntry,
+      description:
+        'SWF outbox: DynamoDB stream records → deadlines, task queues, cross-execution effects',
+      // Lambda tasks run inside the batch; the function ends a batch 15 s early and checkpoints it.
+      timeout: Duration.minutes(5),
+      environment: {
+        ...environment,
+        ...(props.streamMaxAttempts === undefined
+          ? {}
+          : { STREAM_MAX_ATTEMPTS: String(props.streamMaxAttempts) }),
+      },
+      ...logRetention,
+    });
+    this.timerHandler = new HouseFunction(this, 'TimerHandler', {
+      entry: timerEntry,
+      description: 'SWF deadlines: fires from the timer queue → timers and timeouts',
+      timeout: timerTimeout,
+      environment,
+      ...logRetention,
+    });
+    for (const fn of [this.streamHandler, this.timerHandler]) {
+      // Both change runs (the stream through effects, the timer through fires) and both arm deadlines.
+      props.table.bindTable(fn, 'readWrite');
+      this.grantArming(fn);
+    }
+    const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [
+      stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: '*' }),
+    ];
+    if (lambdaTaskRoles.length > 0) {
+      // The stream function invokes with the execution's lambdaRole assumed, never with its own role.
+      this.streamHandler.addToRolePolicy(
+        new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [...lambdaTaskRoles] }),
+      );
+    }
+
+    this.streamHandler.addEventSource(
+      // Table's optional tableStreamArn fails ITable's under exactOptionalPropertyTypes; it has a stream.
+      new DynamoEventSource(props.table.table as ITable, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(0),
+        parallelizationFactor: 1,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        maxRecordAge: Duration.hours(6),
+        onFailure: new SqsDlq(this.streamFailures),
+        // Only changes of a run's state item carry effects (lib/operations/stream-records.ts runChange).
+        filters: [
+          FilterCriteria.filter({
+            dynamodb: { NewImage: { entity: { S: FilterRule.isEqual('Run') } } },
+          }),
+        ],
+      }),
+    );
+    this.timerHandler.addEventSource(
+      new SqsEventSource(this.timerQueue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    const deadLettered = new MetricFilter(this, 'DeadLetteredRecords', {
+      logGroup: this.streamHandler.logGroup,
+      filterPattern: FilterPattern.stringValue('$.message', '=', 'stream record dead-lettered'),
+      metricNamespace: DEAD_LETTER_METRIC.namespace,
+      metricName: DEAD_LETTER_METRIC.metricName,
+      metricValue: '1',
+    });
+
+    this.alarms = [
+      alarm(this, 'TimerDeadLettersAlarm', queueDepth(this.timerDeadLetters), {
+        description: 'Deadline fires kept failing and were dead-lettered (timer queue DLQ)',
+      }),
+      alarm(this, 'StreamFailuresAlarm', queueDepth(this.streamFailures), {
+        description: 'Lambda gave up on DynamoDB stream batches (retries or record age exhausted)',
+      }),
+      alarm(
+        this,
+        'DeadLetteredRecordsAlarm',
+        deadLettered.metric({ statistic: 'Sum', period: Duration.minutes(1) }),
+        { description: 'A stream record was dead-lettered in the table (a poison record)' },
+      ),
+      alarm(
+        this,
+        'StreamIteratorAgeAlarm',
+        this.streamHandler.metric('IteratorAge', {
+          statistic: 'Maximum',
+          period: Duration.minutes(1),
+        }),
+        {
+          description: 'The outbox lags the table by over a minute: effects and timers are late',
+          threshold: 60_000,
+          evaluationPeriods: 5,
+          datapointsToAlarm: 3,
+        },
+      ),
+      alarm(this, 'StreamErrorsAlarm', sum(this.streamHandler.metricErrors()), {
+        description: 'The stream function failed',
+      }),
+      alarm(this, 'TimerErrorsAlarm', sum(this.timerHandler.metricErrors()), {
+        description: 'The timer function failed',
+      }),
+    ];
+  }
+
+  /** Every schedule of the group: `arn:…:scheduler:<region>:<account>:schedule/<group>/*`. */
+  private scheduleArns(): string {
+    return Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
+    });
+  }
+
+  /**
+   * Arming a deadline: a delayed message on the timer queue, or a one-time schedule in the group that
+   * Scheduler runs as the scheduler role. Schedules delete themselves after firing, so no
+   * scheduler:DeleteSchedule; the role may be passed to Scheduler and nothing else.
+   */
+  private grantArming(fn: HouseFunction): void {
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.timerQueue.queueArn] }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule'],
+        resources: [this.scheduleArns()],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+  }
+}
+
+const queueDepth = (queue: Queue) =>
+  queue.metricApproximateNumberOfMessagesVisible({
+    statistic: 'Maximum',
+    period: Duration.minutes(1),
+  });
+
+const sum = (metric: Metric) => metric.with({ statistic: 'Sum', period: Duration.minutes(1) });
+
+function alarm(
+  scope: Construct,
+  id: string,
+  metric: Metric,
+  options: {
+    description: string;
+    threshold?: number;
+    evaluationPeriods?: number;
+    datapointsToAlarm?: number;
+  },
+): Alarm {
+  return metric.createAlarm(scope, id, {
+    alarmDescription: options.description,
+    threshold: options.threshold ?? 1,
+    evaluationPeriods: options.evaluationPeriods ?? 1,
+    ...(options.datapointsToAlarm === undefined
+      ? {}
+      : { datapointsToAlarm: options.datapointsToAlarm }),
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
