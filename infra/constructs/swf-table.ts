@@ -1,5 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { tableSchema } from '../../lib/adapters/dynamodb/table-schema.js';
@@ -47,10 +48,28 @@ export class SwfTable extends Construct {
     }
   }
 
-  /** Gives a function the table's name in TABLE_NAME and data access to the table and its indexes. */
+  /**
+   * Gives a function the table's name in TABLE_NAME and item access to the table and its indexes: the
+   * calls lib/adapters/dynamodb makes and no others (no Scan, no table or stream management).
+   */
   bindTable(fn: LambdaFunction, access: TableAccess = 'readWrite'): void {
     fn.addEnvironment('TABLE_NAME', this.table.tableName);
-    if (access === 'readWrite') this.table.grantReadWriteData(fn);
-    else this.table.grantReadData(fn);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: access === 'readWrite' ? [...readActions, ...writeActions] : [...readActions],
+        resources: [this.table.tableArn, `${this.table.tableArn}/index/*`],
+      }),
+    );
   }
 }
+
+/** Get and Query (the stores never Scan on AWS: that is the local server's start-up only). */
+const readActions = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
+/** Single writes, the visibility store's batch writes, and TransactWriteItems (its parts' actions). */
+const writeActions = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;

@@ -13,7 +13,29 @@ describe('SwfStack', () => {
   }, 120_000);
 
   const tableId = () => only(template.findResources('AWS::DynamoDB::Table'));
-  const functionId = () => only(template.findResources('AWS::Lambda::Function'));
+  const functionId = () => functionNamed('ApiHandler');
+  /** The one Lambda function whose logical id starts with `prefix` (ApiHandler, OutboxStreamHandler…). */
+  const functionNamed = (prefix: string) =>
+    only(
+      Object.fromEntries(
+        Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+          id.startsWith(prefix),
+        ),
+      ),
+    );
+  const resourceNamed = (type: string, prefix: string) =>
+    only(
+      Object.fromEntries(
+        Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(prefix)),
+      ),
+    );
+  /** Every statement of the policies attached to the role whose logical id starts with `rolePrefix`. */
+  const statementsOf = (rolePrefix: string): Statement[] =>
+    Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: Match.stringLikeRegexp(`^${rolePrefix}`) }] },
+      }),
+    ).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 
   describe('table', () => {
     it('has the keys, indexes and key attribute types of the local table (createTableInput)', () => {
@@ -87,10 +109,7 @@ describe('SwfStack', () => {
 
     it('may read and write the table and its indexes', () => {
       const tableArn = { 'Fn::GetAtt': [tableId(), 'Arn'] };
-      const policies = template.findResources('AWS::IAM::Policy', {
-        Properties: { Roles: [{ Ref: Match.stringLikeRegexp('^ApiHandlerServiceRole') }] },
-      });
-      const statements: unknown = Object.values(policies)[0]?.Properties.PolicyDocument.Statement;
+      const statements = statementsOf('ApiHandlerServiceRole');
       expect(statements).toEqual(
         expect.arrayContaining([
           {
@@ -148,7 +167,279 @@ describe('SwfStack', () => {
       template.hasOutput('SwfEndpoint', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
     });
   });
+
+  describe('api function grants', () => {
+    it('may do nothing but its table items: no queue, schedule, role or stream access', () => {
+      expect([...actionsOf(statementsOf('ApiHandlerServiceRole'))].sort()).toEqual(
+        [...tableActions].sort(),
+      );
+    });
+  });
+
+  describe('outbox', () => {
+    const queueArn = (prefix: string) => ({
+      'Fn::GetAtt': [resourceNamed('AWS::SQS::Queue', prefix), 'Arn'],
+    });
+    const timerQueueArn = () => queueArn('OutboxTimerQueue');
+    const schedulerRoleArn = () => ({
+      'Fn::GetAtt': [resourceNamed('AWS::IAM::Role', 'OutboxSchedulerRole'), 'Arn'],
+    });
+    const groupId = () => only(template.findResources('AWS::Scheduler::ScheduleGroup'));
+    const groupName = (): string =>
+      template.findResources('AWS::Scheduler::ScheduleGroup')[groupId()]?.Properties.Name;
+
+    it('has a timer queue that dead-letters a fire after 5 receives, both encrypted', () => {
+      const dlq = resourceNamed('AWS::SQS::Queue', 'OutboxTimerDeadLetters');
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] },
+          maxReceiveCount: 5,
+        },
+        // Six times the timer function's 30 s timeout, as Lambda advises for an SQS event source.
+        VisibilityTimeout: 180,
+        SqsManagedSseEnabled: true,
+      });
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: resourceNamed('AWS::SQS::Queue', 'OutboxTimerQueue') }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('has one schedule group', () => {
+      expect(groupName()).toMatch(/^[0-9a-zA-Z-_.]{1,64}$/);
+    });
+
+    it('lets only Scheduler, for schedules of its group, assume the role that may only send to the queue', () => {
+      const roleId = resourceNamed('AWS::IAM::Role', 'OutboxSchedulerRole');
+      const role = template.findResources('AWS::IAM::Role')[roleId];
+      expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'sts:AssumeRole',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Condition: {
+            StringEquals: {
+              'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+              'aws:SourceArn': { 'Fn::GetAtt': [groupId(), 'Arn'] },
+            },
+          },
+        },
+      ]);
+      expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+      expect(statementsOf('OutboxSchedulerRole')).toEqual([
+        { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: timerQueueArn() },
+      ]);
+    });
+
+    it.each([
+      ['OutboxStreamHandler', 'stream'],
+      ['OutboxTimerHandler', 'timer'],
+    ])(
+      '%s runs Node 22 on ARM64 with the table, queue, group and role in its environment',
+      (id) => {
+        const fn = template.findResources('AWS::Lambda::Function')[functionNamed(id)];
+        expect(fn?.Properties).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          Environment: {
+            Variables: {
+              TABLE_NAME: { Ref: tableId() },
+              TIMER_QUEUE_URL: { Ref: resourceNamed('AWS::SQS::Queue', 'OutboxTimerQueue') },
+              TIMER_QUEUE_ARN: timerQueueArn(),
+              SCHEDULE_GROUP: groupName(),
+              SCHEDULER_ROLE_ARN: schedulerRoleArn(),
+              ACCOUNT_ID: { Ref: 'AWS::AccountId' },
+            },
+          },
+        });
+      },
+    );
+
+    it('feeds the table stream to the stream function with bisection, bounded retries and an on-failure queue', () => {
+      const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { FunctionName: { Ref: functionNamed('OutboxStreamHandler') } },
+      });
+      const props = mappings[only(mappings)]?.Properties;
+      expect(props).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+        StartingPosition: 'TRIM_HORIZON',
+        BisectBatchOnFunctionError: true,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        DestinationConfig: { OnFailure: { Destination: queueArn('OutboxStreamFailures') } },
+        ParallelizationFactor: 1,
+      });
+      expect(props.MaximumRetryAttempts).toBeGreaterThanOrEqual(1);
+      expect(props.MaximumRetryAttempts).toBeLessThanOrEqual(20);
+      expect(props.MaximumRecordAgeInSeconds).toBeGreaterThanOrEqual(60);
+      expect(props.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(24 * 3600);
+      // Only run-state changes carry effects; the filter matches what runChange reads.
+      expect(
+        props.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern)),
+      ).toEqual([{ dynamodb: { NewImage: { entity: { S: ['Run'] } } } }]);
+    });
+
+    it('feeds the timer queue to the timer function, reporting failed fires one by one', () => {
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionNamed('OutboxTimerHandler') },
+        EventSourceArn: timerQueueArn(),
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it('grants each function exactly what it calls', () => {
+      const arming = ['sqs:SendMessage', 'scheduler:CreateSchedule', 'iam:PassRole'];
+      const streamReading = [
+        'dynamodb:ListStreams',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+      ];
+      const onFailure = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+      const queueReading = [
+        'sqs:ReceiveMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+      ];
+      const sorted = (actions: Iterable<string>) => [...new Set(actions)].sort();
+      expect(sorted(actionsOf(statementsOf('OutboxStreamHandlerServiceRole')))).toEqual(
+        sorted([...tableActions, ...arming, 'sts:AssumeRole', ...streamReading, ...onFailure]),
+      );
+      expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
+        sorted([...tableActions, ...arming, ...queueReading]),
+      );
+    });
+
+    it.each(['OutboxStreamHandlerServiceRole', 'OutboxTimerHandlerServiceRole'])(
+      '%s arms deadlines on the timer queue and in its schedule group only',
+      (role) => {
+        const statements = statementsOf(role);
+        const scheduleArns = {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':scheduler:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              `:schedule/${groupName()}/*`,
+            ],
+          ],
+        };
+        expect(statements).toEqual(
+          expect.arrayContaining([
+            { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: timerQueueArn() },
+            { Effect: 'Allow', Action: 'scheduler:CreateSchedule', Resource: scheduleArns },
+            {
+              Effect: 'Allow',
+              Action: 'iam:PassRole',
+              Resource: schedulerRoleArn(),
+              Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+            },
+          ]),
+        );
+        // Nothing scheduler-, IAM- or queue-wide: the only '*' resource is ListStreams (no resource level).
+        for (const statement of statements) {
+          const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+          if (statement.Resource === '*') expect(actions).toEqual(['dynamodb:ListStreams']);
+          for (const action of actions) expect(action).not.toMatch(/\*$/);
+        }
+      },
+    );
+
+    it('lets the stream function assume only this account roles, for Lambda tasks', () => {
+      expect(statementsOf('OutboxStreamHandlerServiceRole')).toContainEqual({
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Resource: {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/*'],
+          ],
+        },
+      });
+      expect(actionsOf(statementsOf('OutboxStreamHandlerServiceRole'))).not.toContain(
+        'lambda:InvokeFunction',
+      );
+    });
+
+    it('raises alarms on dead letters, stream lag, function errors and dead-lettered records', () => {
+      for (const prefix of ['OutboxTimerDeadLetters', 'OutboxStreamFailures']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [
+            {
+              Name: 'QueueName',
+              Value: { 'Fn::GetAtt': [resourceNamed('AWS::SQS::Queue', prefix), 'QueueName'] },
+            },
+          ],
+          Threshold: 1,
+        });
+      }
+      const stream = { Name: 'FunctionName', Value: { Ref: functionNamed('OutboxStreamHandler') } };
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Statistic: 'Maximum',
+        Dimensions: [stream],
+        Threshold: 60_000,
+      });
+      for (const id of ['OutboxStreamHandler', 'OutboxTimerHandler']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionNamed(id) } }],
+          Threshold: 1,
+        });
+      }
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: { Ref: resourceNamed('AWS::Logs::LogGroup', 'OutboxStreamHandlerLogs') },
+        FilterPattern: '{ $.message = "stream record dead-lettered" }',
+        MetricTransformations: [
+          { MetricNamespace: 'SwfOnDynamo', MetricName: 'DeadLetteredRecords', MetricValue: '1' },
+        ],
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'SwfOnDynamo',
+        MetricName: 'DeadLetteredRecords',
+        Threshold: 1,
+      });
+    });
+  });
 });
+
+/** Item calls the stores make: no Scan, no table or stream management. */
+const tableActions = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: unknown;
+}
+
+const actionsOf = (statements: readonly Statement[]) =>
+  new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])));
 
 function only(resources: Record<string, unknown>): string {
   const ids = Object.keys(resources);
