@@ -44,10 +44,10 @@ export function createDeps(options: WiringOptions): OperationDeps {
   );
   return {
     registry,
-    executions: new DynamoExecutionStore(
-      table,
-      options.queueShards === undefined ? {} : { queueShards: options.queueShards },
-    ),
+    executions: new DynamoExecutionStore(table, {
+      nowSeconds: () => epochSeconds(clock),
+      ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
+    }),
     visibility: new DynamoVisibilityStore(table, {
       nowSeconds: () => epochSeconds(clock),
       ...(options.visibilityShards === undefined ? {} : { shards: options.visibilityShards }),

@@ -6,6 +6,7 @@
 import { type Deadline, deadlines } from './deadlines.js';
 import type { ChildState, ExecutionState } from './execution-state.js';
 import { type QueueChanges, queueChanges } from './task-queue.js';
+import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
   | { readonly kind: 'arm'; readonly deadline: Deadline }
@@ -19,7 +20,15 @@ export type OutboxEffect =
       readonly policy: 'TERMINATE' | 'REQUEST_CANCEL';
       readonly children: readonly ChildState[];
     }
-  | { readonly kind: 'invoke-lambda'; readonly runId: string; readonly scheduledEventId: number };
+  | { readonly kind: 'invoke-lambda'; readonly runId: string; readonly scheduledEventId: number }
+  /** What ListOpen/ListClosed show of the run changed: opened, cancel requested, closed (§11). */
+  | {
+      readonly kind: 'sync-visibility';
+      readonly before: ExecutionState | undefined;
+      readonly after: ExecutionState;
+    }
+  /** A closed run (its state, history, heartbeats) disappears after the domain's retention (§11). */
+  | { readonly kind: 'expire-run'; readonly run: ExecutionState };
 
 export function outboxEffects(
   before: ExecutionState | undefined,
@@ -48,6 +57,9 @@ export function outboxEffects(
       effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
   }
   if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));
+  if (visibilityChanged(before, after)) effects.push({ kind: 'sync-visibility', before, after });
+  if (after.status === 'CLOSED' && before?.status !== 'CLOSED')
+    effects.push({ kind: 'expire-run', run: after });
   return effects;
 }
 

@@ -85,29 +85,63 @@ export function visibilityRows(state: ExecutionState): VisibilityRow[] {
   ]);
 }
 
+/** What a listing shows of a run changed between two states (or the run is new). */
+export const visibilityChanged = (before: ExecutionState | undefined, after: ExecutionState) =>
+  before === undefined || !sameInfo(executionInfo(before), executionInfo(after));
+
+const sameInfo = (a: ExecutionInfo, b: ExecutionInfo) => JSON.stringify(a) === JSON.stringify(b);
+
 export interface VisibilityChanges {
   readonly put: readonly VisibilityRow[];
   readonly remove: readonly VisibilityRow[];
+  /** What the rows put show. */
   readonly info: ExecutionInfo;
 }
 
-const rowId = (r: VisibilityRow) => JSON.stringify([r.list, r.filter, r.time]);
+/** Identity of a row: two rows with the same id are the same table item. */
+export const rowId = (r: VisibilityRow) =>
+  JSON.stringify([r.domain, r.list, r.filter, r.time, r.runId]);
 
 /**
- * The row writes a change of state needs: none if what a listing shows has not changed; otherwise the
- * current rows (rewritten: a put is idempotent) and the rows that no longer apply.
+ * The row writes for one change `before → after` of a run, given the run as it is now (`current`,
+ * undefined once it is gone or past its retention). Re-checking the current state keeps a replayed or
+ * late record harmless: rows are put only when the record still describes what a listing should show
+ * (a later change of what is shown has its own record, handled after this one); rows of `before` and
+ * `after` that the current state does not have are removed either way.
  */
-export function visibilityChanges(
+export function visibilityWrites(
   before: ExecutionState | undefined,
   after: ExecutionState,
-): VisibilityChanges | undefined {
+  current: ExecutionState | undefined,
+): VisibilityChanges {
   const info = executionInfo(after);
-  if (before !== undefined && JSON.stringify(executionInfo(before)) === JSON.stringify(info))
-    return undefined;
-  const now = visibilityRows(after);
-  const current = new Set(now.map(rowId));
-  const remove = (before === undefined ? [] : visibilityRows(before)).filter(
-    (r) => !current.has(rowId(r)),
+  const upToDate = current !== undefined && sameInfo(executionInfo(current), info);
+  const put = upToDate ? visibilityRows(after) : [];
+  const keep = new Set(
+    (current === undefined ? [] : visibilityRows(current)).map((row) => rowId(row)),
   );
-  return { put: now, remove, info };
+  const remove = new Map<string, VisibilityRow>();
+  for (const row of [
+    ...(before === undefined ? [] : visibilityRows(before)),
+    ...visibilityRows(after),
+  ])
+    if (!keep.has(rowId(row))) remove.set(rowId(row), row);
+  return { put, remove: [...remove.values()], info };
+}
+
+const SECONDS_PER_DAY = 86_400;
+
+/** A domain's workflowExecutionRetentionPeriodInDays in seconds: `NONE` and `0` keep nothing (§11). */
+export function retentionSeconds(retentionPeriodInDays: string): number {
+  const days = Number(retentionPeriodInDays);
+  return Number.isFinite(days) && days > 0 ? days * SECONDS_PER_DAY : 0;
+}
+
+/**
+ * When a closed run and everything of it disappear (epoch seconds, whole, for DynamoDB TTL); undefined
+ * while it is open.
+ */
+export function expiryOf(state: ExecutionState, retention: number): number | undefined {
+  if (state.status !== 'CLOSED') return undefined;
+  return Math.ceil((state.closeTimestamp ?? state.startTimestamp) + retention);
 }

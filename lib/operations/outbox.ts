@@ -20,6 +20,7 @@ import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-schedule
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { OperationDeps } from './context.js';
 import { mutateRun, notifyQueued } from './run-mutation.js';
+import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
 export interface OutboxDeps extends OperationDeps {
   readonly scheduler: DeadlineScheduler;
@@ -60,6 +61,10 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
       return applyChildPolicy(deps, effect.parent, effect.policy, effect.children);
     case 'invoke-lambda':
       return runLambdaFunction(deps, effect.runId, effect.scheduledEventId);
+    case 'sync-visibility':
+      return syncVisibility(deps, effect.before, effect.after);
+    case 'expire-run':
+      return expireClosedRun(deps, effect.run);
   }
 }
 

@@ -1,7 +1,11 @@
 import { ValidationException } from '../core/faults.js';
-import type { VisibilityFilter, VisibilityList } from '../core/visibility.js';
+import {
+  retentionSeconds,
+  type VisibilityFilter,
+  type VisibilityList,
+} from '../core/visibility.js';
 import type { VisibilityQuery } from '../ports/visibility-store.js';
-import { type OperationDeps, operation } from './context.js';
+import { operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
 
@@ -20,17 +24,27 @@ interface VisibilityInput extends PagingInput {
   closeStatusFilter?: { status: string };
 }
 
-const EXCLUSIVE = ['executionFilter', 'typeFilter', 'tagFilter', 'closeStatusFilter'] as const;
+/** The mutually exclusive filters, with the shape names the live service's message uses. */
+const EXCLUSIVE = [
+  ['executionFilter', 'WorkflowExecutionFilter'],
+  ['typeFilter', 'WorkflowTypeFilter'],
+  ['tagFilter', 'TagFilter'],
+  ['closeStatusFilter', 'CloseStatusFilter'],
+] as const;
+
+/** What a request asks for, before the domain's retention is known: what a page token is bound to. */
+type Selection = Omit<VisibilityQuery, 'retention'>;
 
 /**
- * Turns a request into one Query over one filter's rows (swf-api.md §11): exactly one time filter
+ * Turns a request into a selection of one filter's rows (swf-api.md §11): exactly one time filter
  * (start time for open executions), at most one of the exclusive filters.
  */
-function visibilityQuery(input: VisibilityInput, closed: boolean): VisibilityQuery {
-  const given = EXCLUSIVE.filter((name) => input[name] !== undefined);
+function selection(input: VisibilityInput, closed: boolean): Selection {
+  const given = EXCLUSIVE.filter(([member]) => input[member] !== undefined);
   if (given.length > 1) {
+    // The live service's wording [O]: `... in the same query: [WorkflowTypeFilter, CloseStatusFilter]`.
     throw new ValidationException(
-      `Cannot specify more than one exclusive filter in the same query: ${given.join(', ')}`,
+      `Cannot specify more than one exclusive filters in the same query: [${given.map(([, shape]) => shape).join(', ')}]`,
     );
   }
   if (closed && input.startTimeFilter !== undefined && input.closeTimeFilter !== undefined) {
@@ -43,8 +57,9 @@ function visibilityQuery(input: VisibilityInput, closed: boolean): VisibilityQue
       'Either a startTimeFilter or a closeTimeFilter must be specified',
     );
   if (time.latestDate !== undefined && time.oldestDate > time.latestDate) {
+    const member = byClose ? 'closeTimeFilter' : 'startTimeFilter';
     throw new ValidationException(
-      `The oldestDate ${time.oldestDate} of the ${byClose ? 'closeTimeFilter' : 'startTimeFilter'} is later than its latestDate ${time.latestDate}`,
+      `The ${member} is not valid: its oldestDate (${time.oldestDate}) is later than its latestDate (${time.latestDate})`,
     );
   }
   const list: VisibilityList = !closed ? 'open' : byClose ? 'closed-by-close' : 'closed-by-start';
@@ -76,9 +91,11 @@ function filterOf(input: VisibilityInput): VisibilityFilter {
 
 const listExecutions = (action: string, closed: boolean) =>
   operation<VisibilityInput>(async (input, deps) => {
-    await requireDomain(deps, input.domain);
-    const query = visibilityQuery(input, closed);
-    const args = { ...query, reverseOrder: input.reverseOrder === true };
+    const domain = await requireDomain(deps, input.domain);
+    const selected = selection(input, closed);
+    const query = { ...selected, retention: retentionSeconds(domain.retentionPeriodInDays) };
+    // The token is bound to the request's own arguments, so the next page must repeat them.
+    const args = { ...selected, reverseOrder: input.reverseOrder === true };
     const page = await deps.visibility.list(query, await pageRequest(deps, action, args, input));
     return {
       executionInfos: page.infos,
@@ -87,9 +104,13 @@ const listExecutions = (action: string, closed: boolean) =>
   });
 
 const countExecutions = (closed: boolean) =>
-  operation<VisibilityInput>(async (input, deps: OperationDeps) => {
-    await requireDomain(deps, input.domain);
-    return deps.visibility.count(visibilityQuery(input, closed));
+  operation<VisibilityInput>(async (input, deps) => {
+    const domain = await requireDomain(deps, input.domain);
+    const query = {
+      ...selection(input, closed),
+      retention: retentionSeconds(domain.retentionPeriodInDays),
+    };
+    return deps.visibility.count(query);
   });
 
 export const listOpenWorkflowExecutions = listExecutions('ListOpenWorkflowExecutions', false);

@@ -32,16 +32,23 @@ type Role = 'state' | 'claim' | 'acquire' | 'pointer' | 'other';
 export interface ExecutionStoreOptions {
   /** Partitions per task list (see keys.queuePartition). Changing it strands queued tasks: fix it per table. */
   readonly queueShards?: number;
+  /**
+   * The clock (epoch seconds) retention is judged by: a run whose `expiresAt` has passed is gone, even
+   * before DynamoDB's TTL (which is lazy) deletes it.
+   */
+  readonly nowSeconds?: () => number;
 }
 
 export class DynamoExecutionStore implements ExecutionStore {
   private readonly shards: number;
+  private readonly nowSeconds: () => number;
 
   constructor(
     private readonly table: TableRef,
     options: ExecutionStoreOptions = {},
   ) {
     this.shards = options.queueShards ?? 1;
+    this.nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
   }
 
   /**
@@ -214,6 +221,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     );
     if (Item === undefined || typeof Item.state !== 'string' || typeof Item.version !== 'number')
       return undefined;
+    if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return undefined;
     return { state: parseState(Item.state), version: Item.version };
   }
 

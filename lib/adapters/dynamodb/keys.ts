@@ -1,5 +1,6 @@
 import type { RegistrationStatus, TypeKind } from '../../core/registry.js';
 import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
+import type { VisibilityFilter, VisibilityList } from '../../core/visibility.js';
 
 /**
  * Key builders for every item in the table. Pure, so they can be unit-tested.
@@ -74,7 +75,68 @@ export const keys = {
     pk: keys.queuePartition(task.kind, task.domain, task.taskList, shardOf(task.runId, shards)),
     sk: queueSort(task),
   }),
+  /**
+   * A visibility row's partition: one listing of one filter value in a domain. Every filter but a
+   * workflowId (whose rows are few) is spread over `shards` partitions, so a busy domain's lists have
+   * no hot key; a list reads all of them and merges.
+   */
+  visibilityPartition: (
+    list: VisibilityList,
+    domain: string,
+    filter: VisibilityFilter,
+    shard: number,
+  ): string => {
+    const prefix = `V|${VISIBILITY_LIST[list]}|${domain}|${visibilityFilterKey(filter)}`;
+    return filter.kind === 'workflowId' ? prefix : `${prefix}|${shard}`;
+  },
+  /** Rows sort by time (milliseconds, zero-padded), then runId: a time range is a key range. */
+  visibilitySort: (time: number, runId: string) => `${visibilityTime(time)}|${runId}`,
+  /** Sort-key bounds of an inclusive time range (epoch seconds): every row in it sorts between them. */
+  visibilityRange: (oldest: number, latest: number | undefined) => ({
+    low: `${visibilityTime(oldest, 'up')}|`,
+    high: `${visibilityTime(latest ?? MAX_VISIBILITY_MS / 1000, 'down')}|~`,
+  }),
 } as const;
+
+const VISIBILITY_LIST: Record<VisibilityList, string> = {
+  open: 'O',
+  'closed-by-start': 'CS',
+  'closed-by-close': 'CC',
+};
+const MAX_VISIBILITY_MS = 999_999_999_999_999;
+
+/**
+ * Epoch seconds as 16-digit milliseconds. Stored times are whole milliseconds; a bound between two
+ * milliseconds rounds inward ('up' for the oldest, 'down' for the latest) so the range stays inclusive.
+ */
+function visibilityTime(seconds: number, round: 'up' | 'down' = 'up'): string {
+  const ms = seconds * 1000;
+  const nearest = Math.round(ms);
+  const whole =
+    Math.abs(ms - nearest) < 1e-3 ? nearest : round === 'up' ? Math.ceil(ms) : Math.floor(ms);
+  return String(Math.min(MAX_VISIBILITY_MS, Math.max(0, whole))).padStart(16, '0');
+}
+
+/**
+ * Names never contain `|` (the identifier rule); a tag may, so tags come last and the shard is always
+ * the last segment: keys stay unambiguous.
+ */
+function visibilityFilterKey(filter: VisibilityFilter): string {
+  switch (filter.kind) {
+    case 'all':
+      return 'A';
+    case 'workflowId':
+      return `W|${filter.workflowId}`;
+    case 'type':
+      return `N|${filter.name}`;
+    case 'typeVersion':
+      return `NV|${filter.name}|${filter.version}`;
+    case 'closeStatus':
+      return `S|${filter.status}`;
+    case 'tag':
+      return `G|${filter.tag}`;
+  }
+}
 
 const padId = (id: number) => String(id).padStart(8, '0');
 

@@ -1,39 +1,45 @@
-import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ExecutionInfo, VisibilityChanges, VisibilityRow } from '../../core/visibility.js';
 import type {
-  ExecutionInfo,
-  VisibilityChanges,
-  VisibilityFilter,
-  VisibilityList,
-  VisibilityRow,
-} from '../../core/visibility.js';
-import type {
+  VisibilityCount,
   VisibilityPage,
   VisibilityQuery,
   VisibilityStore,
 } from '../../ports/visibility-store.js';
 import type { TableRef } from './client.js';
-import { shardOf } from './keys.js';
+import { keys, shardOf } from './keys.js';
 
 const BATCH = 25;
-const LIST_CODE: Record<VisibilityList, string> = {
-  open: 'O',
-  'closed-by-start': 'CS',
-  'closed-by-close': 'CC',
-};
+/** Parallel writes when a closed run's items are marked for expiry. */
+const EXPIRY_WRITES = 8;
+
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 export interface VisibilityStoreOptions {
-  /** Partitions per busy filter (all, type, tag, status), so one domain's list is not one hot key. */
+  /** Partitions per filter value (all but workflowId), so one domain's list is not one hot key. */
   readonly shards?: number;
+  /** Counting stops here and answers `truncated: true` (SWF truncates counts too, swf-api.md §11). */
+  readonly maxCount?: number;
   readonly nowSeconds?: () => number;
 }
 
 /**
- * Visibility rows, one per (list, filter value, execution), keyed
+ * Visibility rows, one per (list, filter value, execution), keyed (see keys.visibilityPartition)
  *   pk = V|<list>|<domain>|<filter>|<shard>     sk = <time in ms, 16 digits>|<runId>
- * so a time range of one filter is a key range. A workflowId's rows are few and never sharded.
+ * so a time range of one filter is a key range of each shard. A page is a k-way merge of the shards,
+ * each read a little at a time, so a list reads about what it returns. Rows carry the
+ * WorkflowExecutionInfo they show; closed rows carry `expiresAt` (the domain's retention).
  */
 export class DynamoVisibilityStore implements VisibilityStore {
   private readonly shards: number;
+  private readonly maxCount: number;
   private readonly nowSeconds: () => number;
 
   constructor(
@@ -41,12 +47,13 @@ export class DynamoVisibilityStore implements VisibilityStore {
     options: VisibilityStoreOptions = {},
   ) {
     this.shards = options.shards ?? 4;
+    this.maxCount = options.maxCount ?? 100_000;
     this.nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
   }
 
   async apply(changes: VisibilityChanges, expiresAt: number | undefined): Promise<void> {
     const info = JSON.stringify(changes.info);
-    const requests = [
+    const requests: WriteRequest[] = [
       ...changes.remove.map((row) => ({ DeleteRequest: { Key: this.rowKey(row) } })),
       ...changes.put.map((row) => ({
         PutRequest: {
@@ -59,16 +66,19 @@ export class DynamoVisibilityStore implements VisibilityStore {
         },
       })),
     ];
-    for (let i = 0; i < requests.length; i += BATCH) {
-      let pending: Record<string, (typeof requests)[number][]> | undefined = {
-        [this.table.tableName]: requests.slice(i, i + BATCH),
-      };
-      for (let attempt = 0; pending !== undefined && Object.keys(pending).length > 0; attempt++) {
-        const result = await this.table.doc.send(new BatchWriteCommand({ RequestItems: pending }));
-        pending = result.UnprocessedItems as typeof pending;
-        if (pending !== undefined && Object.keys(pending).length > 0)
-          await new Promise((r) => setTimeout(r, 10 * 2 ** Math.min(attempt, 6)));
-      }
+    const batches: WriteRequest[][] = [];
+    for (let i = 0; i < requests.length; i += BATCH) batches.push(requests.slice(i, i + BATCH));
+    await Promise.all(batches.map((batch) => this.writeBatch(batch)));
+  }
+
+  private async writeBatch(batch: WriteRequest[]): Promise<void> {
+    let pending: WriteRequest[] = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await sleep(10 * 2 ** Math.min(attempt, 6));
+      const result = await this.table.doc.send(
+        new BatchWriteCommand({ RequestItems: { [this.table.tableName]: pending } }),
+      );
+      pending = result.UnprocessedItems?.[this.table.tableName] ?? [];
     }
   }
 
@@ -79,25 +89,25 @@ export class DynamoVisibilityStore implements VisibilityStore {
     // Newest first by default: `reverse` asks for oldest first (swf-api.md §4).
     const ascending = page.reverse;
     const partitions = this.partitions(query);
-    const perShard = Math.ceil((page.limit + 1) / partitions.length) + 1;
+    // Enough from each shard for an even spread of one page (plus the row that tells a next page
+    // exists); a shard that runs dry mid-merge is read again, so an uneven spread costs a few queries.
+    const batch = Math.ceil((page.limit + 1) / partitions.length) + 1;
+    const range = this.range(query);
     const cursors = partitions.map(
       (pk) =>
-        new ShardCursor(this.table, this.baseQuery(query, pk, ascending), pk, page.after, perShard),
+        new ShardCursor(this.table, this.query(query, pk, ascending), range, page.after, batch),
     );
-    const rows: { sk: string; info: ExecutionInfo }[] = [];
+    const rows: Row[] = [];
     while (rows.length <= page.limit) {
       const heads = await Promise.all(cursors.map((c) => c.peek()));
-      let best = -1;
+      let best: number | undefined;
       heads.forEach((head, i) => {
-        const current = best < 0 ? undefined : heads[best];
-        if (
-          head !== undefined &&
-          (current === undefined || (ascending ? head.sk < current.sk : head.sk > current.sk))
-        )
+        const current = best === undefined ? undefined : heads[best];
+        if (head === undefined) return;
+        if (current === undefined || (ascending ? head.sk < current.sk : head.sk > current.sk))
           best = i;
       });
-      const cursor = cursors[best];
-      const row = cursor === undefined ? undefined : cursor.take();
+      const row = best === undefined ? undefined : cursors[best]?.take();
       if (row === undefined) break;
       rows.push(row);
     }
@@ -107,100 +117,171 @@ export class DynamoVisibilityStore implements VisibilityStore {
     return rows.length > page.limit && last !== undefined ? { infos, next: last.sk } : { infos };
   }
 
-  async count(query: VisibilityQuery): Promise<{ count: number; truncated: boolean }> {
+  async count(query: VisibilityQuery): Promise<VisibilityCount> {
+    const counts = await Promise.all(
+      this.partitions(query).map((pk) => this.countShard(query, pk, this.maxCount)),
+    );
+    const count = counts.reduce((sum, c) => sum + c.count, 0);
+    const truncated = counts.some((c) => c.truncated) || count > this.maxCount;
+    return { count: Math.min(count, this.maxCount), truncated };
+  }
+
+  private async countShard(
+    query: VisibilityQuery,
+    pk: string,
+    cap: number,
+  ): Promise<VisibilityCount> {
     let count = 0;
-    for (const pk of this.partitions(query)) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await this.table.doc.send(
-          new QueryCommand({
-            ...this.baseQuery(query, pk, true),
-            Select: 'COUNT',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        count += result.Count ?? 0;
-        startKey = result.LastEvaluatedKey;
-      } while (startKey !== undefined);
-    }
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.doc.send(
+        new QueryCommand({
+          ...this.query(query, pk, true),
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += result.Count ?? 0;
+      startKey = result.LastEvaluatedKey;
+      if (startKey !== undefined && count >= cap) return { count, truncated: true };
+    } while (startKey !== undefined);
     return { count, truncated: false };
   }
 
-  private baseQuery(query: VisibilityQuery, pk: string, ascending: boolean): QueryCommandInput {
+  async expireRun(runId: string, expiresAt: number): Promise<void> {
+    const unmarked: { pk: string; sk: string }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.runPartition(runId) },
+          ProjectionExpression: 'pk, sk, expiresAt',
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of result.Items ?? []) {
+        if (item.expiresAt === expiresAt) continue;
+        unmarked.push({ pk: String(item.pk), sk: String(item.sk) });
+      }
+      startKey = result.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    for (let i = 0; i < unmarked.length; i += EXPIRY_WRITES) {
+      await Promise.all(
+        unmarked.slice(i, i + EXPIRY_WRITES).map((key) => this.markExpiry(key, expiresAt)),
+      );
+    }
+  }
+
+  /** Sets the TTL attribute of an item that still exists (a deleted one is not brought back). */
+  private async markExpiry(key: { pk: string; sk: string }, expiresAt: number): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          UpdateExpression: 'SET expiresAt = :e',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':e': expiresAt },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /**
+   * Sort-key bounds of a query. A closed row's expiry is its close time plus the domain's retention,
+   * so rows closed longer ago than that are cut off by the key range itself in the by-close list.
+   */
+  private range(query: VisibilityQuery): { low: string; high: string } {
+    const oldest =
+      query.list === 'closed-by-close'
+        ? Math.max(query.range.oldest, this.nowSeconds() - query.retention)
+        : query.range.oldest;
+    return keys.visibilityRange(oldest, query.range.latest);
+  }
+
+  private query(query: VisibilityQuery, pk: string, ascending: boolean): QueryCommandInput {
+    const { low, high } = this.range(query);
+    const closed = query.list !== 'open';
     return {
       TableName: this.table.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
-      // Rows past their retention may linger until DynamoDB's TTL deletes them: never show them.
-      FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now',
+      // Closed rows past their retention linger until DynamoDB's TTL deletes them (lazily): never show
+      // them. Only the by-start list can meet such rows inside its key range (see README).
+      ...(closed
+        ? { FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now' }
+        : {}),
       ExpressionAttributeValues: {
         ':pk': pk,
-        ':low': `${timeKey(query.range.oldest)}|`,
-        ':high': `${timeKey(query.range.latest ?? 9_999_999_999_999)}|~`,
-        ':now': this.nowSeconds(),
+        ':low': low,
+        ':high': high,
+        ...(closed ? { ':now': this.nowSeconds() } : {}),
       },
       ScanIndexForward: ascending,
     };
   }
 
   private partitions(query: VisibilityQuery): string[] {
-    const prefix = `V|${LIST_CODE[query.list]}|${query.domain}|${filterKey(query.filter)}`;
-    if (query.filter.kind === 'workflowId') return [prefix];
-    return Array.from({ length: this.shards }, (_, shard) => `${prefix}|${shard}`);
+    const count = query.filter.kind === 'workflowId' ? 1 : this.shards;
+    return Array.from({ length: count }, (_, shard) =>
+      keys.visibilityPartition(query.list, query.domain, query.filter, shard),
+    );
   }
 
   private rowKey(row: VisibilityRow): { pk: string; sk: string } {
-    const prefix = `V|${LIST_CODE[row.list]}|${row.domain}|${filterKey(row.filter)}`;
-    const pk =
-      row.filter.kind === 'workflowId' ? prefix : `${prefix}|${shardOf(row.runId, this.shards)}`;
-    return { pk, sk: `${timeKey(row.time)}|${row.runId}` };
+    return {
+      pk: keys.visibilityPartition(
+        row.list,
+        row.domain,
+        row.filter,
+        shardOf(row.runId, this.shards),
+      ),
+      sk: keys.visibilitySort(row.time, row.runId),
+    };
   }
 }
 
-/** Milliseconds, zero-padded so that string order is time order. */
-const timeKey = (seconds: number) =>
-  String(Math.max(0, Math.round(seconds * 1000))).padStart(16, '0');
-
-/** Names never contain `|` (the identifier rule); tags and statuses come last, so keys stay unambiguous. */
-function filterKey(filter: VisibilityFilter): string {
-  switch (filter.kind) {
-    case 'all':
-      return 'A';
-    case 'workflowId':
-      return `W|${filter.workflowId}`;
-    case 'type':
-      return `N|${filter.name}`;
-    case 'typeVersion':
-      return `NV|${filter.name}|${filter.version}`;
-    case 'closeStatus':
-      return `S|${filter.status}`;
-    case 'tag':
-      return `G|${filter.tag}`;
-  }
+interface Row {
+  readonly sk: string;
+  readonly info: ExecutionInfo;
 }
 
-/** Reads one shard lazily, a little at a time, for the k-way merge. */
+/** Reads one shard lazily, `batch` rows at a time, for the k-way merge. */
 class ShardCursor {
-  private buffer: { sk: string; info: ExecutionInfo }[] = [];
+  private buffer: Row[] = [];
   private startKey: Record<string, unknown> | undefined;
   private done = false;
 
   constructor(
     private readonly table: TableRef,
     private readonly query: QueryCommandInput,
-    pk: string,
+    range: { low: string; high: string },
     after: string | undefined,
     private readonly batch: number,
   ) {
-    this.startKey = after === undefined ? undefined : { pk, sk: after };
+    const pk = query.ExpressionAttributeValues?.[':pk'];
+    const ascending = query.ScanIndexForward === true;
+    if (after === undefined) return;
+    // A cursor outside the key range (the retention cut-off moved past it since the last page) is
+    // either all behind us or not yet reached; DynamoDB refuses a start key outside the range.
+    const passedEnd = ascending ? after >= range.high : after <= range.low;
+    const beforeStart = ascending ? after < range.low : after > range.high;
+    if (passedEnd) this.done = true;
+    else if (!beforeStart) this.startKey = { pk, sk: after };
   }
 
-  async peek(): Promise<{ sk: string; info: ExecutionInfo } | undefined> {
+  async peek(): Promise<Row | undefined> {
     while (this.buffer.length === 0 && !this.done) {
       const result = await this.table.doc.send(
         new QueryCommand({ ...this.query, Limit: this.batch, ExclusiveStartKey: this.startKey }),
       );
       this.buffer = (result.Items ?? []).map((item) => ({
         sk: String(item.sk),
+        // The row's JSON was written by this store's apply().
         info: JSON.parse(String(item.info)) as ExecutionInfo,
       }));
       this.startKey = result.LastEvaluatedKey;
@@ -209,7 +290,9 @@ class ShardCursor {
     return this.buffer[0];
   }
 
-  take(): { sk: string; info: ExecutionInfo } | undefined {
+  take(): Row | undefined {
     return this.buffer.shift();
   }
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,694 @@
+/**
+ * Visibility (swf-api.md §5.5, §11) through the official SDK: ListOpen/ListClosed and
+ * CountOpen/CountClosedWorkflowExecutions with every filter, pagination in both orders, bad input,
+ * and retention (closed executions vanish after the domain's retention).
+ */
+
+import {
+  CountClosedWorkflowExecutionsCommand,
+  type CountClosedWorkflowExecutionsInput,
+  CountOpenWorkflowExecutionsCommand,
+  type CountOpenWorkflowExecutionsInput,
+  GetWorkflowExecutionHistoryCommand,
+  ListClosedWorkflowExecutionsCommand,
+  type ListClosedWorkflowExecutionsInput,
+  ListOpenWorkflowExecutionsCommand,
+  type ListOpenWorkflowExecutionsInput,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  RequestCancelWorkflowExecutionCommand,
+  type SWFClient,
+  TerminateWorkflowExecutionCommand,
+  UnknownResourceFault,
+  type WorkflowExecutionInfo,
+} from '@aws-sdk/client-swf';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { localCredentials } from '../../lib/local/dynamodb-local.js';
+import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import { expectFault, expectServiceError, oneViolation, unique } from '../support/contract.js';
+import { decide, SwfKit, sleep } from '../support/decider.js';
+import { startTestServer } from '../support/local.js';
+
+let swf: SWFClient;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
+});
+afterAll(() => close());
+
+const ORDER_1 = { name: 'order', version: '1' };
+const ORDER_2 = { name: 'order', version: '2' };
+const BILLING = { name: 'billing', version: '1' };
+/** Every start time since the test run began. */
+const SINCE = { oldestDate: new Date(Date.now() - 3_600_000) };
+
+/** A fresh domain with the three workflow types, so each test sees only its own executions. */
+async function freshDomain(client: SWFClient, retention = '1'): Promise<SwfKit> {
+  const domain = unique('vis');
+  await client.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: retention }),
+  );
+  for (const type of [ORDER_1, ORDER_2, BILLING]) {
+    await client.send(
+      new RegisterWorkflowTypeCommand({
+        domain,
+        ...type,
+        defaultExecutionStartToCloseTimeout: '3600',
+        defaultTaskStartToCloseTimeout: '60',
+        defaultChildPolicy: 'TERMINATE',
+      }),
+    );
+  }
+  return new SwfKit(client, domain);
+}
+
+/** Calls `read` until `done` holds of its result (visibility is eventually consistent). */
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  withinMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`not as awaited within ${withinMs} ms: ${JSON.stringify(value)}`);
+    await sleep(20);
+  }
+}
+
+type OpenQuery = Omit<ListOpenWorkflowExecutionsInput, 'domain'>;
+type ClosedQuery = Omit<ListClosedWorkflowExecutionsInput, 'domain'>;
+
+const listOpen = (kit: SwfKit, query: OpenQuery) =>
+  kit.swf.send(new ListOpenWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
+const listClosed = (kit: SwfKit, query: ClosedQuery) =>
+  kit.swf.send(new ListClosedWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
+const countOpen = async (kit: SwfKit, query: Omit<CountOpenWorkflowExecutionsInput, 'domain'>) =>
+  kit.swf.send(new CountOpenWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
+const countClosed = async (
+  kit: SwfKit,
+  query: Omit<CountClosedWorkflowExecutionsInput, 'domain'>,
+) => kit.swf.send(new CountClosedWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
+
+/** The workflowIds of a page, in its order. */
+const ids = (out: { executionInfos?: WorkflowExecutionInfo[] }) =>
+  (out.executionInfos ?? []).map((i) => i.execution?.workflowId);
+
+/** Every page of a listing, following nextPageToken. */
+async function allPages(
+  read: (token: string | undefined) => Promise<{
+    executionInfos?: WorkflowExecutionInfo[];
+    nextPageToken?: string;
+  }>,
+): Promise<{ pages: (string | undefined)[][]; tokens: number }> {
+  const pages: (string | undefined)[][] = [];
+  let token: string | undefined;
+  let tokens = 0;
+  do {
+    const out = await read(token);
+    pages.push(ids(out));
+    token = out.nextPageToken;
+    if (token !== undefined) tokens++;
+  } while (token !== undefined && pages.length < 50);
+  return { pages, tokens };
+}
+
+async function terminate(kit: SwfKit, execution: { workflowId: string; runId: string }) {
+  await kit.swf.send(
+    new TerminateWorkflowExecutionCommand({ domain: kit.domain, ...execution, reason: 'test' }),
+  );
+}
+
+describe('a new execution', () => {
+  it('is listed as open within a second of its start, with what Describe shows', async () => {
+    const kit = await freshDomain(swf);
+    const { execution } = await kit.start(ORDER_1, { tagList: ['fresh'] });
+    const started = Date.now();
+    const out = await eventually(
+      () => listOpen(kit, { startTimeFilter: SINCE }),
+      (o) => ids(o).length === 1,
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const described = await kit.describe(execution);
+    expect(out.executionInfos).toEqual([
+      {
+        execution,
+        workflowType: ORDER_1,
+        startTimestamp: described.executionInfo?.startTimestamp,
+        executionStatus: 'OPEN',
+        tagList: ['fresh'],
+        cancelRequested: false,
+      },
+    ]);
+    expect(out.nextPageToken).toBeUndefined();
+  });
+});
+
+describe('the tag table of the SWF developer guide', () => {
+  it('filters on Consumer and returns only Execution-One (tags match exactly, case-sensitively)', async () => {
+    const kit = await freshDomain(swf);
+    await kit.start(ORDER_1, {
+      workflowId: 'Execution-One',
+      tagList: ['Consumer', '2011-February'],
+    });
+    await kit.start(ORDER_1, { workflowId: 'Execution-Two', tagList: ['Wholesale', '2011-March'] });
+    await eventually(
+      () => countOpen(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 2,
+    );
+    const consumer = await listOpen(kit, {
+      startTimeFilter: SINCE,
+      tagFilter: { tag: 'Consumer' },
+    });
+    expect(ids(consumer)).toEqual(['Execution-One']);
+    expect(consumer.executionInfos?.[0]?.tagList).toEqual(['Consumer', '2011-February']);
+    expect(
+      ids(await listOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: '2011-March' } })),
+    ).toEqual(['Execution-Two']);
+    expect(
+      ids(await listOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: 'consumer' } })),
+    ).toEqual([]);
+    expect(
+      ids(await listOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: 'Consume' } })),
+    ).toEqual([]);
+    expect(
+      await countOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: 'Consumer' } }),
+    ).toMatchObject({ count: 1, truncated: false });
+    // The seed's own request: a start-time window in 2010–2011 holds none of today's executions.
+    const seedWindow = {
+      oldestDate: new Date(1262332800 * 1000),
+      latestDate: new Date(1325348400 * 1000),
+    };
+    expect(
+      ids(await listOpen(kit, { startTimeFilter: seedWindow, tagFilter: { tag: 'Consumer' } })),
+    ).toEqual([]);
+  });
+});
+
+describe('every filter', () => {
+  let kit: SwfKit;
+  /** workflowIds by role, and their runs. */
+  const run: Record<string, { workflowId: string; runId: string }> = {};
+  const startedAt: Record<string, Date> = {};
+  const closedAt: Record<string, Date> = {};
+
+  /** Answers the one decision task of an execution with `decision`. */
+  const answer = async (taskList: string, decision: Decision) =>
+    kit.decide(taskList, () => [decision]);
+
+  beforeAll(async () => {
+    kit = await freshDomain(swf);
+    // Starts in this order (distinct start times): A, B, C, D, E, F.
+    const a = await kit.start(ORDER_1, { workflowId: 'A', tagList: ['red'] });
+    const b = await kit.start(ORDER_2, { workflowId: 'B', tagList: ['blue'] });
+    const c = await kit.start(BILLING, { workflowId: 'C', tagList: ['red', 'blue'] });
+    const d = await kit.start(ORDER_1, { workflowId: 'D' });
+    const e = await kit.start(ORDER_1, { workflowId: 'E', tagList: ['red'] });
+    const f = await kit.start(BILLING, { workflowId: 'F' });
+    Object.assign(run, {
+      A: a.execution,
+      B: b.execution,
+      C: c.execution,
+      D: d.execution,
+      E: e.execution,
+      F: f.execution,
+    });
+    // Closes in this order: E failed, A terminated, C completed, F continued as new (as F again).
+    await answer(e.taskList, decide.fail('no'));
+    await sleep(5);
+    await terminate(kit, a.execution);
+    await sleep(5);
+    await answer(c.taskList, decide.complete());
+    await sleep(5);
+    await answer(
+      f.taskList,
+      decide.continueAsNew({ taskList: { name: f.taskList }, tagList: ['green'] }),
+    );
+    for (const name of ['A', 'B', 'C', 'D', 'E', 'F']) {
+      const info = (await kit.describe(run[name] ?? { workflowId: '', runId: '' })).executionInfo;
+      if (info?.startTimestamp !== undefined) startedAt[name] = info.startTimestamp;
+      if (info?.closeTimestamp !== undefined) closedAt[name] = info.closeTimestamp;
+    }
+    await eventually(
+      () => countClosed(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 4,
+    );
+    await eventually(
+      () => countOpen(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 3,
+    );
+  });
+
+  it('lists open executions newest first: all, by workflowId, type, type and version, tag', async () => {
+    const open = (extra: OpenQuery = {}) => listOpen(kit, { startTimeFilter: SINCE, ...extra });
+    // F's successor run started last (its continue-as-new), then D, then B.
+    expect(ids(await open())).toEqual(['F', 'D', 'B']);
+    expect(ids(await open({ executionFilter: { workflowId: 'B' } }))).toEqual(['B']);
+    expect(ids(await open({ executionFilter: { workflowId: 'A' } }))).toEqual([]);
+    expect(ids(await open({ typeFilter: { name: 'order' } }))).toEqual(['D', 'B']);
+    expect(ids(await open({ typeFilter: ORDER_2 }))).toEqual(['B']);
+    expect(ids(await open({ typeFilter: ORDER_1 }))).toEqual(['D']);
+    expect(ids(await open({ typeFilter: { name: 'billing' } }))).toEqual(['F']);
+    expect(ids(await open({ tagFilter: { tag: 'blue' } }))).toEqual(['B']);
+    expect(ids(await open({ tagFilter: { tag: 'green' } }))).toEqual(['F']);
+    expect(ids(await open({ tagFilter: { tag: 'red' } }))).toEqual([]);
+    expect(ids(await open({ reverseOrder: true }))).toEqual(['B', 'D', 'F']);
+  });
+
+  it('lists closed executions by start time: all, by close status, workflowId, type, tag', async () => {
+    const closed = (extra: ClosedQuery = {}) =>
+      listClosed(kit, { startTimeFilter: SINCE, ...extra });
+    expect(ids(await closed())).toEqual(['F', 'E', 'C', 'A']);
+    expect(ids(await closed({ closeStatusFilter: { status: 'TERMINATED' } }))).toEqual(['A']);
+    expect(ids(await closed({ closeStatusFilter: { status: 'COMPLETED' } }))).toEqual(['C']);
+    expect(ids(await closed({ closeStatusFilter: { status: 'FAILED' } }))).toEqual(['E']);
+    expect(ids(await closed({ closeStatusFilter: { status: 'CONTINUED_AS_NEW' } }))).toEqual(['F']);
+    expect(ids(await closed({ closeStatusFilter: { status: 'CANCELED' } }))).toEqual([]);
+    expect(ids(await closed({ executionFilter: { workflowId: 'A' } }))).toEqual(['A']);
+    expect(ids(await closed({ executionFilter: { workflowId: 'B' } }))).toEqual([]);
+    expect(ids(await closed({ typeFilter: { name: 'order' } }))).toEqual(['E', 'A']);
+    expect(ids(await closed({ typeFilter: BILLING }))).toEqual(['F', 'C']);
+    expect(ids(await closed({ tagFilter: { tag: 'red' } }))).toEqual(['E', 'C', 'A']);
+    expect(ids(await closed({ tagFilter: { tag: 'blue' } }))).toEqual(['C']);
+    expect(ids(await closed({ reverseOrder: true }))).toEqual(['A', 'C', 'E', 'F']);
+  });
+
+  it('lists closed executions by close time when given a closeTimeFilter', async () => {
+    const byClose = (extra: ClosedQuery = {}) =>
+      listClosed(kit, { closeTimeFilter: SINCE, ...extra });
+    expect(ids(await byClose())).toEqual(['F', 'C', 'A', 'E']);
+    expect(ids(await byClose({ reverseOrder: true }))).toEqual(['E', 'A', 'C', 'F']);
+    expect(ids(await byClose({ tagFilter: { tag: 'red' } }))).toEqual(['C', 'A', 'E']);
+    const info = (await byClose({ executionFilter: { workflowId: 'A' } })).executionInfos ?? [];
+    expect(info).toEqual([
+      {
+        execution: run.A,
+        workflowType: ORDER_1,
+        startTimestamp: startedAt.A,
+        closeTimestamp: closedAt.A,
+        executionStatus: 'CLOSED',
+        closeStatus: 'TERMINATED',
+        tagList: ['red'],
+        cancelRequested: false,
+      },
+    ]);
+  });
+
+  it('applies time filters as inclusive ranges of fractional epoch seconds', async () => {
+    const bStart = startedAt.B;
+    const aClose = closedAt.A;
+    if (bStart === undefined || aClose === undefined) throw new Error('times not read');
+    // The SDK sends these Dates as fractional epoch seconds (milliseconds).
+    const exactlyB = { oldestDate: bStart, latestDate: bStart };
+    expect(ids(await listOpen(kit, { startTimeFilter: exactlyB }))).toEqual(['B']);
+    const justAfterB = { oldestDate: new Date(bStart.getTime() + 1) };
+    expect(ids(await listOpen(kit, { startTimeFilter: justAfterB }))).toEqual(['F', 'D']);
+    const upToB = { oldestDate: SINCE.oldestDate, latestDate: bStart };
+    expect(ids(await listOpen(kit, { startTimeFilter: upToB }))).toEqual(['B']);
+    expect(ids(await listClosed(kit, { startTimeFilter: upToB }))).toEqual(['A']);
+    const exactlyA = { oldestDate: aClose, latestDate: aClose };
+    expect(ids(await listClosed(kit, { closeTimeFilter: exactlyA }))).toEqual(['A']);
+    expect(await countClosed(kit, { closeTimeFilter: exactlyA })).toMatchObject({ count: 1 });
+    const future = { oldestDate: new Date(Date.now() + 3_600_000) };
+    expect(ids(await listOpen(kit, { startTimeFilter: future }))).toEqual([]);
+  });
+
+  it('counts open and closed executions with each filter', async () => {
+    const open = async (extra: Omit<CountOpenWorkflowExecutionsInput, 'domain'> = {}) => {
+      const out = await countOpen(kit, { startTimeFilter: SINCE, ...extra });
+      expect(out.truncated).toBe(false);
+      return out.count;
+    };
+    const closed = async (extra: Omit<CountClosedWorkflowExecutionsInput, 'domain'> = {}) => {
+      const out = await countClosed(kit, { ...extra });
+      expect(out.truncated).toBe(false);
+      return out.count;
+    };
+    expect(await open()).toBe(3);
+    expect(await open({ typeFilter: { name: 'order' } })).toBe(2);
+    expect(await open({ typeFilter: ORDER_2 })).toBe(1);
+    expect(await open({ tagFilter: { tag: 'blue' } })).toBe(1);
+    expect(await open({ executionFilter: { workflowId: 'D' } })).toBe(1);
+    expect(await closed({ startTimeFilter: SINCE })).toBe(4);
+    expect(await closed({ closeTimeFilter: SINCE })).toBe(4);
+    expect(await closed({ startTimeFilter: SINCE, closeStatusFilter: { status: 'FAILED' } })).toBe(
+      1,
+    );
+    expect(await closed({ closeTimeFilter: SINCE, typeFilter: { name: 'order' } })).toBe(2);
+    expect(await closed({ startTimeFilter: SINCE, tagFilter: { tag: 'red' } })).toBe(3);
+    expect(await closed({ startTimeFilter: SINCE, executionFilter: { workflowId: 'F' } })).toBe(1);
+  });
+
+  it('shows cancelRequested once a cancel is requested', async () => {
+    await kit.swf.send(
+      new RequestCancelWorkflowExecutionCommand({ domain: kit.domain, workflowId: 'B' }),
+    );
+    const out = await eventually(
+      () => listOpen(kit, { startTimeFilter: SINCE, executionFilter: { workflowId: 'B' } }),
+      (o) => o.executionInfos?.[0]?.cancelRequested === true,
+    );
+    expect(out.executionInfos).toHaveLength(1);
+    expect(out.executionInfos?.[0]?.executionStatus).toBe('OPEN');
+  });
+});
+
+describe('pagination', () => {
+  let kit: SwfKit;
+  const names = ['p1', 'p2', 'p3', 'p4', 'p5'];
+
+  beforeAll(async () => {
+    kit = await freshDomain(swf);
+    const runs = [];
+    for (const workflowId of names) {
+      runs.push((await kit.start(ORDER_1, { workflowId, tagList: ['paged'] })).execution);
+      await sleep(3);
+    }
+    // Closed in the reverse order of their starts.
+    for (const execution of [...runs].reverse()) {
+      await terminate(kit, execution);
+      await sleep(3);
+    }
+    await eventually(
+      () => countClosed(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 5,
+    );
+    for (const workflowId of names) await kit.start(ORDER_2, { workflowId });
+    await eventually(
+      () => countOpen(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 5,
+    );
+  });
+
+  it('pages open executions newest first, and oldest first with reverseOrder', async () => {
+    const newest = await allPages((nextPageToken) =>
+      listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken }),
+    );
+    expect(newest.pages).toEqual([['p5', 'p4'], ['p3', 'p2'], ['p1']]);
+    const oldest = await allPages((nextPageToken) =>
+      listOpen(kit, {
+        startTimeFilter: SINCE,
+        maximumPageSize: 2,
+        reverseOrder: true,
+        nextPageToken,
+      }),
+    );
+    expect(oldest.pages).toEqual([['p1', 'p2'], ['p3', 'p4'], ['p5']]);
+  });
+
+  it('pages closed executions by close time and by start time, filtered, in both orders', async () => {
+    const page = (query: ClosedQuery) =>
+      allPages((nextPageToken) =>
+        listClosed(kit, {
+          maximumPageSize: 2,
+          tagFilter: { tag: 'paged' },
+          ...query,
+          nextPageToken,
+        }),
+      );
+    expect((await page({ closeTimeFilter: SINCE })).pages).toEqual([
+      ['p1', 'p2'],
+      ['p3', 'p4'],
+      ['p5'],
+    ]);
+    expect((await page({ closeTimeFilter: SINCE, reverseOrder: true })).pages).toEqual([
+      ['p5', 'p4'],
+      ['p3', 'p2'],
+      ['p1'],
+    ]);
+    expect((await page({ startTimeFilter: SINCE })).pages).toEqual([
+      ['p5', 'p4'],
+      ['p3', 'p2'],
+      ['p1'],
+    ]);
+    expect((await page({ startTimeFilter: SINCE, reverseOrder: true })).pages).toEqual([
+      ['p1', 'p2'],
+      ['p3', 'p4'],
+      ['p5'],
+    ]);
+  });
+
+  it('omits nextPageToken when a page holds the rest exactly, and treats 0 as the maximum', async () => {
+    const exact = await listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 5 });
+    expect(ids(exact)).toEqual(['p5', 'p4', 'p3', 'p2', 'p1']);
+    expect(exact.nextPageToken).toBeUndefined();
+    const zero = await listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 0 });
+    expect(ids(zero)).toHaveLength(5);
+    expect(zero.nextPageToken).toBeUndefined();
+  });
+
+  it('refuses a page token with other arguments, or one that was altered', async () => {
+    const first = await listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 2 });
+    const token = first.nextPageToken;
+    if (token === undefined) throw new Error('expected a next page');
+    await expectServiceError(
+      listOpen(kit, {
+        startTimeFilter: SINCE,
+        maximumPageSize: 2,
+        reverseOrder: true,
+        nextPageToken: token,
+      }),
+      'ValidationException',
+      /different request/,
+    );
+    await expectServiceError(
+      listClosed(kit, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken: token }),
+      'ValidationException',
+    );
+    const [payload = '', mac = ''] = token.split('.');
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const forged = `${Buffer.from(JSON.stringify({ ...body, c: '0000000000000000|x' })).toString('base64url')}.${mac}`;
+    for (const tampered of [forged, `${token}x`, 'not-a-token', `${payload}.${mac.slice(1)}A`]) {
+      await expectServiceError(
+        listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken: tampered }),
+        'ValidationException',
+        /nextPageToken/,
+      );
+    }
+  });
+});
+
+describe('bad input', () => {
+  let kit: SwfKit;
+  beforeAll(async () => {
+    kit = await freshDomain(swf);
+  });
+
+  it('refuses two exclusive filters at once, with the live service wording', async () => {
+    await expectServiceError(
+      listClosed(kit, {
+        startTimeFilter: SINCE,
+        typeFilter: { name: 'order' },
+        closeStatusFilter: { status: 'FAILED' },
+      }),
+      'ValidationException',
+      'Cannot specify more than one exclusive filters in the same query: [WorkflowTypeFilter, CloseStatusFilter]',
+    );
+    await expectServiceError(
+      listOpen(kit, {
+        startTimeFilter: SINCE,
+        executionFilter: { workflowId: 'x' },
+        tagFilter: { tag: 't' },
+      }),
+      'ValidationException',
+      'Cannot specify more than one exclusive filters in the same query: [WorkflowExecutionFilter, TagFilter]',
+    );
+    await expectServiceError(
+      countOpen(kit, {
+        startTimeFilter: SINCE,
+        typeFilter: { name: 'order' },
+        tagFilter: { tag: 't' },
+      }),
+      'ValidationException',
+      /exclusive filters/,
+    );
+    await expectServiceError(
+      countClosed(kit, {
+        startTimeFilter: SINCE,
+        tagFilter: { tag: 't' },
+        closeStatusFilter: { status: 'FAILED' },
+      }),
+      'ValidationException',
+      /exclusive filters/,
+    );
+  });
+
+  it('refuses both time filters, or neither, on closed executions', async () => {
+    await expectServiceError(
+      listClosed(kit, { startTimeFilter: SINCE, closeTimeFilter: SINCE }),
+      'ValidationException',
+      'Cannot specify both a startTimeFilter and a closeTimeFilter',
+    );
+    await expectServiceError(
+      countClosed(kit, { startTimeFilter: SINCE, closeTimeFilter: SINCE }),
+      'ValidationException',
+    );
+    await expectServiceError(
+      listClosed(kit, {}),
+      'ValidationException',
+      'Either a startTimeFilter or a closeTimeFilter must be specified',
+    );
+    await expectServiceError(countClosed(kit, {}), 'ValidationException');
+  });
+
+  it('refuses an oldestDate after the latestDate', async () => {
+    const backwards = { oldestDate: new Date(2_000_000_000_000), latestDate: new Date(1_000) };
+    await expectServiceError(
+      listOpen(kit, { startTimeFilter: backwards }),
+      'ValidationException',
+      /oldestDate .* is later than its latestDate/,
+    );
+    await expectServiceError(
+      listClosed(kit, { closeTimeFilter: backwards }),
+      'ValidationException',
+      /closeTimeFilter/,
+    );
+    await expectServiceError(countOpen(kit, { startTimeFilter: backwards }), 'ValidationException');
+    await expectServiceError(
+      countClosed(kit, { startTimeFilter: backwards }),
+      'ValidationException',
+    );
+  });
+
+  it('refuses a page size over 1000', async () => {
+    await expectServiceError(
+      listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 1001 }),
+      'ValidationException',
+      oneViolation('1001', 'maximumPageSize', 'Member must have value less than or equal to 1000'),
+    );
+    await expectServiceError(
+      listClosed(kit, { startTimeFilter: SINCE, maximumPageSize: 1001 }),
+      'ValidationException',
+    );
+  });
+
+  it('answers UnknownResourceFault for an unknown domain', async () => {
+    const other = new SwfKit(swf, unique('nowhere'));
+    await expectFault(listOpen(other, { startTimeFilter: SINCE }), UnknownResourceFault);
+    await expectFault(countClosed(other, { closeTimeFilter: SINCE }), UnknownResourceFault);
+  });
+});
+
+describe('retention', () => {
+  let stack: LocalStack;
+  let client: SWFClient;
+  let stop: () => Promise<void>;
+  /** The service's clock runs this far ahead of the real one (ms). */
+  let offset = 0;
+
+  beforeAll(async () => {
+    ({
+      stack,
+      swf: client,
+      close: stop,
+    } = await startTestServer({
+      polling: { maxWaitMs: 1_000 },
+      clock: { now: () => Date.now() + offset },
+    }));
+  });
+  afterAll(() => stop());
+
+  /** Every item of the table that belongs to a run: its own partition and its visibility rows. */
+  async function itemsOf(runId: string): Promise<Record<string, unknown>[]> {
+    const doc = createDocumentClient({
+      endpoint: stack.dynamoEndpoint,
+      region: LOCAL_REGION,
+      credentials: localCredentials,
+    });
+    try {
+      const items: Record<string, unknown>[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const out = await doc.send(
+          new ScanCommand({ TableName: stack.tableName, ExclusiveStartKey }),
+        );
+        items.push(...(out.Items ?? []));
+        ExclusiveStartKey = out.LastEvaluatedKey;
+      } while (ExclusiveStartKey !== undefined);
+      return items.filter((i) => i.pk === `RUN|${runId}` || String(i.sk).endsWith(`|${runId}`));
+    } finally {
+      doc.destroy();
+    }
+  }
+
+  it('keeps a closed execution for the retention period, then answers UnknownResourceFault', async () => {
+    const kit = await freshDomain(client, '1');
+    const { execution } = await kit.start(ORDER_1, { tagList: ['kept'] });
+    await terminate(kit, execution);
+    const closedAt = (await kit.describe(execution)).executionInfo?.closeTimestamp;
+    if (closedAt === undefined) throw new Error('no closeTimestamp');
+    const expiresAt = Math.ceil(closedAt.getTime() / 1000 + 86_400);
+    // Every item of the run, and its closed visibility rows, carry the TTL; its open rows are gone.
+    const items = await eventually(
+      () => itemsOf(execution.runId),
+      (all) =>
+        all.length > 0 &&
+        all.every((i) => i.expiresAt === expiresAt) &&
+        all.some((i) => String(i.pk).startsWith('V|CC|')),
+    );
+    const runItems = items.filter((i) => i.pk === `RUN|${execution.runId}`).map((i) => i.sk);
+    expect(runItems).toEqual(expect.arrayContaining(['STATE', expect.stringMatching(/^H\|/)]));
+    expect(items.filter((i) => String(i.pk).startsWith('V|O|'))).toEqual([]);
+    expect(items.filter((i) => String(i.pk).startsWith('V|CS|')).length).toBeGreaterThan(0);
+
+    // Within the retention period it is still there.
+    offset = 86_400_000 - 60_000;
+    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
+    expect(ids(await listClosed(kit, { closeTimeFilter: SINCE }))).toEqual([execution.workflowId]);
+    expect(ids(await listClosed(kit, { startTimeFilter: SINCE }))).toEqual([execution.workflowId]);
+    expect((await countClosed(kit, { startTimeFilter: SINCE })).count).toBe(1);
+
+    // After it, gone everywhere, although DynamoDB's TTL has not deleted anything yet.
+    offset = 86_400_000 + 2_000;
+    await expectFault(kit.describe(execution), UnknownResourceFault);
+    await expectFault(
+      client.send(new GetWorkflowExecutionHistoryCommand({ domain: kit.domain, execution })),
+      UnknownResourceFault,
+    );
+    expect(ids(await listClosed(kit, { closeTimeFilter: SINCE }))).toEqual([]);
+    expect(ids(await listClosed(kit, { startTimeFilter: SINCE }))).toEqual([]);
+    expect((await countClosed(kit, { startTimeFilter: SINCE })).count).toBe(0);
+    expect((await countClosed(kit, { closeTimeFilter: SINCE })).count).toBe(0);
+    expect((await itemsOf(execution.runId)).length).toBe(items.length);
+    offset = 0;
+  });
+
+  it('keeps nothing after close with a retention of 0 days', async () => {
+    offset = 0;
+    const kit = await freshDomain(client, '0');
+    const { execution } = await kit.start(ORDER_1);
+    const open = await eventually(
+      () => listOpen(kit, { startTimeFilter: SINCE }),
+      (o) => ids(o).length === 1,
+    );
+    expect(ids(open)).toEqual([execution.workflowId]);
+    await terminate(kit, execution);
+    await eventually(
+      () =>
+        kit.describe(execution).then(
+          () => 'visible',
+          (error: unknown) => (error instanceof UnknownResourceFault ? 'gone' : String(error)),
+        ),
+      (outcome) => outcome === 'gone',
+    );
+    await expectFault(
+      client.send(new GetWorkflowExecutionHistoryCommand({ domain: kit.domain, execution })),
+      UnknownResourceFault,
+    );
+    await eventually(
+      () => listOpen(kit, { startTimeFilter: SINCE }),
+      (o) => ids(o).length === 0,
+    );
+    expect(ids(await listClosed(kit, { startTimeFilter: SINCE }))).toEqual([]);
+    expect((await countClosed(kit, { closeTimeFilter: SINCE })).count).toBe(0);
+    const runItems = (await itemsOf(execution.runId)).filter(
+      (i) => i.pk === `RUN|${execution.runId}`,
+    );
+    expect(runItems.length).toBeGreaterThan(0);
+    for (const item of runItems) expect(typeof item.expiresAt).toBe('number');
+  });
+});
