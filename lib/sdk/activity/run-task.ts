@@ -1,0 +1,217 @@
+import type { ActivityTask } from '@aws-sdk/client-swf';
+import type { Logger } from '../logger.js';
+import { aborted, type ReportOutcome, report, sleep } from '../util.js';
+import {
+  type Activity,
+  ActivityCancelledError,
+  type ActivityContext,
+  ActivityFailure,
+  CancelReason,
+} from './context.js';
+import { Heartbeater } from './heartbeat.js';
+
+/** What became of one activity task, reported when its slot is freed. */
+export interface TaskEnd {
+  readonly activityId: string;
+  readonly activityType: string;
+  readonly workflowId: string;
+  readonly runId: string;
+  /**
+   * completed / failed / canceled: what was reported (or would have been). dropped: the task was gone
+   * (its execution closed or it timed out), so nothing was reported. abandoned: the activity ignored
+   * its signal past the grace period.
+   */
+  readonly outcome: 'completed' | 'failed' | 'canceled' | 'dropped' | 'abandoned';
+  readonly cancelReason: CancelReason | undefined;
+  /** What the service said to the Respond* call, or 'none' when none was made. */
+  readonly reported: ReportOutcome | 'none';
+  readonly startedAt: number;
+  /** When the signal fired (epoch ms), if it did. */
+  readonly signalledAt: number | undefined;
+  readonly endedAt: number;
+}
+
+/** The calls one task makes, bound to its token. */
+export interface TaskCalls {
+  heartbeat(details: string | undefined): Promise<boolean>;
+  completed(result: string | undefined): Promise<unknown>;
+  failed(reason: string, details: string | undefined): Promise<unknown>;
+  canceled(details: string | undefined): Promise<unknown>;
+}
+
+export interface RunTaskOptions {
+  readonly task: ActivityTask & { taskToken: string };
+  readonly activity: Activity | undefined;
+  readonly heartbeatIntervalMs: number;
+  readonly cancelGraceMs: number;
+  readonly shuttingDown: AbortSignal;
+  readonly logger: Logger;
+  readonly swf: TaskCalls;
+}
+
+export interface RunningTask {
+  cancel(reason: CancelReason): void;
+  readonly done: Promise<TaskEnd>;
+}
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const REASON_MAX = 256;
+const DETAILS_MAX = 32_768;
+
+/** Runs one activity task: heartbeats, signal, grace period, and the one report it ends with. */
+export function runActivityTask(o: RunTaskOptions): RunningTask {
+  const cancel = new AbortController();
+  let gone = false;
+  let details: string | undefined;
+  let signalledAt: number | undefined;
+  const startedAt = Date.now();
+  const cancelWith = (reason: CancelReason) => {
+    if (cancel.signal.aborted) return;
+    signalledAt = Date.now();
+    cancel.abort(new ActivityCancelledError(reason));
+  };
+  const heartbeater = new Heartbeater({
+    send: (d) => o.swf.heartbeat(d),
+    intervalMs: o.heartbeatIntervalMs,
+    details: () => details,
+    onCancelRequested: () => cancelWith(CancelReason.cancelRequested),
+    onTaskGone: () => {
+      gone = true;
+      cancelWith(CancelReason.taskGone);
+    },
+    logger: o.logger,
+  });
+  const ctx = context(o, cancel.signal, (d) => {
+    details = d;
+  });
+  const fields = {
+    activityId: o.task.activityId ?? '',
+    activityType: o.task.activityType?.name ?? '',
+    workflowId: o.task.workflowExecution?.workflowId ?? '',
+    runId: o.task.workflowExecution?.runId ?? '',
+  };
+
+  const run = async (): Promise<TaskEnd> => {
+    const end = (outcome: TaskEnd['outcome'], reported: TaskEnd['reported']): TaskEnd => ({
+      ...fields,
+      outcome,
+      cancelReason: ctx.cancelReason,
+      reported,
+      startedAt,
+      signalledAt,
+      endedAt: Date.now(),
+    });
+    if (o.activity === undefined) {
+      const reason = `unknown activity type ${fields.activityType}`;
+      o.logger.error(reason, fields);
+      return end('failed', await report(() => o.swf.failed(reason, undefined), 'fail', o.logger));
+    }
+    heartbeater.start();
+    const settled = settle(o.activity, o.task.input, ctx);
+    let first = await Promise.race([settled, aborted(cancel.signal).then(() => undefined)]);
+    if (first === undefined) {
+      const grace = new AbortController();
+      first = await Promise.race([
+        settled,
+        sleep(o.cancelGraceMs, grace.signal).then(() => undefined),
+      ]);
+      grace.abort();
+      if (first === undefined) {
+        heartbeater.stop();
+        o.logger.warn('activity ignored its cancellation past the grace period; abandoned', {
+          ...fields,
+          reason: ctx.cancelReason,
+          graceMs: o.cancelGraceMs,
+        });
+        if (gone) return end('abandoned', 'none');
+        const why = `abandoned: did not stop within ${o.cancelGraceMs} ms of cancellation`;
+        return end('abandoned', await report(() => o.swf.canceled(why), 'cancel', o.logger));
+      }
+    }
+    heartbeater.stop();
+    return finish(first);
+  };
+
+  const finish = async (outcome: Settled): Promise<TaskEnd> => {
+    const end = (kind: TaskEnd['outcome'], reported: TaskEnd['reported']): TaskEnd => ({
+      ...fields,
+      outcome: kind,
+      cancelReason: ctx.cancelReason,
+      reported,
+      startedAt,
+      signalledAt,
+      endedAt: Date.now(),
+    });
+    if (gone) {
+      o.logger.debug('activity ended after its task was gone; nothing to report', fields);
+      return end('dropped', 'none');
+    }
+    if (outcome.ok) {
+      const { value } = outcome;
+      const result =
+        typeof value === 'string' || value === undefined ? value : JSON.stringify(value);
+      return end('completed', await report(() => o.swf.completed(result), 'complete', o.logger));
+    }
+    if (cancel.signal.aborted) {
+      const why = details ?? errorMessage(outcome.error);
+      return end('canceled', await report(() => o.swf.canceled(why), 'cancel', o.logger));
+    }
+    const { reason, details: failure } = failureOf(outcome.error);
+    return end('failed', await report(() => o.swf.failed(reason, failure), 'fail', o.logger));
+  };
+
+  return { cancel: cancelWith, done: run() };
+}
+
+function context(
+  o: RunTaskOptions,
+  signal: AbortSignal,
+  record: (details: string | undefined) => void,
+): ActivityContext {
+  const { task } = o;
+  return {
+    taskToken: task.taskToken,
+    activityId: task.activityId ?? '',
+    activityType: task.activityType ?? { name: '', version: '' },
+    workflowExecution: task.workflowExecution ?? { workflowId: '', runId: '' },
+    startedEventId: task.startedEventId ?? 0,
+    input: task.input,
+    signal,
+    shuttingDown: o.shuttingDown,
+    get cancelReason() {
+      const reason: unknown = signal.reason;
+      return signal.aborted && reason instanceof ActivityCancelledError ? reason.reason : undefined;
+    },
+    heartbeat: (details) =>
+      record(details === undefined ? undefined : details.slice(0, DETAILS_MAX)),
+    logger: o.logger,
+  };
+}
+
+/** Runs the activity, turning a synchronous throw into a rejection; never rejects itself. */
+function settle(activity: Activity, input: string | undefined, ctx: ActivityContext) {
+  return Promise.resolve()
+    .then(() => activity(input, ctx))
+    .then(
+      (value): Settled => ({ ok: true, value }),
+      (error: unknown): Settled => ({ ok: false, error }),
+    );
+}
+
+const errorMessage = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).slice(0, DETAILS_MAX);
+
+function failureOf(error: unknown): { reason: string; details: string | undefined } {
+  if (error instanceof ActivityFailure)
+    return {
+      reason: error.reason.slice(0, REASON_MAX),
+      details: error.details?.slice(0, DETAILS_MAX),
+    };
+  if (error instanceof Error)
+    return {
+      reason: error.message.slice(0, REASON_MAX),
+      details: error.stack?.slice(0, DETAILS_MAX),
+    };
+  return { reason: String(error).slice(0, REASON_MAX), details: undefined };
+}

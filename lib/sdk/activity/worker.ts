@@ -1,0 +1,214 @@
+import {
+  type ActivityTask,
+  PollForActivityTaskCommand,
+  RecordActivityTaskHeartbeatCommand,
+  RespondActivityTaskCanceledCommand,
+  RespondActivityTaskCompletedCommand,
+  RespondActivityTaskFailedCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { describeError, isAbort, isRetryable } from '../errors.js';
+import { consoleLogger, type Logger } from '../logger.js';
+import { defaultIdentity, onProcessSignals, sleep } from '../util.js';
+import type { Activity } from './context.js';
+import { type RunningTask, runActivityTask, type TaskEnd } from './run-task.js';
+import { Slots } from './slots.js';
+
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
+export const DEFAULT_CANCEL_GRACE_MS = 10_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
+
+export interface ActivityWorkerOptions {
+  readonly client: SWFClient;
+  readonly domain: string;
+  readonly taskList: string;
+  /** Activity functions by activity type name. */
+  readonly activities: Readonly<Record<string, Activity>>;
+  readonly identity?: string;
+  /** Activities run at once: the slots (default 10). The worker polls only while a slot is free. */
+  readonly concurrency?: number;
+  /** Long polls outstanding at once, each holding a free slot (default min(concurrency, 4)). */
+  readonly pollers?: number;
+  /**
+   * Time between automatic heartbeats of a running activity (default 1 s). It bounds how late a
+   * cancellation reaches `ctx.signal` (one interval plus a round trip), and must stay well below the
+   * smallest `heartbeatTimeout` of the activity types this worker runs.
+   */
+  readonly heartbeatIntervalMs?: number;
+  /** Time an activity gets to return after its signal fires before it is abandoned (default 10 s). */
+  readonly cancelGraceMs?: number;
+  /** Time in-flight activities get to finish on shutdown before their signal fires (default 20 s). */
+  readonly shutdownGraceMs?: number;
+  /** Process signals that trigger shutdown() (default SIGTERM and SIGINT; [] for none). */
+  readonly shutdownSignals?: readonly NodeJS.Signals[];
+  readonly logger?: Logger;
+  /** Called once per task when its slot is freed, with what became of it. */
+  readonly onTaskEnd?: (end: TaskEnd) => void;
+}
+
+/**
+ * Polls an activity task list and runs activities in a fixed number of slots, with automatic
+ * heartbeats, cooperative cancellation through `ctx.signal` and graceful shutdown.
+ */
+export class ActivityWorker {
+  readonly #o: ActivityWorkerOptions;
+  readonly #logger: Logger;
+  readonly #slots: Slots;
+  readonly #polls = new AbortController();
+  readonly #shuttingDown = new AbortController();
+  readonly #running = new Set<RunningTask>();
+  #pollers: Promise<void>[] = [];
+  #stopping = false;
+  #removeSignals: () => void = () => {};
+  #shutdown: Promise<void> | undefined;
+  #abandoned = 0;
+
+  constructor(options: ActivityWorkerOptions) {
+    this.#o = options;
+    this.#logger = options.logger ?? consoleLogger;
+    this.#slots = new Slots(Math.max(1, options.concurrency ?? 10));
+  }
+
+  /** Starts polling; returns the worker. */
+  start(): this {
+    if (this.#pollers.length > 0 || this.#stopping) return this;
+    const signals = this.#o.shutdownSignals ?? ['SIGTERM', 'SIGINT'];
+    this.#removeSignals = onProcessSignals(signals, (signal) => {
+      this.#logger.info(`${signal}: activity worker shutting down`);
+      void this.shutdown();
+    });
+    const pollers = Math.max(1, Math.min(this.#o.pollers ?? 4, this.#slots.size));
+    this.#pollers = Array.from({ length: pollers }, () => this.#pollLoop());
+    return this;
+  }
+
+  /**
+   * Stops polling at once (aborting outstanding long polls), fires `ctx.shuttingDown`, lets running
+   * activities finish within `shutdownGraceMs`, then fires their `signal` and gives each
+   * `cancelGraceMs` more. Resolves when every slot is free.
+   */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#stop();
+    return this.#shutdown;
+  }
+
+  /** Slots in use by running activities. */
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  get concurrency(): number {
+    return this.#slots.size;
+  }
+
+  /** Activities that ignored their signal past the grace period and were abandoned. */
+  get abandoned(): number {
+    return this.#abandoned;
+  }
+
+  get isRunning(): boolean {
+    return this.#pollers.length > 0 && !this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#stopping = true;
+    this.#removeSignals();
+    this.#polls.abort(new Error('worker shutting down'));
+    this.#slots.close();
+    this.#shuttingDown.abort(new Error('worker shutting down'));
+    await Promise.all(this.#pollers);
+    const grace = this.#o.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    const timeout = new AbortController();
+    await Promise.race([this.#allDone(), sleep(grace, timeout.signal)]);
+    timeout.abort();
+    if (this.#running.size > 0) {
+      this.#logger.warn('shutdown grace elapsed: cancelling running activities', {
+        running: this.#running.size,
+      });
+      for (const task of this.#running) task.cancel('shutdown');
+    }
+    await this.#allDone();
+  }
+
+  #allDone(): Promise<unknown> {
+    return Promise.all([...this.#running].map((t) => t.done));
+  }
+
+  async #pollLoop(): Promise<void> {
+    while (!this.#stopping) {
+      if (!(await this.#slots.acquire())) return;
+      const task = await this.#poll();
+      if (task === undefined) this.#slots.release();
+      else this.#start(task);
+    }
+  }
+
+  async #poll(): Promise<(ActivityTask & { taskToken: string }) | undefined> {
+    const { client, domain, taskList } = this.#o;
+    try {
+      const task = await client.send(
+        new PollForActivityTaskCommand({
+          domain,
+          taskList: { name: taskList },
+          identity: this.#o.identity ?? defaultIdentity('activity-worker'),
+        }),
+        { abortSignal: this.#polls.signal },
+      );
+      const { taskToken } = task;
+      return taskToken ? { ...task, taskToken } : undefined;
+    } catch (error) {
+      if (this.#stopping || isAbort(error)) return undefined;
+      const level = isRetryable(error) ? 'warn' : 'error';
+      this.#logger[level]('PollForActivityTask failed', { error: describeError(error) });
+      await sleep(1_000, this.#polls.signal);
+      return undefined;
+    }
+  }
+
+  #start(task: ActivityTask & { taskToken: string }): void {
+    const client = this.#o.client;
+    const taskToken = task.taskToken;
+    const running = runActivityTask({
+      task,
+      activity: this.#o.activities[task.activityType?.name ?? ''],
+      heartbeatIntervalMs: this.#o.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+      cancelGraceMs: this.#o.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
+      shuttingDown: this.#shuttingDown.signal,
+      logger: this.#logger,
+      swf: {
+        heartbeat: async (details) => {
+          const status = await client.send(
+            new RecordActivityTaskHeartbeatCommand({
+              taskToken,
+              ...(details === undefined ? {} : { details }),
+            }),
+          );
+          return status.cancelRequested === true;
+        },
+        completed: (result) =>
+          client.send(
+            new RespondActivityTaskCompletedCommand({
+              taskToken,
+              ...(result === undefined ? {} : { result }),
+            }),
+          ),
+        failed: (reason, details) =>
+          client.send(new RespondActivityTaskFailedCommand({ taskToken, reason, details })),
+        canceled: (details) =>
+          client.send(
+            new RespondActivityTaskCanceledCommand({
+              taskToken,
+              ...(details === undefined ? {} : { details }),
+            }),
+          ),
+      },
+    });
+    this.#running.add(running);
+    void running.done.then((end) => {
+      this.#running.delete(running);
+      if (end.outcome === 'abandoned') this.#abandoned++;
+      this.#slots.release();
+      this.#o.onTaskEnd?.(end);
+    });
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The TypeScript SDK for SWF deciders and activity workers. It talks to any SWF endpoint through
+ * `@aws-sdk/client-swf`: the local server, a deployed stack, or Amazon SWF itself.
+ *
+ * - `createSwfClient`: a client with long-poll-safe timeouts and the right SigV4 signing.
+ * - `DeciderWorker` + `workflowState` + `decide.*`: deciders as plain `(state) => decisions` functions.
+ * - `ActivityWorker`: slots, automatic heartbeats, `ctx.signal` cancellation, graceful shutdown.
+ */
+export {
+  type Activity,
+  ActivityCancelledError,
+  type ActivityContext,
+  ActivityFailure,
+  CancelReason,
+} from './activity/context.js';
+export type { TaskEnd } from './activity/run-task.js';
+export {
+  ActivityWorker,
+  type ActivityWorkerOptions,
+  DEFAULT_CANCEL_GRACE_MS,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+} from './activity/worker.js';
+export {
+  createSwfClient,
+  DEFAULT_LOCAL_ENDPOINT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type SwfClientOptions,
+} from './client.js';
+export * from './decider/decisions.js';
+export { type DecisionTaskInput, workflowState } from './decider/replay.js';
+export * from './decider/state.js';
+export {
+  type Decider,
+  type DeciderResult,
+  DeciderWorker,
+  type DeciderWorkerOptions,
+} from './decider/worker.js';
+export { describeError, isRetryable, isUnknownResource } from './errors.js';
+export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { sleep } from './util.js';

@@ -1,0 +1,71 @@
+import { describeError, isRetryable, isUnknownResource } from './errors.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Resolves after `ms`, or at once when `signal` fires (it never rejects). Handy inside activities:
+ * `await sleep(1000, ctx.signal); if (ctx.signal.aborted) …`.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Resolves when `signal` fires (at once if it already has). */
+export function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+export type ReportOutcome = 'sent' | 'taskGone' | 'failed';
+
+/**
+ * Sends a Respond* call, retrying throttling/5xx/network errors with backoff (a lost response would
+ * leave the task to time out). UnknownResourceFault means the task or its execution is gone.
+ */
+export async function report(
+  call: () => Promise<unknown>,
+  what: string,
+  logger: Logger,
+  attempts = 6,
+): Promise<ReportOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await call();
+      return 'sent';
+    } catch (error) {
+      if (isUnknownResource(error)) {
+        logger.debug(`${what}: the task is gone (UnknownResourceFault)`);
+        return 'taskGone';
+      }
+      if (!isRetryable(error) || attempt >= attempts) {
+        logger.error(`${what} failed`, { error: describeError(error), attempt });
+        return 'failed';
+      }
+      await sleep(Math.min(100 * 2 ** attempt, 5_000));
+    }
+  }
+}
+
+/** Listens for process signals (SIGTERM …) until the returned function is called. */
+export function onProcessSignals(
+  signals: readonly NodeJS.Signals[],
+  handler: (signal: NodeJS.Signals) => void,
+): () => void {
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+}
+
+/** A short, stable identity for pollers: host and pid. */
+export const defaultIdentity = (kind: string) => `${kind}-${process.pid}`.slice(0, 256);
