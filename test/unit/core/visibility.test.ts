@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { keys } from '../../../lib/adapters/dynamodb/keys.js';
+import type { ExecutionState } from '../../../lib/core/execution-state.js';
+import {
+  requestCancelExecution,
+  signalExecution,
+  startRun,
+  terminateExecution,
+} from '../../../lib/core/executions.js';
+import { outboxEffects } from '../../../lib/core/outbox.js';
+import {
+  expiryOf,
+  retentionSeconds,
+  rowId,
+  type VisibilityRow,
+  visibilityChanged,
+  visibilityRows,
+  visibilityWrites,
+} from '../../../lib/core/visibility.js';
+import { DOMAIN, RUN_ID, runConfig, T0, WORKFLOW_ID } from '../../support/core-builders.js';
+
+const TYPE = { name: 'order', version: '2' };
+
+function opened(tagList: readonly string[] = ['red', 'blue']): ExecutionState {
+  return startRun(
+    {
+      domain: DOMAIN,
+      execution: { workflowId: WORKFLOW_ID, runId: RUN_ID },
+      workflowType: TYPE,
+      config: runConfig,
+      tagList,
+    },
+    T0 + 0.25,
+  ).state;
+}
+
+const closed = (state: ExecutionState, at = T0 + 10.5) =>
+  terminateExecution(state, { reason: 'done' }, at).state;
+
+/** A row as `[list, filter kind and value, time]`, for readable expectations. */
+const describeRow = (r: VisibilityRow) => [r.list, Object.values(r.filter).join(':'), r.time];
+const ids = (rows: readonly VisibilityRow[]) => rows.map(rowId).sort();
+
+describe('visibility rows', () => {
+  it('gives an open run one start-time row per filter value, tags deduplicated', () => {
+    const rows = visibilityRows(opened(['red', 'blue', 'red']));
+    expect(rows.map(describeRow)).toEqual([
+      ['open', 'all', T0 + 0.25],
+      ['open', `workflowId:${WORKFLOW_ID}`, T0 + 0.25],
+      ['open', 'type:order', T0 + 0.25],
+      ['open', 'typeVersion:order:2', T0 + 0.25],
+      ['open', 'tag:red', T0 + 0.25],
+      ['open', 'tag:blue', T0 + 0.25],
+    ]);
+    expect(rows.every((r) => r.domain === DOMAIN && r.runId === RUN_ID)).toBe(true);
+  });
+
+  it('gives a closed run rows by start and by close time, with its close status', () => {
+    const rows = visibilityRows(closed(opened(['red'])));
+    const byStart = rows.filter((r) => r.list === 'closed-by-start');
+    const byClose = rows.filter((r) => r.list === 'closed-by-close');
+    expect(byStart.map((r) => Object.values(r.filter).join(':'))).toEqual([
+      'all',
+      `workflowId:${WORKFLOW_ID}`,
+      'type:order',
+      'typeVersion:order:2',
+      'tag:red',
+      'closeStatus:TERMINATED',
+    ]);
+    expect(byStart.every((r) => r.time === T0 + 0.25)).toBe(true);
+    expect(byClose.map((r) => r.filter)).toEqual(byStart.map((r) => r.filter));
+    expect(byClose.every((r) => r.time === T0 + 10.5)).toBe(true);
+    expect(rows.some((r) => r.list === 'open')).toBe(false);
+  });
+});
+
+describe('visibilityChanged', () => {
+  it('is true for a new run, a cancel request and a close; false for changes a listing does not show', () => {
+    const start = opened();
+    expect(visibilityChanged(undefined, start)).toBe(true);
+    const signaled = signalExecution(start, { signalName: 's' }, T0 + 1).state;
+    expect(visibilityChanged(start, signaled)).toBe(false);
+    const cancel = requestCancelExecution(signaled, {}, T0 + 2).state;
+    expect(visibilityChanged(signaled, cancel)).toBe(true);
+    expect(visibilityChanged(cancel, closed(cancel))).toBe(true);
+  });
+});
+
+describe('visibilityWrites', () => {
+  it('puts the rows of a new run', () => {
+    const start = opened();
+    const writes = visibilityWrites(undefined, start, start);
+    expect(ids(writes.put)).toEqual(ids(visibilityRows(start)));
+    expect(writes.remove).toEqual([]);
+    expect(writes.info).toMatchObject({ executionStatus: 'OPEN', tagList: ['red', 'blue'] });
+  });
+
+  it('replaces the open rows by closed ones when a run closes', () => {
+    const start = opened();
+    const end = closed(start);
+    const writes = visibilityWrites(start, end, end);
+    expect(ids(writes.put)).toEqual(ids(visibilityRows(end)));
+    expect(ids(writes.remove)).toEqual(ids(visibilityRows(start)));
+    expect(writes.info).toMatchObject({ executionStatus: 'CLOSED', closeStatus: 'TERMINATED' });
+  });
+
+  it('puts nothing for a record the run has moved past, and removes only rows it no longer has', () => {
+    const start = opened();
+    const end = closed(start);
+    // The start record handled (or replayed) after the run closed: no open rows come back.
+    const late = visibilityWrites(undefined, start, end);
+    expect(late.put).toEqual([]);
+    expect(ids(late.remove)).toEqual(ids(visibilityRows(start)));
+    // The close record replayed: the closed rows it writes are the current ones, nothing else.
+    const replayed = visibilityWrites(start, end, end);
+    const current = new Set(ids(visibilityRows(end)));
+    expect(replayed.remove.some((r) => current.has(rowId(r)))).toBe(false);
+  });
+
+  it('removes every row of a run that is gone (past its retention)', () => {
+    const start = opened();
+    const end = closed(start);
+    const writes = visibilityWrites(start, end, undefined);
+    expect(writes.put).toEqual([]);
+    expect(ids(writes.remove)).toEqual(ids([...visibilityRows(start), ...visibilityRows(end)]));
+  });
+});
+
+describe('retention', () => {
+  it('reads the domain retention in days, NONE and 0 keeping nothing', () => {
+    expect(retentionSeconds('NONE')).toBe(0);
+    expect(retentionSeconds('0')).toBe(0);
+    expect(retentionSeconds('1')).toBe(86_400);
+    expect(retentionSeconds('90')).toBe(90 * 86_400);
+  });
+
+  it('expires a closed run its retention after the close, in whole seconds; an open one never', () => {
+    const start = opened();
+    expect(expiryOf(start, 86_400)).toBeUndefined();
+    expect(expiryOf(closed(start, T0 + 10.5), 86_400)).toBe(T0 + 11 + 86_400);
+    expect(expiryOf(closed(start, T0 + 10), 0)).toBe(T0 + 10);
+  });
+});
+
+describe('outbox effects', () => {
+  it('syncs visibility on start, cancel request and close, and expires the run on close', () => {
+    const start = opened();
+    const kinds = (before: ExecutionState | undefined, after: ExecutionState) =>
+      outboxEffects(before, after)
+        .map((e) => e.kind)
+        .filter((k) => k === 'sync-visibility' || k === 'expire-run');
+    expect(kinds(undefined, start)).toEqual(['sync-visibility']);
+    const signaled = signalExecution(start, { signalName: 's' }, T0 + 1).state;
+    expect(kinds(start, signaled)).toEqual([]);
+    const cancel = requestCancelExecution(signaled, {}, T0 + 2).state;
+    expect(kinds(signaled, cancel)).toEqual(['sync-visibility']);
+    const end = closed(cancel);
+    expect(kinds(cancel, end)).toEqual(['sync-visibility', 'expire-run']);
+    // A record that changes nothing (the TTL attribute being set on the state item) asks for nothing.
+    expect(kinds(end, end)).toEqual([]);
+  });
+});
+
+describe('visibility keys', () => {
+  it('sorts rows by time, then runId, and bounds an inclusive range of fractional seconds', () => {
+    const at = 1_326_592_619.474;
+    const row = keys.visibilitySort(at, 'r');
+    const { low, high } = keys.visibilityRange(at, at);
+    expect(low <= row && row <= high).toBe(true);
+    const later = keys.visibilitySort(at + 0.001, 'a');
+    const earlier = keys.visibilitySort(at - 0.001, 'z');
+    expect(later > high).toBe(true);
+    expect(earlier < low).toBe(true);
+    expect([later, row, earlier].sort()).toEqual([earlier, row, later]);
+    // A bound between two milliseconds rounds inward.
+    const between = keys.visibilityRange(at + 0.0004, at + 0.9996);
+    expect(row < between.low).toBe(true);
+    expect(keys.visibilitySort(at + 0.001, 'x') >= between.low).toBe(true);
+    expect(keys.visibilitySort(at + 0.999, 'x') <= between.high).toBe(true);
+    expect(keys.visibilitySort(at + 1, 'x') > between.high).toBe(true);
+  });
+
+  it('has no upper bound without a latestDate, and clamps times before the epoch', () => {
+    const { low, high } = keys.visibilityRange(-5, undefined);
+    expect(low).toBe('0000000000000000|');
+    expect(keys.visibilitySort(4_000_000_000, 'r') < high).toBe(true);
+  });
+
+  it('shards every filter but a workflowId, and keeps tags with | unambiguous', () => {
+    const all = keys.visibilityPartition('open', 'd', { kind: 'all' }, 3);
+    expect(all).toBe('V|O|d|A|3');
+    const byId = keys.visibilityPartition(
+      'closed-by-close',
+      'd',
+      { kind: 'workflowId', workflowId: 'w' },
+      3,
+    );
+    expect(byId).toBe('V|CC|d|W|w');
+    const tagged = keys.visibilityPartition('closed-by-start', 'd', { kind: 'tag', tag: 'a|1' }, 2);
+    expect(tagged).toBe('V|CS|d|G|a|1|2');
+    // The shard is always the last segment, so (tag, shard) pairs never share a key.
+    const partitions = ['a', 'a|1', 'a|1|2', '1', ''].flatMap((tag) =>
+      [0, 1, 2, 3].map((shard) =>
+        keys.visibilityPartition('closed-by-start', 'd', { kind: 'tag', tag }, shard),
+      ),
+    );
+    expect(new Set(partitions).size).toBe(partitions.length);
+  });
+});
