@@ -6,6 +6,7 @@
  * - `DeciderWorker` + `workflowState` + `decide.*`: deciders as plain `(state) => decisions` functions.
  * - `ActivityWorker`: slots, automatic heartbeats, `ctx.signal` cancellation, graceful shutdown.
  */
+export type { Decision, HistoryEvent, SWFClient } from '@aws-sdk/client-swf';
 export {
   type Activity,
   ActivityCancelledError,
