@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     env,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/sdk/**/*.test.ts'], env } },
       {
         test: {
           name: 'integration',
