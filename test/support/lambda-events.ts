@@ -1,0 +1,84 @@
+/**
+ * Lambda-shaped inputs for the handler tests: a context with a deadline, DynamoDB stream events built
+ * from Streams API records (what Lambda's event source hands the stream function), SQS events.
+ */
+import { randomUUID } from 'node:crypto';
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export const TEST_ACCOUNT = '000000000000';
+export const TEST_REGION = 'us-east-1';
+
+export function lambdaContext(
+  options: { remainingMs?: number; arn?: string; name?: string } = {},
+): Context {
+  const name = options.name ?? 'swf-outbox';
+  const deadline = Date.now() + (options.remainingMs ?? 300_000);
+  const unused = () => undefined;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn:
+      options.arn ?? `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:${name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: '2025/01/01/[$LATEST]0123456789abcdef',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: unused,
+    fail: unused,
+    succeed: unused,
+  };
+}
+
+const STREAM_ARN = `arn:aws:dynamodb:${TEST_REGION}:${TEST_ACCOUNT}:table/swf/stream/2025-01-01T00:00:00.000`;
+
+/** A Streams API record as Lambda delivers it: same images, plus the event source fields. */
+export function lambdaStreamRecord(record: _Record): DynamoDBRecord {
+  const images = record.dynamodb;
+  return {
+    eventID: record.eventID ?? randomUUID(),
+    eventName: record.eventName ?? 'MODIFY',
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: TEST_REGION,
+    eventSourceARN: STREAM_ARN,
+    // Lambda's typing of AttributeValue is looser than the SDK's; the JSON is the same.
+    dynamodb: {
+      ...(images?.Keys === undefined ? {} : { Keys: images.Keys as never }),
+      ...(images?.NewImage === undefined ? {} : { NewImage: images.NewImage as never }),
+      ...(images?.OldImage === undefined ? {} : { OldImage: images.OldImage as never }),
+      SequenceNumber: images?.SequenceNumber ?? '0',
+      SizeBytes: images?.SizeBytes ?? 0,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+      ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+export const streamEvent = (records: readonly DynamoDBRecord[]): DynamoDBStreamEvent => ({
+  Records: [...records],
+});
+
+/** An SQS record with the given body, as the SQS event source delivers it. */
+export function sqsRecord(body: string, messageId: string = randomUUID()): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `handle-${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'AIDAEXAMPLE',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:${TEST_REGION}:${TEST_ACCOUNT}:swf-timers`,
+    awsRegion: TEST_REGION,
+  };
+}
+
+export const sqsEvent = (records: readonly SQSRecord[]): SQSEvent => ({ Records: [...records] });
