@@ -1,0 +1,139 @@
+import type { PriceList } from './prices.js';
+
+/** What one measured run used: counted by the bench's hooks on the local stack. */
+export interface RunUsage {
+  /** Activity round trips completed (schedule → poll → respond → decision). */
+  readonly roundTrips: number;
+  /** DynamoDB request units charged by the meter. */
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  /** Write requests that changed items, each of which emits stream records (one batch each, at most). */
+  readonly streamBatches: number;
+  /** Milliseconds of DynamoDB requests made by the outbox (stream consumer and timer fires). */
+  readonly outboxDynamoMs: number;
+  /** SWF API calls by action, and their summed latency in ms (each rounded up to 1 ms). */
+  readonly apiCalls: Readonly<Record<string, { calls: number; billedMs: number }>>;
+  /** Deadlines armed: within 15 minutes (SQS delay) or later (an EventBridge schedule, then SQS). */
+  readonly sqsDeadlines: number;
+  readonly scheduledDeadlines: number;
+}
+
+export interface LambdaSettings {
+  readonly memoryMb: number;
+  readonly arch: 'arm64' | 'x86_64';
+}
+
+export type CostMode = 'http-polling' | 'lambda-push';
+
+export interface CostLine {
+  readonly item: string;
+  /** Dollars per million activity round trips. */
+  readonly perMillion: number;
+}
+
+export interface CostEstimate {
+  readonly mode: CostMode;
+  readonly lines: readonly CostLine[];
+  readonly perMillion: number;
+}
+
+export const POLL_ACTIONS = ['PollForDecisionTask', 'PollForActivityTask'] as const;
+/** SQS requests per deadline: SendMessage, then the Lambda event source's ReceiveMessage and DeleteMessage. */
+export const SQS_REQUESTS_PER_FIRE = 3;
+/** Milliseconds of Lambda time per invocation beyond its DynamoDB requests (runtime, parsing, logic). */
+export const INVOCATION_OVERHEAD_MS = 2;
+
+/**
+ * Dollars per million activity round trips for one deployment mode.
+ *
+ * - HTTP polling: every SWF call the workers made is one HTTP API request and one API Lambda invocation
+ *   billed for the call's measured duration (long polls included); the stream consumer runs once per
+ *   write batch for its DynamoDB time; each deadline is an SQS message (plus a schedule past 15 min)
+ *   and a timer Lambda invocation.
+ * - Lambda push: the same, except that no polls go through API Gateway: the stream consumer hands each
+ *   task to the worker's function (one async invocation per task) and does the poll's claim itself,
+ *   for the poll's measured service time. Responses and heartbeats still come back over the HTTP API.
+ */
+export function estimateCost(
+  usage: RunUsage,
+  mode: CostMode,
+  prices: PriceList,
+  lambda: LambdaSettings,
+): CostEstimate {
+  const perRoundTrip = (dollars: number) => (dollars / Math.max(usage.roundTrips, 1)) * 1e6;
+  const gbSecond = lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
+  const gb = lambda.memoryMb / 1024;
+  const isPoll = (action: string) => (POLL_ACTIONS as readonly string[]).includes(action);
+  let apiRequests = 0;
+  let apiMs = 0;
+  let polls = 0;
+  let pollMs = 0;
+  for (const [action, { calls, billedMs }] of Object.entries(usage.apiCalls)) {
+    if (isPoll(action)) {
+      polls += calls;
+      pollMs += billedMs;
+    } else {
+      apiRequests += calls;
+      apiMs += billedMs;
+    }
+  }
+  if (mode === 'http-polling') {
+    apiRequests += polls;
+    apiMs += pollMs;
+  }
+  // A deadline past 15 minutes fires twice: the schedule a minute early, then the SQS remainder.
+  const fires = usage.sqsDeadlines + 2 * usage.scheduledDeadlines;
+  const streamMs = usage.outboxDynamoMs + usage.streamBatches * INVOCATION_OVERHEAD_MS;
+  const pushMs = mode === 'lambda-push' ? pollMs : 0;
+  const pushInvocations = mode === 'lambda-push' ? polls : 0;
+  const lines: CostLine[] = [
+    {
+      item: 'DynamoDB write units',
+      perMillion: perRoundTrip(usage.writeUnits * prices.dynamoWriteUnit),
+    },
+    {
+      item: 'DynamoDB read units',
+      perMillion: perRoundTrip(usage.readUnits * prices.dynamoReadUnit),
+    },
+    { item: 'HTTP API requests', perMillion: perRoundTrip(apiRequests * prices.httpApiRequest) },
+    {
+      item: 'API Lambda (requests + GB-s)',
+      perMillion: perRoundTrip(apiRequests * prices.lambdaRequest + (gb * apiMs * gbSecond) / 1000),
+    },
+    {
+      item: 'stream/timer Lambda (requests + GB-s)',
+      perMillion: perRoundTrip(
+        (usage.streamBatches + fires) * prices.lambdaRequest +
+          (gb * (streamMs + pushMs) * gbSecond) / 1000,
+      ),
+    },
+    {
+      item: 'worker push invocations',
+      perMillion: perRoundTrip(pushInvocations * prices.lambdaRequest),
+    },
+    {
+      item: 'SQS requests',
+      perMillion: perRoundTrip(fires * SQS_REQUESTS_PER_FIRE * prices.sqsRequest),
+    },
+    {
+      item: 'EventBridge Scheduler',
+      perMillion: perRoundTrip(usage.scheduledDeadlines * prices.schedulerInvocation),
+    },
+  ];
+  return { mode, lines, perMillion: lines.reduce((sum, line) => sum + line.perMillion, 0) };
+}
+
+/** What an idle HTTP poller costs per hour on Lambda: one empty long poll after another. */
+export function idlePollerCostPerHour(
+  pollMaxWaitMs: number,
+  prices: PriceList,
+  lambda: LambdaSettings,
+): number {
+  const gbSecond = lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
+  const polls = 3_600_000 / pollMaxWaitMs;
+  const perPoll =
+    prices.httpApiRequest +
+    prices.lambdaRequest +
+    (lambda.memoryMb / 1024) * (pollMaxWaitMs / 1000) * gbSecond;
+  return polls * perPoll;
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  estimateCost,
+  idlePollerCostPerHour,
+  type RunUsage,
+} from '../../../lib/metering/cost-model.js';
+import { US_EAST_1 } from '../../../lib/metering/prices.js';
+
+const lambda = { memoryMb: 1024, arch: 'arm64' } as const;
+const none: RunUsage = {
+  roundTrips: 1_000_000,
+  readUnits: 0,
+  writeUnits: 0,
+  streamBatches: 0,
+  outboxDynamoMs: 0,
+  apiCalls: {},
+  sqsDeadlines: 0,
+  scheduledDeadlines: 0,
+};
+const line = (estimate: ReturnType<typeof estimateCost>, item: string) =>
+  estimate.lines.find((l) => l.item === item)?.perMillion;
+
+describe('estimateCost', () => {
+  it('prices request units per million round trips', () => {
+    const usage = { ...none, writeUnits: 10_000_000, readUnits: 4_000_000 };
+    const cost = estimateCost(usage, 'http-polling', US_EAST_1, lambda);
+    expect(line(cost, 'DynamoDB write units')).toBeCloseTo(6.25);
+    expect(line(cost, 'DynamoDB read units')).toBeCloseTo(0.5);
+    expect(cost.perMillion).toBeCloseTo(6.75);
+  });
+
+  it('bills every call, polls included, through the HTTP API when polling', () => {
+    const usage = {
+      ...none,
+      apiCalls: {
+        PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
+        RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
+      },
+    };
+    const cost = estimateCost(usage, 'http-polling', US_EAST_1, lambda);
+    expect(line(cost, 'HTTP API requests')).toBeCloseTo(2);
+    // 2 M invocations at $0.20/M plus 20,000 GB-s at the Arm price.
+    expect(line(cost, 'API Lambda (requests + GB-s)')).toBeCloseTo(0.4 + 20_000 * 0.0000133334);
+  });
+
+  it('drops polls from the HTTP API in push mode and invokes the worker instead', () => {
+    const usage = {
+      ...none,
+      apiCalls: {
+        PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
+        RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
+      },
+    };
+    const cost = estimateCost(usage, 'lambda-push', US_EAST_1, lambda);
+    expect(line(cost, 'HTTP API requests')).toBeCloseTo(1);
+    expect(line(cost, 'worker push invocations')).toBeCloseTo(0.2);
+    expect(line(cost, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(10_000 * 0.0000133334);
+  });
+
+  it('charges a deadline past 15 minutes a schedule and two fires through SQS', () => {
+    const short = estimateCost(
+      { ...none, sqsDeadlines: 1_000_000 },
+      'http-polling',
+      US_EAST_1,
+      lambda,
+    );
+    const long = estimateCost(
+      { ...none, scheduledDeadlines: 1_000_000 },
+      'http-polling',
+      US_EAST_1,
+      lambda,
+    );
+    expect(line(short, 'SQS requests')).toBeCloseTo(1.2);
+    expect(line(long, 'SQS requests')).toBeCloseTo(2.4);
+    expect(line(long, 'EventBridge Scheduler')).toBeCloseTo(1);
+    expect(line(long, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(0.4);
+  });
+});
+
+describe('idlePollerCostPerHour', () => {
+  it('bills 180 empty 20 s polls an hour at 1 GB on Arm', () => {
+    const perPoll = 1e-6 + 0.2e-6 + 20 * 0.0000133334;
+    expect(idlePollerCostPerHour(20_000, US_EAST_1, lambda)).toBeCloseTo(180 * perPoll, 8);
+  });
+});
