@@ -31,6 +31,8 @@ export interface LocalStackOptions {
   readonly clock?: Clock;
   /** Long-poll settings (tests shorten the 60 s wait). */
   readonly polling?: Partial<PollingConfig>;
+  /** Called with the DynamoDB client before first use (the bench adds a request meter to it). */
+  readonly onDynamoClient?: (client: DynamoDBClient) => void;
 }
 
 export interface LocalStack {
@@ -61,6 +63,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     region: LOCAL_REGION,
     credentials: localCredentials,
   });
+  options.onDynamoClient?.(client);
   try {
     await ensureTable(client, tableName);
     const doc = DynamoDBDocumentClient.from(client, {
