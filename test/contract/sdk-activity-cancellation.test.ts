@@ -1,0 +1,327 @@
+/**
+ * The SDK's activity cancellation contract against the local server (issue 6 "Show" list;
+ * DESIGN.md "The SDK's activity cancellation contract"; seed 004's test plan in SWF terms).
+ */
+import { spawn } from 'node:child_process';
+import {
+  RequestCancelWorkflowExecutionCommand,
+  TerminateWorkflowExecutionCommand,
+} from '@aws-sdk/client-swf';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Activity,
+  type ActivityContext,
+  ActivityFailure,
+  ActivityWorker,
+  type ActivityWorkerOptions,
+  decide,
+  sleep,
+} from '../../lib/sdk/index.js';
+import { type Execution, SdkKit, taskEnds, types, uid } from '../sdk/contract-kit.js';
+import { recordingLogger, until } from '../sdk/support.js';
+
+const INTERVAL_MS = 1_000;
+/** A loaded 2-core machine may add this much to one heartbeat interval (one round trip, queueing). */
+const SLACK_MS = 1_000;
+
+let kit: SdkKit;
+const workers: ActivityWorker[] = [];
+/** Ends activities that were abandoned on purpose, so nothing outlives the file. */
+const teardown = new AbortController();
+
+beforeAll(async () => {
+  kit = await SdkKit.start();
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.shutdown()));
+});
+afterAll(async () => {
+  teardown.abort();
+  await kit.close();
+});
+
+function worker(activity: Activity, options: Partial<ActivityWorkerOptions> = {}) {
+  const taskList = uid('activities');
+  const logger = recordingLogger();
+  const ends = taskEnds();
+  const w = new ActivityWorker({
+    client: kit.client,
+    domain: kit.domain,
+    taskList,
+    activities: { work: activity },
+    heartbeatIntervalMs: INTERVAL_MS,
+    shutdownSignals: [],
+    logger,
+    onTaskEnd: ends.onTaskEnd,
+    ...options,
+  }).start();
+  workers.push(w);
+  return { w, taskList, logger, ends };
+}
+
+/** An activity that waits for its signal, noting what it saw; it honours the signal by throwing. */
+function honouring() {
+  const seen: { ctx: ActivityContext; abortedAtStart: boolean; signalledAt?: number }[] = [];
+  const activity: Activity = async (_input, ctx) => {
+    const entry: (typeof seen)[number] = { ctx, abortedAtStart: ctx.signal.aborted };
+    seen.push(entry);
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    entry.signalledAt = Date.now();
+    throw ctx.signal.reason;
+  };
+  return { seen, activity };
+}
+
+const closers: Record<string, (e: Execution) => Promise<unknown>> = {
+  cancelled: async (e) => {
+    await kit.client.send(new RequestCancelWorkflowExecutionCommand({ domain: kit.domain, ...e }));
+    await kit.decideOnce(e, (state) => {
+      expect(state.cancelRequested).toBe(true);
+      return [decide.cancelWorkflowExecution('cancelled by test')];
+    });
+  },
+  terminated: (e) =>
+    kit.client.send(new TerminateWorkflowExecutionCommand({ domain: kit.domain, ...e })),
+  completed: (e) => kit.decideNow(e, [decide.completeWorkflowExecution('done early')]),
+};
+
+describe('the signal fires within one heartbeat interval', () => {
+  it('is not aborted at start, and fires within one heartbeat interval of RequestCancelActivityTask', async () => {
+    const { seen, activity } = honouring();
+    const { taskList, logger, ends } = worker(activity);
+    const execution = await kit.startWithActivities(taskList);
+    await until(() => seen.length === 1, 'the activity to start');
+    expect(seen[0]?.abortedAtStart).toBe(false);
+    await sleep(INTERVAL_MS * 1.5); // heartbeats are flowing and say nothing yet
+    expect(seen[0]?.ctx.signal.aborted).toBe(false);
+
+    await kit.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
+    const requestedAt = Date.now(); // ActivityTaskCancelRequested is recorded
+    await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
+    expect((seen[0]?.signalledAt ?? 0) - requestedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
+    expect(seen[0]?.ctx.cancelReason).toBe('cancelRequested');
+
+    await until(() => ends.ends.length === 1, 'the task to end');
+    expect(ends.ends[0]).toMatchObject({ outcome: 'canceled', reported: 'sent' });
+    expect(types(await kit.history(execution))).toContain('ActivityTaskCanceled');
+    expect(logger.warnings()).toEqual([]);
+  });
+
+  it.each(Object.keys(closers))(
+    'fires within one heartbeat interval of the execution being %s',
+    async (how) => {
+      const { seen, activity } = honouring();
+      const { taskList, ends } = worker(activity);
+      const execution = await kit.startWithActivities(taskList);
+      await until(() => seen.length === 1, 'the activity to start');
+      expect(seen[0]?.abortedAtStart).toBe(false);
+
+      const closedAt = Date.now();
+      await closers[how]?.(execution);
+      expect(await kit.closeStatus(execution)).toBe(
+        { cancelled: 'CANCELED', terminated: 'TERMINATED', completed: 'COMPLETED' }[how],
+      );
+      await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
+      expect((seen[0]?.signalledAt ?? 0) - closedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
+      expect(seen[0]?.ctx.cancelReason).toBe('taskGone');
+      await until(() => ends.ends.length === 1, 'the task to end');
+      expect(ends.ends[0]).toMatchObject({ outcome: 'dropped', reported: 'none' });
+    },
+  );
+
+  it('fires within one heartbeat interval of the execution timing out', async () => {
+    const { seen, activity } = honouring();
+    const { taskList } = worker(activity);
+    const execution = await kit.startWithActivities(taskList, 1, { executionTimeout: 3 });
+    await until(() => seen.length === 1, 'the activity to start');
+    expect(seen[0]?.abortedAtStart).toBe(false);
+    await until(
+      async () => (await kit.closeStatus(execution)) === 'TIMED_OUT',
+      'the timeout',
+      15_000,
+    );
+    const events = await kit.history(execution);
+    const timedOut = events.find((e) => e.eventType === 'WorkflowExecutionTimedOut');
+    await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
+    const closedAt = timedOut?.eventTimestamp?.getTime() ?? Number.NaN;
+    expect((seen[0]?.signalledAt ?? 0) - closedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
+    expect(seen[0]?.ctx.cancelReason).toBe('taskGone');
+  });
+});
+
+describe('grace period', () => {
+  it('an activity that honours the signal inside the grace period ends as ActivityTaskCanceled, with no warning', async () => {
+    const activity: Activity = async (_input, ctx) => {
+      await sleep(60_000, ctx.signal);
+      ctx.heartbeat('cleaned up');
+      await sleep(300); // some cleanup, well inside the grace period
+      throw ctx.signal.reason;
+    };
+    const { taskList, logger, ends } = worker(activity, { cancelGraceMs: 5_000 });
+    const execution = await kit.startWithActivities(taskList);
+    await until(
+      async () => types(await kit.history(execution)).includes('ActivityTaskStarted'),
+      'start',
+    );
+    await kit.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
+    await until(() => ends.ends.length === 1, 'the task to end');
+    expect(ends.ends[0]).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
+    const canceled = (await kit.history(execution)).find(
+      (e) => e.eventType === 'ActivityTaskCanceled',
+    );
+    expect(canceled?.activityTaskCanceledEventAttributes?.details).toBe('cleaned up');
+    expect(logger.warnings()).toEqual([]);
+  });
+
+  it('an activity that ignores it past the grace period is abandoned, its slot freed, a warning logged, and the worker goes on to the next task', async () => {
+    const ran: string[] = [];
+    const activity: Activity = async (input, ctx) => {
+      ran.push(input ?? '');
+      if (input === 'stubborn') await sleep(120_000, teardown.signal); // ignores ctx.signal
+      return `done ${input}`;
+    };
+    const { w, taskList, logger, ends } = worker(activity, {
+      concurrency: 1,
+      cancelGraceMs: 1_000,
+    });
+    const stubborn = await kit.startWithActivities(taskList, 1, { input: 'stubborn' });
+    await until(() => ran.includes('stubborn'), 'the stubborn activity to start');
+    const next = await kit.startWithActivities(taskList, 1, { input: 'next' });
+    await sleep(500);
+    expect(ran).toEqual(['stubborn']); // the only slot is taken
+
+    await kit.decideNow(stubborn, [decide.requestCancelActivityTask('a0')]);
+    await until(() => ran.includes('next'), 'the next task to run', 10_000);
+    await until(() => ends.ends.length === 2, 'both tasks to end');
+    expect(ends.of(stubborn.workflowId)[0]).toMatchObject({ outcome: 'abandoned' });
+    expect(ends.of(next.workflowId)[0]).toMatchObject({ outcome: 'completed', reported: 'sent' });
+    expect(w.inFlight).toBe(0);
+    expect(w.abandoned).toBe(1);
+    expect(logger.warnings().map((l) => l.message)).toEqual([
+      expect.stringMatching(/ignored its cancellation past the grace period; abandoned/),
+    ]);
+    expect(types(await kit.history(next))).toContain('ActivityTaskCompleted');
+    // The abandoned task was reported canceled so the decider is not left waiting.
+    expect(types(await kit.history(stubborn))).toContain('ActivityTaskCanceled');
+  });
+});
+
+describe('reports after the execution closed', () => {
+  it('an activity that completes, fails or throws after cancellation of its closed execution reports nothing that changes the history', async () => {
+    const activity: Activity = async (input, ctx) => {
+      await sleep(60_000, ctx.signal);
+      await sleep(200);
+      if (input === 'complete') return 'finished anyway';
+      if (input === 'fail') throw new ActivityFailure('gave up', 'after close');
+      throw new TypeError('crashed after close');
+    };
+    const { taskList, ends } = worker(activity, { concurrency: 3 });
+    const executions = await Promise.all(
+      ['complete', 'fail', 'throw'].map((input) => kit.startWithActivities(taskList, 1, { input })),
+    );
+    for (const e of executions)
+      await until(async () => types(await kit.history(e)).includes('ActivityTaskStarted'), 'start');
+    await Promise.all(executions.map((e) => closers.terminated?.(e)));
+    const before = await Promise.all(executions.map((e) => kit.history(e)));
+    await until(() => ends.ends.length === 3, 'the three tasks to end');
+    expect(ends.ends.map((e) => [e.outcome, e.reported])).toEqual([
+      ['dropped', 'none'],
+      ['dropped', 'none'],
+      ['dropped', 'none'],
+    ]);
+    await sleep(300);
+    expect(await Promise.all(executions.map((e) => kit.history(e)))).toEqual(before);
+  });
+
+  it('an activity that completes before the cancellation is seen is recorded as completed', async () => {
+    let signalled = false;
+    const activity: Activity = async (_input, ctx) => {
+      await sleep(2_000);
+      signalled = ctx.signal.aborted;
+      return 'made it';
+    };
+    // Heartbeats every 10 s: the cancellation cannot be seen within the activity's 2 s.
+    const { taskList, ends } = worker(activity, { heartbeatIntervalMs: 10_000 });
+    const execution = await kit.startWithActivities(taskList);
+    await until(
+      async () => types(await kit.history(execution)).includes('ActivityTaskStarted'),
+      'start',
+    );
+    await kit.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
+    await until(() => ends.ends.length === 1, 'the task to end');
+    expect(signalled).toBe(false);
+    expect(ends.ends[0]).toMatchObject({ outcome: 'completed', reported: 'sent' });
+    const events = await kit.history(execution);
+    expect(types(events)).toContain('ActivityTaskCancelRequested');
+    const completed = events.find((e) => e.eventType === 'ActivityTaskCompleted');
+    expect(completed?.activityTaskCompletedEventAttributes?.result).toBe('made it');
+  });
+});
+
+describe('many at once', () => {
+  it('three parallel activities of one execution are all signalled when it is cancelled', async () => {
+    const { seen, activity } = honouring();
+    const { w, taskList, ends } = worker(activity, { concurrency: 3 });
+    const execution = await kit.startWithActivities(taskList, 3);
+    await until(() => seen.length === 3, 'three activities to start');
+    expect(seen.map((s) => s.abortedAtStart)).toEqual([false, false, false]);
+    const cancelledAt = Date.now();
+    await closers.cancelled?.(execution);
+    await until(() => seen.every((s) => s.signalledAt !== undefined), 'all three signals');
+    for (const s of seen)
+      expect((s.signalledAt ?? 0) - cancelledAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
+    await until(() => ends.ends.length === 3, 'the three tasks to end');
+    expect(w.inFlight).toBe(0);
+  });
+
+  it('an activity passing the signal to spawned work sees that work stop', async () => {
+    let child: { pid: number | undefined; exit?: NodeJS.Signals | number | null } | undefined;
+    const activity: Activity = (_input, ctx) =>
+      new Promise((resolve, reject) => {
+        const proc = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+          signal: ctx.signal,
+          stdio: 'ignore',
+        });
+        child = { pid: proc.pid };
+        proc.on('error', () => {}); // the AbortError of the spawn signal
+        proc.on('exit', (code, signal) => {
+          if (child) child.exit = signal ?? code;
+          if (ctx.signal.aborted) reject(ctx.signal.reason);
+          else resolve('child exited by itself');
+        });
+      });
+    const { taskList, ends } = worker(activity);
+    const execution = await kit.startWithActivities(taskList);
+    await until(() => child?.pid !== undefined, 'the child process');
+    const pid = child?.pid ?? 0;
+    expect(() => process.kill(pid, 0)).not.toThrow(); // it runs
+    await closers.terminated?.(execution);
+    await until(() => child?.exit !== undefined, 'the child to exit', 5_000);
+    expect(child?.exit).toBe('SIGTERM');
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    await until(() => ends.ends.length === 1, 'the task to end');
+    expect(ends.ends[0]).toMatchObject({ outcome: 'dropped', cancelReason: 'taskGone' });
+  });
+
+  it('a queued activity of a closed execution is never started', async () => {
+    const ran: string[] = [];
+    const release = new AbortController();
+    const activity: Activity = async (input) => {
+      ran.push(input ?? '');
+      if (input === 'blocker') await sleep(60_000, release.signal);
+      return 'ok';
+    };
+    const { taskList, ends } = worker(activity, { concurrency: 1 });
+    await kit.startWithActivities(taskList, 1, { input: 'blocker' });
+    await until(() => ran.includes('blocker'), 'the blocker to start');
+    const queued = await kit.startWithActivities(taskList, 1, { input: 'queued' });
+    await closers.terminated?.(queued);
+    release.abort();
+    const later = await kit.startWithActivities(taskList, 1, { input: 'later' });
+    await until(() => ran.includes('later'), 'the later task to run', 10_000);
+    expect(ran).toEqual(['blocker', 'later']);
+    expect(ends.of(queued.workflowId)).toEqual([]);
+    expect(types(await kit.history(queued))).not.toContain('ActivityTaskStarted');
+    expect(types(await kit.history(later))).toContain('ActivityTaskStarted');
+  });
+});
