@@ -9,6 +9,7 @@ import {
   type CountClosedWorkflowExecutionsInput,
   CountOpenWorkflowExecutionsCommand,
   type CountOpenWorkflowExecutionsInput,
+  type Decision,
   GetWorkflowExecutionHistoryCommand,
   ListClosedWorkflowExecutionsCommand,
   type ListClosedWorkflowExecutionsInput,
@@ -96,14 +97,14 @@ const countClosed = async (
 ) => kit.swf.send(new CountClosedWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
 
 /** The workflowIds of a page, in its order. */
-const ids = (out: { executionInfos?: WorkflowExecutionInfo[] }) =>
+const ids = (out: { executionInfos?: WorkflowExecutionInfo[] | undefined }) =>
   (out.executionInfos ?? []).map((i) => i.execution?.workflowId);
 
 /** Every page of a listing, following nextPageToken. */
 async function allPages(
   read: (token: string | undefined) => Promise<{
-    executionInfos?: WorkflowExecutionInfo[];
-    nextPageToken?: string;
+    executionInfos?: WorkflowExecutionInfo[] | undefined;
+    nextPageToken?: string | undefined;
   }>,
 ): Promise<{ pages: (string | undefined)[][]; tokens: number }> {
   const pages: (string | undefined)[][] = [];
@@ -245,7 +246,8 @@ describe('every filter', () => {
   });
 
   it('lists open executions newest first: all, by workflowId, type, type and version, tag', async () => {
-    const open = (extra: OpenQuery = {}) => listOpen(kit, { startTimeFilter: SINCE, ...extra });
+    const open = (extra: Partial<OpenQuery> = {}) =>
+      listOpen(kit, { startTimeFilter: SINCE, ...extra });
     // F's successor run started last (its continue-as-new), then D, then B.
     expect(ids(await open())).toEqual(['F', 'D', 'B']);
     expect(ids(await open({ executionFilter: { workflowId: 'B' } }))).toEqual(['B']);
@@ -319,7 +321,7 @@ describe('every filter', () => {
   });
 
   it('counts open and closed executions with each filter', async () => {
-    const open = async (extra: Omit<CountOpenWorkflowExecutionsInput, 'domain'> = {}) => {
+    const open = async (extra: Partial<CountOpenWorkflowExecutionsInput> = {}) => {
       const out = await countOpen(kit, { startTimeFilter: SINCE, ...extra });
       expect(out.truncated).toBe(false);
       return out.count;
