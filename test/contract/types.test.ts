@@ -66,11 +66,11 @@ interface TypeRef {
 }
 
 interface TypeInfoOut {
-  status?: string;
-  description?: string;
-  creationDate?: Date;
-  deprecationDate?: Date;
-  ref?: TypeRef;
+  status?: string | undefined;
+  description?: string | undefined;
+  creationDate?: Date | undefined;
+  deprecationDate?: Date | undefined;
+  ref?: TypeRef | undefined;
 }
 
 /** The six actions of one kind, behind one shape, so every test runs for both kinds. */
@@ -85,10 +85,10 @@ interface Kind {
   list(input: {
     domain: string;
     registrationStatus: RegistrationStatus;
-    name?: string;
-    maximumPageSize?: number;
-    reverseOrder?: boolean;
-    nextPageToken?: string;
+    name?: string | undefined;
+    maximumPageSize?: number | undefined;
+    reverseOrder?: boolean | undefined;
+    nextPageToken?: string | undefined;
   }): Promise<{ infos: TypeInfoOut[]; nextPageToken?: string }>;
   deprecate(domain: string, ref: TypeRef): Promise<unknown>;
   undeprecate(domain: string, ref: TypeRef): Promise<unknown>;
@@ -173,7 +173,7 @@ const activityKind: Kind = {
   },
 };
 
-const toRef = (t: { name?: string; version?: string }): TypeRef => ({
+const toRef = (t: { name?: string | undefined; version?: string | undefined }): TypeRef => ({
   name: t.name ?? '',
   version: t.version ?? '',
 });
