@@ -348,6 +348,55 @@ describe('replaying the stream of a finished workflow', () => {
   });
 });
 
+describe('the timer function over the table', () => {
+  it('puts an early fire back, fires a due one once, and a duplicate changes nothing', async () => {
+    const run = await kit.start(parentType);
+    await kit.decide(run.taskList, () => [decide.startTimer('long', '600')]);
+    const history = await kit.history(run.execution);
+    const started = single(history, 'TimerStarted');
+    const at = (started.eventTimestamp?.getTime() ?? 0) / 1000 + 600;
+    const message = JSON.stringify({ runId: run.execution.runId, key: `T:${started.eventId}`, at });
+    const timerAt = (offsetMs: number) =>
+      timerBatchHandler(() => ({
+        ...awsOutbox(),
+        clock: { now: () => Date.now() + offsetMs },
+      }));
+
+    // Now: ten minutes early. Back on the queue for the rest (under SQS's 15-minute limit).
+    expect(await timerAt(0)(sqsEvent([sqsRecord(message)]), lambdaContext())).toEqual({
+      batchItemFailures: [],
+    });
+    const [requeued] = sqsMock.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(requeued?.MessageBody).toBe(message);
+    expect(requeued?.DelaySeconds).toBeGreaterThanOrEqual(590);
+    expect(requeued?.DelaySeconds).toBeLessThanOrEqual(601);
+    expect(await kit.history(run.execution)).toEqual(history);
+
+    // Ten minutes later: the timer fires.
+    const later = timerAt(601_000);
+    expect(await later(sqsEvent([sqsRecord(message)]), lambdaContext())).toEqual({
+      batchItemFailures: [],
+    });
+    const fired = await kit.history(run.execution);
+    expect(eventTypes(fired).slice(history.length)).toEqual([
+      'TimerFired',
+      'DecisionTaskScheduled',
+    ]);
+    expect(single(fired, 'TimerFired').timerFiredEventAttributes).toEqual({
+      timerId: 'long',
+      startedEventId: started.eventId,
+    });
+
+    // The same fire again, twice in one batch: nothing changes anywhere in the table.
+    await sleep(300);
+    const before = await scanTable();
+    expect(
+      await later(sqsEvent([sqsRecord(message), sqsRecord(message)]), lambdaContext()),
+    ).toEqual({ batchItemFailures: [] });
+    expect(await scanTable()).toEqual(before);
+  });
+});
+
 /**
  * Parent: a 1 s timer, an activity and a child, all at once; signals the child once it started and
  * completes when the timer fired, the activity completed, a signal came from outside and the child
