@@ -26,17 +26,20 @@ import {
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { replay } from '../../lib/core/replay.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import { carryOutRunChange } from '../../lib/operations/outbox.js';
 import { expectFault, expectServiceError, oneViolation, unique } from '../support/contract.js';
 import { decide, SwfKit, sleep } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
 let close: () => Promise<void>;
+let server: LocalStack;
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
+  ({ swf, close, stack: server } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
 });
 afterAll(() => close());
 
@@ -572,6 +575,39 @@ describe('bad input', () => {
     const other = new SwfKit(swf, unique('nowhere'));
     await expectFault(listOpen(other, { startTimeFilter: SINCE }), UnknownResourceFault);
     await expectFault(countClosed(other, { closeTimeFilter: SINCE }), UnknownResourceFault);
+  });
+});
+
+describe('stream records delivered again', () => {
+  it('change no listing: a replayed start does not reopen a closed execution, nor a replayed close double it', async () => {
+    const kit = await freshDomain(swf);
+    const { execution } = await kit.start(ORDER_1, { tagList: ['replayed'] });
+    await terminate(kit, execution);
+    await eventually(
+      () => countClosed(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 1,
+    );
+    const closed = (await server.outbox.executions.loadRun(execution.runId))?.state;
+    const history = await server.outbox.executions.readHistory(execution.runId, {
+      limit: 2,
+      reverse: false,
+    });
+    if (closed === undefined) throw new Error('run not found');
+    const opened = replay({ domain: kit.domain, execution }, history.events);
+    expect(opened.status).toBe('OPEN');
+    // The whole stream of the run again, in order, then its first record once more, late.
+    await carryOutRunChange(server.outbox, undefined, opened);
+    await carryOutRunChange(server.outbox, opened, closed);
+    await carryOutRunChange(server.outbox, undefined, opened);
+    const tagged = { tagFilter: { tag: 'replayed' } };
+    expect(ids(await listOpen(kit, { startTimeFilter: SINCE, ...tagged }))).toEqual([]);
+    expect(ids(await listClosed(kit, { startTimeFilter: SINCE, ...tagged }))).toEqual([
+      execution.workflowId,
+    ]);
+    expect(ids(await listClosed(kit, { closeTimeFilter: SINCE }))).toEqual([execution.workflowId]);
+    expect((await countOpen(kit, { startTimeFilter: SINCE })).count).toBe(0);
+    expect((await countClosed(kit, { closeTimeFilter: SINCE, ...tagged })).count).toBe(1);
+    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
   });
 });
 
