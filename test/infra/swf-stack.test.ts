@@ -274,7 +274,7 @@ describe('SwfStack', () => {
         BisectBatchOnFunctionError: true,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         DestinationConfig: { OnFailure: { Destination: queueArn('OutboxStreamFailures') } },
-        ParallelizationFactor: 1,
+        ParallelizationFactor: 10,
       });
       expect(props.MaximumRetryAttempts).toBeGreaterThanOrEqual(1);
       expect(props.MaximumRetryAttempts).toBeLessThanOrEqual(20);

@@ -75,7 +75,7 @@ function runRecord(
   overrides: { state?: string } = {},
 ): DynamoDBRecord {
   const image = (state: string) => ({
-    pk: { S: `RUN#${RUN_ID}` },
+    pk: { S: `RUN|${RUN_ID}` },
     sk: { S: 'STATE' },
     entity: { S: 'Run' },
     version: { N: '2' },
@@ -88,7 +88,7 @@ function runRecord(
     eventSource: 'aws:dynamodb',
     awsRegion: 'us-east-1',
     dynamodb: {
-      Keys: { pk: { S: `RUN#${RUN_ID}` }, sk: { S: 'STATE' } },
+      Keys: { pk: { S: `RUN|${RUN_ID}` }, sk: { S: 'STATE' } },
       NewImage: image(overrides.state ?? JSON.stringify(change.after)),
       ...(change.before === undefined ? {} : { OldImage: image(JSON.stringify(change.before)) }),
       SequenceNumber: String(sequence).padStart(21, '0'),
