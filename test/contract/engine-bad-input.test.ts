@@ -1,0 +1,326 @@
+/**
+ * Bad input aimed at an execution (issue 3 "Show", DESIGN.md: "nothing already stored is lost or changed
+ * by it"): every refused call answers its documented fault, and the execution's history — compared
+ * before and after — is unchanged; the tokens it held still work.
+ */
+import {
+  type Decision,
+  RecordActivityTaskHeartbeatCommand,
+  RegisterActivityTypeCommand,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  RequestCancelWorkflowExecutionCommand,
+  RespondActivityTaskCompletedCommand,
+  RespondActivityTaskFailedCommand,
+  RespondDecisionTaskCompletedCommand,
+  SignalWorkflowExecutionCommand,
+  StartWorkflowExecutionCommand,
+  type SWFClient,
+  TerminateWorkflowExecutionCommand,
+} from '@aws-sdk/client-swf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectWireError, rawCall, wireType } from '../support/contract.js';
+import { decide, eventTypes, expectFault, SwfKit, uid } from '../support/decider.js';
+import { startTestServer } from '../support/local.js';
+
+let swf: SWFClient;
+let endpoint: string;
+let kit: SwfKit;
+let close: () => Promise<void>;
+const domain = 'engine-bad-input';
+const wf = { name: 'wf', version: '1' };
+const act = { name: 'act', version: '1' };
+const big = (n: number) => 'x'.repeat(n);
+
+beforeAll(async () => {
+  const server = await startTestServer({ polling: { maxWaitMs: 300 } });
+  ({ swf, close } = server);
+  endpoint = server.stack.endpoint;
+  kit = new SwfKit(swf, domain);
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...wf,
+      defaultTaskList: { name: 'wf-defaults' },
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '300',
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+  await swf.send(
+    new RegisterActivityTypeCommand({
+      domain,
+      ...act,
+      defaultTaskList: { name: 'act-defaults' },
+      defaultTaskScheduleToStartTimeout: 'NONE',
+      defaultTaskScheduleToCloseTimeout: 'NONE',
+      defaultTaskStartToCloseTimeout: '600',
+      defaultTaskHeartbeatTimeout: 'NONE',
+    }),
+  );
+});
+afterAll(() => close());
+
+/** A run with a started decision task and a started activity: every kind of token is live. */
+async function liveRun() {
+  const { execution, taskList } = await kit.start(wf);
+  const workers = uid('workers');
+  await kit.decide(taskList, () => [
+    decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
+  ]);
+  const activity = await kit.pollActivity(workers);
+  await kit.signal(execution, 'first');
+  const decision = await kit.pollDecision(taskList);
+  return { execution, taskList, activity, decision };
+}
+
+describe('refused calls on an execution', () => {
+  it('leave its history unchanged, and its tokens usable', async () => {
+    const { execution, activity, decision } = await liveRun();
+    const { workflowId } = execution;
+    const before = await kit.history(execution);
+    const otherRun = 'r'.repeat(20);
+
+    const refused: [Promise<unknown>, string, RegExp?][] = [
+      [
+        swf.send(
+          new SignalWorkflowExecutionCommand({
+            domain,
+            workflowId,
+            signalName: 's',
+            input: big(32769),
+          }),
+        ),
+        'ValidationException',
+        /at 'input' failed to satisfy constraint: Member must have length less than or equal to 32768/,
+      ],
+      [
+        swf.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: big(257) })),
+        'ValidationException',
+        /signalName/,
+      ],
+      [
+        swf.send(
+          new SignalWorkflowExecutionCommand({
+            domain,
+            workflowId,
+            runId: otherRun,
+            signalName: 's',
+          }),
+        ),
+        'UnknownResourceFault',
+        new RegExp(
+          `^Unknown execution: WorkflowExecution=\\[workflowId=${workflowId}, runId=${otherRun}\\]$`,
+        ),
+      ],
+      [
+        swf.send(
+          new SignalWorkflowExecutionCommand({
+            domain: 'no-such-domain',
+            workflowId,
+            signalName: 's',
+          }),
+        ),
+        'UnknownResourceFault',
+        /^Unknown domain: no-such-domain$/,
+      ],
+      [
+        swf.send(
+          new RequestCancelWorkflowExecutionCommand({ domain, workflowId, runId: otherRun }),
+        ),
+        'UnknownResourceFault',
+      ],
+      [
+        swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, reason: big(257) })),
+        'ValidationException',
+        /reason/,
+      ],
+      [
+        swf.send(
+          new TerminateWorkflowExecutionCommand({ domain, workflowId, details: big(32769) }),
+        ),
+        'ValidationException',
+        /details/,
+      ],
+      [
+        swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, runId: otherRun })),
+        'UnknownResourceFault',
+      ],
+      [
+        swf.send(new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf })),
+        'WorkflowExecutionAlreadyStartedFault',
+      ],
+      [
+        swf.send(
+          new RespondActivityTaskCompletedCommand({
+            taskToken: activity.taskToken,
+            result: big(32769),
+          }),
+        ),
+        'ValidationException',
+        /result/,
+      ],
+      [
+        swf.send(
+          new RespondActivityTaskFailedCommand({ taskToken: activity.taskToken, reason: big(257) }),
+        ),
+        'ValidationException',
+        /reason/,
+      ],
+      [
+        swf.send(
+          new RecordActivityTaskHeartbeatCommand({
+            taskToken: activity.taskToken,
+            details: big(2049),
+          }),
+        ),
+        'ValidationException',
+        /details/,
+      ],
+      [
+        swf.send(
+          new RespondDecisionTaskCompletedCommand({
+            taskToken: decision.taskToken,
+            decisions: [],
+            executionContext: big(32769),
+          }),
+        ),
+        'ValidationException',
+        /executionContext/,
+      ],
+    ];
+    for (const [call, name, message] of refused) await expectFault(call, name, message);
+
+    const wrongTypes = await rawCall(endpoint, 'TerminateWorkflowExecution', {
+      domain,
+      workflowId,
+      childPolicy: 'DESTROY',
+    });
+    expectWireError(
+      wrongTypes,
+      wireType.validation,
+      /enum value set: \[TERMINATE, REQUEST_CANCEL, ABANDON\]/,
+    );
+    const notAString = await rawCall(endpoint, 'SignalWorkflowExecution', {
+      domain,
+      workflowId,
+      signalName: 's',
+      input: { nested: true },
+    });
+    expectWireError(notAString, wireType.serialization, /'input'/);
+
+    expect(await kit.history(execution)).toStrictEqual(before);
+    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
+    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }));
+    await kit.respond(decision.taskToken, []);
+    expect(eventTypes(await kit.history(execution)).slice(before.length)).toStrictEqual([
+      'ActivityTaskCompleted',
+      'DecisionTaskCompleted',
+      'DecisionTaskScheduled',
+    ]);
+  });
+
+  it.each<[string, Decision[], RegExp]>([
+    [
+      'a timer duration that is not whole seconds',
+      [decide.startTimer('t', 'soon')],
+      /decisions\.2\.member\.startTimerDecisionAttributes\.startToFireTimeout/,
+    ],
+    [
+      'a timerId with a colon',
+      [decide.startTimer('a:b')],
+      /startTimerDecisionAttributes\.timerId.*must not contain ':'/,
+    ],
+    [
+      'a taskPriority that is no integer',
+      [decide.scheduleActivity({ activityType: act, activityId: 'p', taskPriority: 'high' })],
+      /scheduleActivityTaskDecisionAttributes\.taskPriority/,
+    ],
+    [
+      'a continue-as-new without an execution limit',
+      [decide.continueAsNew({ executionStartToCloseTimeout: 'NONE' })],
+      /continueAsNewWorkflowExecutionDecisionAttributes\.executionStartToCloseTimeout/,
+    ],
+    [
+      'two close decisions',
+      [decide.complete('a'), decide.fail('b')],
+      /Close must be last decision in list/,
+    ],
+    [
+      'a marker name over 256 characters',
+      [decide.marker(big(257))],
+      /recordMarkerDecisionAttributes\.markerName/,
+    ],
+    [
+      'a result over 32768 characters',
+      [decide.complete(big(32769))],
+      /completeWorkflowExecutionDecisionAttributes\.result/,
+    ],
+    [
+      'an activity type without a version',
+      [
+        {
+          decisionType: 'ScheduleActivityTask',
+          scheduleActivityTaskDecisionAttributes: {
+            activityType: { name: 'act' } as { name: string; version: string },
+            activityId: 'v',
+          },
+        },
+      ],
+      /activityType\.version.*Member must not be null/,
+    ],
+  ])(
+    'a response with %s is refused whole; the history is unchanged',
+    async (_, decisions, message) => {
+      const { execution, decision } = await liveRun();
+      const before = await kit.history(execution);
+
+      await expectFault(
+        kit.respond(decision.taskToken, [decide.marker('fine'), ...decisions]),
+        'ValidationException',
+        message,
+      );
+
+      expect(await kit.history(execution)).toStrictEqual(before);
+      await kit.respond(decision.taskToken, [decide.marker('fine')]);
+      expect(
+        eventTypes(await kit.history(execution)).slice(before.length, before.length + 2),
+      ).toStrictEqual(['DecisionTaskCompleted', 'MarkerRecorded']);
+    },
+  );
+
+  it('a refused StartWorkflowExecution leaves the open run of that workflowId alone', async () => {
+    const { execution } = await liveRun();
+    const before = await kit.history(execution);
+
+    await expectFault(
+      swf.send(
+        new StartWorkflowExecutionCommand({
+          domain,
+          workflowId: execution.workflowId,
+          workflowType: wf,
+          input: big(32769),
+        }),
+      ),
+      'ValidationException',
+    );
+    await expectFault(
+      swf.send(
+        new StartWorkflowExecutionCommand({
+          domain,
+          workflowId: execution.workflowId,
+          workflowType: wf,
+          tagList: ['1', '2', '3', '4', '5', '6'],
+        }),
+      ),
+      'ValidationException',
+      /tagList/,
+    );
+
+    expect(await kit.history(execution)).toStrictEqual(before);
+  });
+});
