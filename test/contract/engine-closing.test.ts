@@ -210,7 +210,7 @@ describe('task tokens', () => {
     const before = await kit.history(execution);
     const runId = execution.runId;
     const bad = [
-      forged(`D.${runId}.${decision.startedEventId - 1}.${decision.startedEventId}`),
+      forged(`D.${runId}.${(decision.startedEventId ?? 0) - 1}.${decision.startedEventId}`),
       forged(`A.${runId}.5.6`),
       `${activity.taskToken}.extra`,
       activity.taskToken.split('.')[0] ?? 'x',
