@@ -23,17 +23,21 @@ export interface StreamBatchOptions {
 }
 
 const DEFAULT_RESERVE_MS = 15_000;
+/** Runs carried out side by side within one batch. */
+const LANES_AT_ONCE = 16;
 
 /**
- * The stream function: DynamoDB stream records from the table, in order, each carried out by the same
- * handler the local stream poller runs (handleStreamRecords), which is idempotent.
+ * The stream function: DynamoDB stream records from the table, each run's in order (runs side by side),
+ * each carried out by the same handler the local stream poller runs (handleStreamRecords), which is
+ * idempotent.
  *
  * - A record whose effects keep failing for a reason of its own (a poison record) is retried a bounded
  *   number of times, then written to the table's dead-letter list and skipped: it never blocks its shard.
  * - A record that fails for a transient reason (throttling, a service fault, a network error, or the
- *   dead-letter write itself failing) is reported in `batchItemFailures` with the records behind it left
- *   undone. Lambda checkpoints before it and delivers it again (ReportBatchItemFailures); replaying the
- *   records it had already carried out would change nothing either.
+ *   dead-letter write itself failing) stops its run's lane, and the earliest such record of the batch
+ *   is reported in `batchItemFailures`. Lambda checkpoints before it and delivers it and everything
+ *   after it again (ReportBatchItemFailures); records of other runs already carried out change nothing
+ *   the second time.
  */
 export function streamBatchHandler(
   depsFor: (context: Context) => OutboxDeps,
@@ -57,26 +61,49 @@ export function streamBatchHandler(
   ): Promise<DynamoDBBatchResponse> => {
     const deps = depsFor(context);
     const records = event.Records;
-    for (const [index, record] of records.entries()) {
-      if (context.getRemainingTimeInMillis() < reserveMs) {
-        log('warn', 'stream batch cut short before the Lambda deadline', {
-          done: index,
-          left: records.length - index,
-        });
-        return failedFrom(record);
+    // A run's records in stream order; runs side by side, so one run's slow effect (a Lambda task)
+    // holds up no other run's timers. The first record of each lane not carried out is remembered.
+    const lanes = new Map<string, number[]>();
+    records.forEach((record, index) => {
+      const key = record.dynamodb?.Keys?.pk?.S ?? '';
+      const lane = lanes.get(key);
+      if (lane === undefined) lanes.set(key, [index]);
+      else lane.push(index);
+    });
+    const undone: number[] = [];
+    const runLane = async (lane: readonly number[]) => {
+      for (const index of lane) {
+        const record = records[index] as DynamoDBRecord;
+        if (context.getRemainingTimeInMillis() < reserveMs) {
+          log('warn', 'stream batch cut short before the Lambda deadline', {
+            sequenceNumber: record.dynamodb?.SequenceNumber,
+          });
+          undone.push(index);
+          return;
+        }
+        try {
+          await handleStreamRecords(deps, [asStreamRecord(record)], handlingOptions);
+        } catch (error) {
+          log('warn', 'stream record failed transiently; Lambda will deliver it again', {
+            eventID: record.eventID,
+            sequenceNumber: record.dynamodb?.SequenceNumber,
+            error: describe(error),
+          });
+          undone.push(index);
+          return;
+        }
       }
-      try {
-        await handleStreamRecords(deps, [asStreamRecord(record)], handlingOptions);
-      } catch (error) {
-        log('warn', 'stream record failed transiently; Lambda will deliver it again', {
-          eventID: record.eventID,
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-          error: describe(error),
-        });
-        return failedFrom(record);
-      }
-    }
-    return { batchItemFailures: [] };
+    };
+    const queue = [...lanes.values()];
+    await Promise.all(
+      Array.from({ length: Math.min(LANES_AT_ONCE, queue.length) }, async () => {
+        for (let lane = queue.shift(); lane !== undefined; lane = queue.shift())
+          await runLane(lane);
+      }),
+    );
+    if (undone.length === 0) return { batchItemFailures: [] };
+    // Lambda resumes from the earliest record reported: what was done after it comes again, harmlessly.
+    return failedFrom(records[Math.min(...undone)] as DynamoDBRecord);
   };
   // No early timeout from middy: the reserve above ends the batch in time and reports where it got to.
   return middy(handle, { timeoutEarlyInMillis: 0 });

@@ -72,10 +72,11 @@ function withTimers(...waits: number[]): { before: ExecutionState; after: Execut
 let sequence = 1000;
 function runRecord(
   change: { before?: ExecutionState; after: ExecutionState },
-  overrides: { state?: string } = {},
+  overrides: { state?: string; pk?: string } = {},
 ): DynamoDBRecord {
+  const pk = overrides.pk ?? `RUN|${RUN_ID}`;
   const image = (state: string) => ({
-    pk: { S: `RUN|${RUN_ID}` },
+    pk: { S: pk },
     sk: { S: 'STATE' },
     entity: { S: 'Run' },
     version: { N: '2' },
@@ -88,7 +89,7 @@ function runRecord(
     eventSource: 'aws:dynamodb',
     awsRegion: 'us-east-1',
     dynamodb: {
-      Keys: { pk: { S: `RUN|${RUN_ID}` }, sk: { S: 'STATE' } },
+      Keys: { pk: { S: pk }, sk: { S: 'STATE' } },
       NewImage: image(overrides.state ?? JSON.stringify(change.after)),
       ...(change.before === undefined ? {} : { OldImage: image(JSON.stringify(change.before)) }),
       SequenceNumber: String(sequence).padStart(21, '0'),
@@ -220,6 +221,33 @@ describe('functions/stream.ts', () => {
     const behindAt = behind.dynamodb?.NewImage?.state?.S ?? '';
     const behindFireAt = JSON.parse(behindAt).timers.t0.fireAt;
     expect(sends.map((b) => JSON.parse(b ?? '{}').at)).not.toContain(behindFireAt);
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it('carries out other runs while one run waits on a transient failure, reporting the earliest', async () => {
+    const fireAt = (record: DynamoDBRecord) =>
+      JSON.parse(record.dynamodb?.NewImage?.state?.S ?? '{}').timers.t0.fireAt;
+    const stuck = runRecord(withTimers(50), { pk: 'RUN|stuck' });
+    const stuckLater = runRecord(withTimers(51), { pk: 'RUN|stuck' });
+    const other = runRecord(withTimers(52), { pk: 'RUN|other' });
+    sqs.on(SendMessageCommand).callsFake((input: { MessageBody?: string }) => {
+      if (JSON.parse(input.MessageBody ?? '{}').at === fireAt(stuck)) {
+        throw Object.assign(new Error('Service unavailable'), {
+          name: 'ServiceUnavailable',
+          $metadata: { httpStatusCode: 503 },
+        });
+      }
+      return { MessageId: 'ok' };
+    });
+
+    const result = await handler(streamEvent([stuck, other, stuckLater]), lambdaContext());
+
+    expect(result).toEqual({
+      batchItemFailures: [{ itemIdentifier: stuck.dynamodb?.SequenceNumber }],
+    });
+    const armedAt = fires().map((f) => f.at);
+    expect(armedAt).toContain(fireAt(other)); // the other run went on
+    expect(armedAt).not.toContain(fireAt(stuckLater)); // the stuck run's next record waited
     expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
   });
 
