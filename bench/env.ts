@@ -1,0 +1,104 @@
+import {
+  RegisterActivityTypeCommand,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
+import { createSwfClient } from '../lib/sdk/index.js';
+import {
+  countDeadlines,
+  DeadlineCounters,
+  DynamoCounters,
+  meterDynamo,
+  meterSwf,
+  SwfCounters,
+  tagOutbox,
+} from './instrument.js';
+
+export const DOMAIN = 'bench';
+export const WORKFLOW = { name: 'sequence', version: '1' };
+export const ACTIVITY = { name: 'step', version: '1' };
+export const LONG_ACTIVITY = { name: 'long', version: '1' };
+
+/** The local stack under test, with every counter attached. */
+export interface BenchEnv {
+  readonly stack: LocalStack;
+  readonly dynamo: DynamoCounters;
+  readonly swf: SwfCounters;
+  readonly deadlines: DeadlineCounters;
+  /** A new SDK client on the stack, counted (one per worker, so pollers never share sockets). */
+  client(): SWFClient;
+  resetCounters(): void;
+  close(): Promise<void>;
+}
+
+export async function startBenchEnv(): Promise<BenchEnv> {
+  const dynamo = new DynamoCounters();
+  const swf = new SwfCounters();
+  const deadlines = new DeadlineCounters();
+  const stack = await startLocalStack({
+    tableName: 'swf-bench',
+    onDynamoClient: (client) => meterDynamo(client, dynamo),
+  });
+  tagOutbox(stack);
+  countDeadlines(stack, deadlines);
+  const clients: SWFClient[] = [];
+  const client = () => {
+    const c = createSwfClient({ endpoint: stack.endpoint, maxAttempts: 1 });
+    meterSwf(c, swf);
+    clients.push(c);
+    return c;
+  };
+  await register(client());
+  return {
+    stack,
+    dynamo,
+    swf,
+    deadlines,
+    client,
+    resetCounters: () => {
+      dynamo.reset();
+      swf.reset();
+      deadlines.reset();
+    },
+    close: async () => {
+      for (const c of clients) c.destroy();
+      await stack.close();
+    },
+  };
+}
+
+async function register(swf: SWFClient): Promise<void> {
+  await swf.send(
+    new RegisterDomainCommand({ name: DOMAIN, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain: DOMAIN,
+      ...WORKFLOW,
+      defaultChildPolicy: 'TERMINATE',
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '30',
+    }),
+  );
+  for (const type of [ACTIVITY, LONG_ACTIVITY]) {
+    await swf.send(
+      new RegisterActivityTypeCommand({
+        domain: DOMAIN,
+        ...type,
+        defaultTaskScheduleToStartTimeout: '60',
+        defaultTaskStartToCloseTimeout: '60',
+        defaultTaskScheduleToCloseTimeout: '120',
+        defaultTaskHeartbeatTimeout: 'NONE',
+      }),
+    );
+  }
+}
+
+/** Milliseconds since the epoch of an SDK event timestamp. */
+export const ms = (timestamp: Date | undefined) => timestamp?.getTime() ?? Number.NaN;
+
+let ids = 0;
+export const uniqueId = (prefix: string) =>
+  `${prefix}-${Date.now().toString(36)}-${(ids++).toString(36)}`;

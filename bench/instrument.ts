@@ -1,0 +1,219 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SWFClient } from '@aws-sdk/client-swf';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { MAX_SQS_DELAY_SECONDS } from '../lib/adapters/aws/deadline-scheduler.js';
+import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
+import type { LocalStack } from '../lib/local/stack.js';
+import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
+import { isWireItem } from '../lib/metering/item-size.js';
+
+type Wire = Record<string, unknown>;
+const isRecord = (value: unknown): value is Wire =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Which side of the service made a DynamoDB request: an SWF API call, or the outbox (stream, timers). */
+const origin = new AsyncLocalStorage<'outbox'>();
+
+const CAPACITY_OPS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'TransactGetItems',
+]);
+
+/** Everything counted on the DynamoDB side: the meter plus request latency by origin. */
+export class DynamoCounters {
+  readonly meter = new DynamoMeter(tableSchema);
+  apiMs = 0;
+  outboxMs = 0;
+  outboxRequests = 0;
+  /** Write requests that changed items (each emits stream records). */
+  writeBatches = 0;
+
+  reset(): void {
+    this.meter.reset();
+    this.apiMs = 0;
+    this.outboxMs = 0;
+    this.outboxRequests = 0;
+    this.writeBatches = 0;
+  }
+}
+
+/**
+ * Adds the meter to a DynamoDB client: every request asks for ReturnConsumedCapacity (to cross-check
+ * the meter against DynamoDB Local) and is charged, in wire form, when it ends. Document-client
+ * outputs arrive unmarshalled at this step and are marshalled back for sizing.
+ */
+export function meterDynamo(client: DynamoDBClient, counters: DynamoCounters): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const op = String(context.commandName ?? '').replace(/Command$/, '');
+      if (CAPACITY_OPS.has(op) && isRecord(args.input)) {
+        args.input.ReturnConsumedCapacity ??= 'INDEXES';
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCapacityRequest', priority: 'high' },
+  );
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const op = String(context.commandName ?? '').replace(/Command$/, '');
+      const input = isRecord(args.input) ? args.input : {};
+      const fromOutbox = origin.getStore() === 'outbox';
+      const started = performance.now();
+      const account = (output: Wire | undefined) => {
+        const ms = performance.now() - started;
+        if (fromOutbox) {
+          counters.outboxMs += ms;
+          counters.outboxRequests += 1;
+        } else counters.apiMs += ms;
+        const charge = counters.meter.record(
+          op,
+          input,
+          output === undefined ? undefined : toWire(output),
+        );
+        if (output !== undefined && charge.writeUnits > 0) counters.writeBatches += 1;
+      };
+      try {
+        const result = await next(args);
+        account(isRecord(result.output) ? result.output : {});
+        return result;
+      } catch (error) {
+        account(undefined);
+        throw error;
+      }
+    },
+    { step: 'build', name: 'benchMeter', priority: 'low' },
+  );
+}
+
+const toWireItem = (item: unknown): unknown =>
+  isRecord(item) && !isWireItem(item)
+    ? marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: true })
+    : item;
+
+function toWire(output: Wire): Wire {
+  const wire: Wire = { ...output };
+  if (output.Item !== undefined) wire.Item = toWireItem(output.Item);
+  if (output.Attributes !== undefined) wire.Attributes = toWireItem(output.Attributes);
+  if (Array.isArray(output.Items)) wire.Items = output.Items.map(toWireItem);
+  if (Array.isArray(output.Responses))
+    wire.Responses = output.Responses.map((r) =>
+      isRecord(r) ? { ...r, Item: toWireItem(r.Item) } : r,
+    );
+  return wire;
+}
+
+/**
+ * Tags the outbox's DynamoDB requests: the stack hands the stream poller and the timer heap one deps
+ * object, and its stores are wrapped here so their calls run inside the `outbox` context.
+ */
+export function tagOutbox(stack: LocalStack): void {
+  for (const name of ['executions', 'visibility', 'registry'] as const) {
+    const target: object = stack.outbox[name];
+    const wrapped = new Proxy(target, {
+      get(t, property, receiver) {
+        const value: unknown = Reflect.get(t, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => origin.run('outbox', () => Reflect.apply(value, t, args));
+      },
+    });
+    Reflect.set(stack.outbox, name, wrapped);
+  }
+}
+
+/** Per SWF action: calls, summed latency (billed ms, each rounded up), and polls that came back empty. */
+export interface ActionTotals {
+  calls: number;
+  billedMs: number;
+  emptyPolls: number;
+  emptyPollMs: number;
+  latencies: number[];
+}
+
+export class SwfCounters {
+  byAction: Record<string, ActionTotals> = {};
+  /** Successful RespondDecisionTaskCompleted calls, by task token (to learn that a close committed). */
+  readonly onDecisionResponded = new Map<string, () => void>();
+
+  reset(): void {
+    this.byAction = {};
+  }
+
+  calls(): Record<string, { calls: number; billedMs: number }> {
+    const out: Record<string, { calls: number; billedMs: number }> = {};
+    for (const [action, t] of Object.entries(this.byAction)) {
+      out[action] = { calls: t.calls - t.emptyPolls, billedMs: t.billedMs - t.emptyPollMs };
+    }
+    return out;
+  }
+}
+
+/** Counts every SWF call a client makes, its latency, and whether a poll returned a task. */
+export function meterSwf(client: SWFClient, counters: SwfCounters): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const action = String(context.commandName ?? '').replace(/Command$/, '');
+      const started = performance.now();
+      const result = await next(args).catch((error: unknown) => {
+        record(action, performance.now() - started, false);
+        throw error;
+      });
+      const output: Wire = isRecord(result.output) ? result.output : {};
+      const empty = action.startsWith('PollFor') && !output.taskToken;
+      record(action, performance.now() - started, empty);
+      if (action === 'RespondDecisionTaskCompleted' && isRecord(args.input)) {
+        const token = String(args.input.taskToken ?? '');
+        counters.onDecisionResponded.get(token)?.();
+        counters.onDecisionResponded.delete(token);
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'benchSwfMeter', priority: 'high' },
+  );
+  function record(action: string, ms: number, empty: boolean) {
+    const t = counters.byAction[action] ?? {
+      calls: 0,
+      billedMs: 0,
+      emptyPolls: 0,
+      emptyPollMs: 0,
+      latencies: [],
+    };
+    counters.byAction[action] = t;
+    t.calls += 1;
+    t.billedMs += Math.ceil(ms);
+    t.latencies.push(ms);
+    if (empty) {
+      t.emptyPolls += 1;
+      t.emptyPollMs += Math.ceil(ms);
+    }
+  }
+}
+
+/** Deadlines the outbox armed: those an SQS delay covers, and those that need a Scheduler schedule. */
+export class DeadlineCounters {
+  sqs = 0;
+  scheduled = 0;
+  reset(): void {
+    this.sqs = 0;
+    this.scheduled = 0;
+  }
+}
+
+export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): void {
+  const scheduler = stack.scheduler;
+  const arm = scheduler.arm.bind(scheduler);
+  Reflect.set(scheduler, 'arm', (fire: Parameters<typeof arm>[0]) => {
+    const wait = fire.at - Date.now() / 1000;
+    if (wait <= MAX_SQS_DELAY_SECONDS) counters.sqs += 1;
+    else counters.scheduled += 1;
+    return arm(fire);
+  });
+}

@@ -1,0 +1,88 @@
+import { availableParallelism } from 'node:os';
+import type { BenchResults } from './run.js';
+
+/** One line of DESIGN.md's table: what is measured, its target, the figure, and whether it holds. */
+export interface Row {
+  readonly what: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly verdict: 'met' | 'MISSED' | 'n/a';
+}
+
+const verdict = (ok: boolean): Row['verdict'] => (ok ? 'met' : 'MISSED');
+const msText = (n: number) => `${n} ms`;
+
+export function buildTable(r: BenchResults): Row[] {
+  const rows: Row[] = [];
+  if (r.dispatch !== undefined) {
+    for (const [kind, d] of [
+      ['decision', r.dispatch.decision],
+      ['activity', r.dispatch.activity],
+    ] as const) {
+      rows.push({
+        what: `task dispatch with a poller waiting, local (${kind} tasks, n=${d.count})`,
+        target: 'p50 ≤ 10 ms, p99 ≤ 50 ms',
+        measured: `p50 ${msText(d.p50)}, p99 ${msText(d.p99)}`,
+        verdict: verdict(d.p50 <= 10 && d.p99 <= 50),
+      });
+    }
+  }
+  if (r.cancellation !== undefined) {
+    const c = r.cancellation.latency;
+    rows.push({
+      what: `cancellation reaching an in-flight activity's AbortSignal (default SDK settings, n=${c.count})`,
+      target: 'p99 ≤ 2 s',
+      measured: `p50 ${msText(c.p50)}, p99 ${msText(c.p99)}`,
+      verdict: verdict(c.p99 <= 2_000),
+    });
+  }
+  if (r.timers !== undefined) {
+    const t = r.timers.lateness;
+    rows.push({
+      what: `timer lateness, local (n=${t.count})`,
+      target: 'p99 ≤ 100 ms',
+      measured: `p50 ${msText(t.p50)}, p99 ${msText(t.p99)}`,
+      verdict: verdict(t.p99 <= 100),
+    });
+  }
+  if (r.cost !== undefined) {
+    rows.push({
+      what: 'cost per million activity round trips, Lambda push mode (modelled)',
+      target: '≤ $8 (Amazon SWF: $25)',
+      measured: `$${r.cost.lambdaPush.perMillion.toFixed(2)}`,
+      verdict: verdict(r.cost.lambdaPush.perMillion <= 8),
+    });
+    rows.push({
+      what: 'cost per million activity round trips, HTTP polling',
+      target: '≤ $15 (Amazon SWF: $25)',
+      measured: `$${r.cost.httpPolling.perMillion.toFixed(2)}`,
+      verdict: verdict(r.cost.httpPolling.perMillion <= 15),
+    });
+  }
+  if (r.throughput !== undefined) {
+    const t = r.throughput;
+    rows.push({
+      what: `throughput on ${availableParallelism()} cores with DynamoDB Local (${t.inFlight} executions at once)`,
+      target: '≥ 70 % of what the store allows',
+      measured: `${Math.round(t.shareOfStore * 100)} % (${t.roundTripsPerSecond} round trips/s, ${t.workflowsPerSecond} workflows/s; store ${t.store.requestsPerSecond} req/s ÷ ${t.requestsPerRoundTrip} req/round trip = ${t.storeAllowsRoundTripsPerSecond}/s)`,
+      verdict: verdict(t.shareOfStore >= 0.7),
+    });
+  }
+  return rows;
+}
+
+export function formatTable(rows: readonly Row[]): string {
+  const header: Row = { what: 'what', target: 'target', measured: 'measured', verdict: 'n/a' };
+  const cells = (row: Row) => [
+    row.what,
+    row.target,
+    row.measured,
+    row === header ? 'verdict' : row.verdict,
+  ];
+  const all = [header, ...rows].map(cells);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...all.map((c) => (c[i] ?? '').length)));
+  const line = (c: string[]) =>
+    `| ${c.map((text, i) => text.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
+  return [line(all[0] ?? []), rule, ...all.slice(1).map(line)].join('\n');
+}

@@ -1,0 +1,116 @@
+/**
+ * `npm run bench`: measures the local stack as users feel it and prints DESIGN.md's "Numbers it is
+ * held to" with each target beside each figure. Options:
+ *
+ *   --only dispatch,throughput,cancellation,timers,cost   run some scenarios (default: all)
+ *   --json FILE                                           also write every figure as JSON
+ *   --quick                                               smaller samples (a smoke run)
+ */
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { startBenchEnv } from './env.js';
+import { buildTable, formatTable } from './report.js';
+import { type CancellationResult, runCancellation } from './scenarios/cancellation.js';
+import { type CostResult, runCost } from './scenarios/cost.js';
+import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
+import { runThroughput, type ThroughputResult } from './scenarios/throughput.js';
+import { runTimers, type TimersResult } from './scenarios/timers.js';
+
+export const SCENARIOS = ['dispatch', 'throughput', 'cancellation', 'timers', 'cost'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface BenchResults {
+  dispatch?: DispatchResult;
+  throughput?: ThroughputResult;
+  cancellation?: CancellationResult;
+  timers?: TimersResult;
+  cost?: CostResult;
+}
+
+interface Args {
+  readonly only: readonly Scenario[];
+  readonly json: string | undefined;
+  readonly quick: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let only: Scenario[] = [...SCENARIOS];
+  let json: string | undefined;
+  let quick = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') quick = true;
+    else if (arg === '--json') json = argv[++i];
+    else if (arg === '--only') {
+      const names = (argv[++i] ?? '').split(',').filter((n) => n !== '');
+      const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+      if (unknown.length > 0 || names.length === 0)
+        usage(`unknown scenario(s): ${unknown.join(', ') || '(none)'}`);
+      only = SCENARIOS.filter((s) => names.includes(s));
+    } else usage(`unknown option ${arg}`);
+  }
+  if (json === '') usage('--json needs a file name');
+  return { only, json, quick };
+}
+
+function usage(problem: string): never {
+  process.stderr.write(
+    `${problem}\nusage: npm run bench -- [--only ${SCENARIOS.join(',')}] [--json FILE] [--quick]\n`,
+  );
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const args = parseArgs(process.argv.slice(2));
+  const size = args.quick
+    ? { dispatch: 30, workflows: 40, storeMs: 3_000, cancels: 10, timers: 60, cost: 20 }
+    : { dispatch: 150, workflows: 200, storeMs: 10_000, cancels: 30, timers: 300, cost: 60 };
+  const began = Date.now();
+  process.stderr.write('starting the local stack (DynamoDB Local, table, SWF endpoint) …\n');
+  const env = await startBenchEnv();
+  const results: BenchResults = {};
+  try {
+    for (const scenario of args.only) {
+      env.resetCounters();
+      if (scenario === 'dispatch') results.dispatch = await runDispatch(env, size.dispatch);
+      if (scenario === 'throughput')
+        results.throughput = await runThroughput(env, {
+          workflows: size.workflows,
+          inFlight: 16,
+          storeRateMs: size.storeMs,
+        });
+      if (scenario === 'cancellation')
+        results.cancellation = await runCancellation(env, size.cancels);
+      if (scenario === 'timers') results.timers = await runTimers(env, size.timers);
+      if (scenario === 'cost') results.cost = await runCost(env, size.cost);
+    }
+  } finally {
+    await env.close();
+  }
+  const rows = buildTable(results);
+  process.stdout.write(`\n${formatTable(rows)}\n`);
+  process.stdout.write(`\n(${((Date.now() - began) / 1000).toFixed(0)} s on ${os()})\n`);
+  if (args.json !== undefined) {
+    const document = {
+      when: new Date().toISOString(),
+      machine: os(),
+      durationSeconds: Math.round((Date.now() - began) / 1000),
+      table: rows,
+      results,
+    };
+    writeFileSync(args.json, `${JSON.stringify(document, null, 2)}\n`);
+    process.stderr.write(`wrote ${args.json}\n`);
+  }
+}
+
+function os(): string {
+  return `Node ${process.versions.node}, ${availableParallelism()} cores`;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,106 @@
+import type { MeterTotals } from '../../lib/metering/dynamo-meter.js';
+import type { BenchEnv } from '../env.js';
+import { Progress } from '../progress.js';
+import { round } from '../stats.js';
+import { measureStoreRate, type StoreRate } from '../store-rate.js';
+import { runSequence } from '../workload.js';
+
+export interface ThroughputOptions {
+  readonly workflows: number;
+  readonly inFlight: number;
+  readonly storeRateMs: number;
+}
+
+export interface ThroughputResult {
+  readonly workflows: number;
+  readonly inFlight: number;
+  readonly elapsedMs: number;
+  readonly workflowsPerSecond: number;
+  readonly roundTripsPerSecond: number;
+  /** DynamoDB requests per activity round trip in this run, in total and by operation. */
+  readonly requestsPerRoundTrip: number;
+  readonly requestsPerRoundTripByOperation: Readonly<Record<string, number>>;
+  /** SWF API calls per round trip by action (polls that returned a task only). */
+  readonly apiCallsPerRoundTrip: Readonly<Record<string, number>>;
+  readonly apiLatencyMs: Readonly<Record<string, { p50: number; p99: number }>>;
+  readonly store: StoreRate;
+  /** Round trips per second the store's request rate allows at our requests per round trip. */
+  readonly storeAllowsRoundTripsPerSecond: number;
+  /** Measured round trips per second as a share of that. */
+  readonly shareOfStore: number;
+}
+
+/** N concurrent executions of the 3-activity workflow, then the store's own rate at that concurrency. */
+export async function runThroughput(
+  env: BenchEnv,
+  o: ThroughputOptions,
+): Promise<ThroughputResult> {
+  const progress = new Progress('throughput');
+  const run = await runSequence(env, {
+    workflows: o.workflows,
+    inFlight: o.inFlight,
+    deciderConcurrency: 8,
+    activityConcurrency: o.inFlight,
+    activityPollers: 8,
+    progress,
+    onStart: () => env.resetCounters(),
+  });
+  const totals = env.dynamo.meter.snapshot();
+  const apiCalls = env.swf.calls();
+  const latencies = env.swf.byAction;
+  progress.note(
+    `${round((run.roundTrips / run.elapsedMs) * 1000)} round trips/s; measuring DynamoDB Local at concurrency ${o.inFlight}`,
+  );
+  const store = await measureStoreRate(
+    env.stack.dynamoEndpoint,
+    totals,
+    o.inFlight,
+    o.storeRateMs,
+    progress,
+  );
+  const requestsPerRoundTrip = dataRequests(totals) / run.roundTrips;
+  const roundTripsPerSecond = (run.roundTrips / run.elapsedMs) * 1000;
+  const storeAllows = store.requestsPerSecond / requestsPerRoundTrip;
+  const result: ThroughputResult = {
+    workflows: run.workflows,
+    inFlight: o.inFlight,
+    elapsedMs: round(run.elapsedMs, 0),
+    workflowsPerSecond: round((run.workflows / run.elapsedMs) * 1000),
+    roundTripsPerSecond: round(roundTripsPerSecond),
+    requestsPerRoundTrip: round(requestsPerRoundTrip),
+    requestsPerRoundTripByOperation: perRoundTrip(
+      Object.fromEntries(Object.entries(totals.byOperation).map(([op, t]) => [op, t.requests])),
+      run.roundTrips,
+    ),
+    apiCallsPerRoundTrip: perRoundTrip(
+      Object.fromEntries(Object.entries(apiCalls).map(([a, t]) => [a, t.calls])),
+      run.roundTrips,
+    ),
+    apiLatencyMs: Object.fromEntries(
+      Object.entries(latencies).map(([a, t]) => [a, latencySummary(t.latencies)]),
+    ),
+    store: { ...store, requestsPerSecond: round(store.requestsPerSecond) },
+    storeAllowsRoundTripsPerSecond: round(storeAllows),
+    shareOfStore: round(roundTripsPerSecond / storeAllows, 3),
+  };
+  progress.done(
+    `${result.workflowsPerSecond} workflows/s, ${result.roundTripsPerSecond} round trips/s, ${result.requestsPerRoundTrip} DynamoDB requests per round trip; store ${result.store.requestsPerSecond} req/s → ${Math.round(result.shareOfStore * 100)} %`,
+  );
+  return result;
+}
+
+/** Data-plane requests (control-plane calls such as DescribeTable are not part of a round trip). */
+export const dataRequests = (totals: MeterTotals) =>
+  Object.entries(totals.byOperation)
+    .filter(([op]) => !/Table|Stream/.test(op))
+    .reduce((n, [, t]) => n + t.requests, 0);
+
+const perRoundTrip = (counts: Record<string, number>, roundTrips: number) =>
+  Object.fromEntries(Object.entries(counts).map(([k, n]) => [k, round(n / roundTrips, 3)]));
+
+function latencySummary(samples: readonly number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) =>
+    round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0, 1);
+  return { p50: at(0.5), p99: at(0.99) };
+}
