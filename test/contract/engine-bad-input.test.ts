@@ -4,7 +4,13 @@
  * before and after — is unchanged; the tokens it held still work.
  */
 import {
+  CountPendingActivityTasksCommand,
+  CountPendingDecisionTasksCommand,
   type Decision,
+  DescribeWorkflowExecutionCommand,
+  GetWorkflowExecutionHistoryCommand,
+  PollForActivityTaskCommand,
+  PollForDecisionTaskCommand,
   RecordActivityTaskHeartbeatCommand,
   RegisterActivityTypeCommand,
   RegisterDomainCommand,
@@ -322,5 +328,56 @@ describe('refused calls on an execution', () => {
     );
 
     expect(await kit.history(execution)).toStrictEqual(before);
+  });
+});
+
+describe('an unknown domain or execution', () => {
+  it('is UnknownResourceFault with the documented message for every execution call', async () => {
+    const missing = 'no-such-domain';
+    const taskList = { name: 'anything' };
+    const execution = { workflowId: 'w', runId: 'r' };
+    const unknownDomain: (() => Promise<unknown>)[] = [
+      () => swf.send(new CountPendingActivityTasksCommand({ domain: missing, taskList })),
+      () => swf.send(new CountPendingDecisionTasksCommand({ domain: missing, taskList })),
+      () => swf.send(new PollForActivityTaskCommand({ domain: missing, taskList })),
+      () => swf.send(new PollForDecisionTaskCommand({ domain: missing, taskList })),
+      () => swf.send(new DescribeWorkflowExecutionCommand({ domain: missing, execution })),
+      () => swf.send(new GetWorkflowExecutionHistoryCommand({ domain: missing, execution })),
+      () =>
+        swf.send(new RequestCancelWorkflowExecutionCommand({ domain: missing, workflowId: 'w' })),
+      () => swf.send(new TerminateWorkflowExecutionCommand({ domain: missing, workflowId: 'w' })),
+      () =>
+        swf.send(
+          new StartWorkflowExecutionCommand({ domain: missing, workflowId: 'w', workflowType: wf }),
+        ),
+    ];
+    for (const call of unknownDomain) {
+      await expectFault(call(), 'UnknownResourceFault', `Unknown domain: ${missing}`);
+    }
+
+    const { execution: real } = await kit.start(wf);
+    const unknownRun = { workflowId: real.workflowId, runId: 'r'.repeat(10) };
+    const message = `Unknown execution: WorkflowExecution=[workflowId=${real.workflowId}, runId=${unknownRun.runId}]`;
+    await expectFault(
+      swf.send(new DescribeWorkflowExecutionCommand({ domain, execution: unknownRun })),
+      'UnknownResourceFault',
+      message,
+    );
+    await expectFault(
+      swf.send(new GetWorkflowExecutionHistoryCommand({ domain, execution: unknownRun })),
+      'UnknownResourceFault',
+      message,
+    );
+    await expectFault(
+      swf.send(
+        new SignalWorkflowExecutionCommand({
+          domain,
+          workflowId: 'never-started',
+          signalName: 's',
+        }),
+      ),
+      'UnknownResourceFault',
+      'Unknown execution, workflowId = never-started',
+    );
   });
 });
