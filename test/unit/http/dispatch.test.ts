@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { UnknownResourceFault } from '../../../lib/core/faults.js';
+import {
+  createDispatcher,
+  type HttpRequest,
+  type HttpResponse,
+  MAX_REQUEST_BYTES,
+} from '../../../lib/http/dispatch.js';
+import type { Operation, OperationDeps } from '../../../lib/operations/context.js';
+
+// The dispatcher never touches deps itself: it hands them to the operation it calls.
+const deps = {} as OperationDeps;
+
+interface Call {
+  input: Record<string, unknown>;
+  requestId: string;
+}
+
+function dispatcherWith(operation: Operation) {
+  const calls: Call[] = [];
+  const logged: Record<string, unknown>[] = [];
+  const dispatch = createDispatcher(
+    {
+      DescribeDomain: async (input, d, request) => {
+        calls.push({ input, requestId: request.requestId });
+        return operation(input, d, request);
+      },
+    },
+    deps,
+    { error: (_message, detail) => logged.push(detail) },
+  );
+  return { dispatch, calls, logged };
+}
+
+const request = (overrides: Partial<HttpRequest> = {}): HttpRequest => ({
+  method: 'POST',
+  headers: {
+    'x-amz-target': 'SimpleWorkflowService.DescribeDomain',
+    'content-type': 'application/x-amz-json-1.0',
+  },
+  body: Buffer.from(JSON.stringify({ name: 'orders' })),
+  ...overrides,
+});
+
+const bodyOf = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
+
+describe('createDispatcher', () => {
+  it('calls the operation with the validated input and answers 200 with its output', async () => {
+    const { dispatch, calls } = dispatcherWith(async () => ({ domainInfo: { name: 'orders' } }));
+
+    const response = await dispatch(request());
+
+    expect(response.statusCode).toBe(200);
+    expect(bodyOf(response)).toStrictEqual({ domainInfo: { name: 'orders' } });
+    expect(calls).toStrictEqual([{ input: { name: 'orders' }, requestId: expect.any(String) }]);
+    expect(response.headers['x-amzn-requestid']).toBe(calls[0]?.requestId);
+    expect(response.headers['content-type']).toBe('application/x-amz-json-1.0');
+    expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.body)));
+  });
+
+  it('answers an operation without output with an empty body', async () => {
+    const { dispatch } = dispatcherWith(async () => undefined);
+    const response = await dispatch(request());
+    expect(response).toMatchObject({ statusCode: 200, body: '' });
+    expect(response.headers['content-length']).toBe('0');
+  });
+
+  it('serializes an SWF fault as a 400 in the wire shape', async () => {
+    const { dispatch } = dispatcherWith(async () => {
+      throw new UnknownResourceFault('Unknown domain: orders');
+    });
+
+    const response = await dispatch(request());
+
+    expect(response.statusCode).toBe(400);
+    expect(bodyOf(response)).toStrictEqual({
+      __type: 'com.amazonaws.swf.base.model#UnknownResourceFault',
+      message: 'Unknown domain: orders',
+    });
+  });
+
+  it('answers any other error with a generic 500 InternalFailure, logging the cause', async () => {
+    const { dispatch, logged } = dispatcherWith(async () => {
+      throw new Error('table is on fire');
+    });
+
+    const response = await dispatch(request());
+
+    expect(response.statusCode).toBe(500);
+    expect(bodyOf(response)).toStrictEqual({
+      __type: 'com.amazon.coral.service#InternalFailure',
+      message: 'Internal failure',
+    });
+    expect(response.body).not.toContain('fire');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({
+      requestId: response.headers['x-amzn-requestid'],
+      action: 'SimpleWorkflowService.DescribeDomain',
+      error: { message: 'table is on fire' },
+    });
+  });
+
+  it.each([
+    ['a body over 1 MB (true size given)', { size: MAX_REQUEST_BYTES + 1 }, /ValidationException/],
+    ['a GET', { method: 'GET' }, /UnknownOperationException/],
+    ['no target', { headers: {} }, /UnknownOperationException/],
+    [
+      'a target of an action not wired',
+      { headers: { 'x-amz-target': 'SimpleWorkflowService.ListDomains' } },
+      /UnknownOperationException/,
+    ],
+    ['malformed JSON', { body: Buffer.from('{') }, /SerializationException/],
+    ['a missing member', { body: Buffer.from('{}') }, /ValidationException/],
+  ])('refuses %s without calling the operation', async (_, overrides, type) => {
+    const { dispatch, calls } = dispatcherWith(async () => ({}));
+
+    const response = await dispatch(request(overrides));
+
+    expect(response.statusCode).toBe(400);
+    expect(String(bodyOf(response).__type)).toMatch(type);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('gives each request its own id', async () => {
+    const { dispatch } = dispatcherWith(async () => ({}));
+    const ids = new Set<string | undefined>();
+    for (let i = 0; i < 5; i++) ids.add((await dispatch(request())).headers['x-amzn-requestid']);
+    expect(ids.size).toBe(5);
+  });
+});
