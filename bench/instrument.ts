@@ -34,14 +34,23 @@ export class DynamoCounters {
   apiMs = 0;
   outboxMs = 0;
   outboxRequests = 0;
+  /** Requests by origin and operation (to price Lambda time at nominal DynamoDB latencies). */
+  byOrigin: { api: Record<string, number>; outbox: Record<string, number> } = {
+    api: {},
+    outbox: {},
+  };
   /** Write requests that changed items (each emits stream records). */
   writeBatches = 0;
+  /** The first requests whose metered units differ from DynamoDB Local's report (for diagnosis). */
+  mismatches: { op: string; metered: number; reported: number; input: string }[] = [];
 
   reset(): void {
+    this.mismatches = [];
     this.meter.reset();
     this.apiMs = 0;
     this.outboxMs = 0;
     this.outboxRequests = 0;
+    this.byOrigin = { api: {}, outbox: {} };
     this.writeBatches = 0;
   }
 }
@@ -74,12 +83,26 @@ export function meterDynamo(client: DynamoDBClient, counters: DynamoCounters): v
           counters.outboxMs += ms;
           counters.outboxRequests += 1;
         } else counters.apiMs += ms;
+        const side = counters.byOrigin[fromOutbox ? 'outbox' : 'api'];
+        side[op] = (side[op] ?? 0) + 1;
         const charge = counters.meter.record(
           op,
           input,
           output === undefined ? undefined : toWire(output),
         );
         if (output !== undefined && charge.writeUnits > 0) counters.writeBatches += 1;
+        const metered = charge.readUnits + charge.writeUnits;
+        if (
+          charge.reported !== undefined &&
+          charge.reported !== metered &&
+          counters.mismatches.length < 20
+        )
+          counters.mismatches.push({
+            op,
+            metered,
+            reported: charge.reported,
+            input: JSON.stringify(input).slice(0, 1500),
+          });
       };
       try {
         const result = await next(args);

@@ -50,6 +50,8 @@ interface Shadow {
   readonly size: number;
   /** Per index, the item's index key (undefined when it is not in the index). */
   readonly indexKeys: readonly (string | undefined)[];
+  /** What kind of item it is (its `entity` attribute, else its partition key's prefix). */
+  readonly kind: string;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -65,6 +67,7 @@ const records = (value: unknown): Wire[] => (Array.isArray(value) ? value.filter
 export class DynamoMeter {
   private readonly shadows = new Map<string, Shadow>();
   private totals: Record<string, OperationTotals> = {};
+  private writesByKind: Record<string, { items: number; writeUnits: number }> = {};
 
   constructor(private readonly keys: TableKeys) {}
 
@@ -111,6 +114,12 @@ export class DynamoMeter {
   /** Starts counting afresh (item sizes seen so far are kept: they are still what is stored). */
   reset(): void {
     this.totals = {};
+    this.writesByKind = {};
+  }
+
+  /** Write units by kind of item written: where the write bill comes from. */
+  writeUnitsByKind(): Readonly<Record<string, { items: number; writeUnits: number }>> {
+    return structuredClone(this.writesByKind);
   }
 
   private charge(
@@ -195,10 +204,18 @@ export class DynamoMeter {
     let next: Shadow | undefined;
     let estimated = false;
     if (kind === 'put')
-      next = { size: itemSize(itemOrKey), indexKeys: this.indexKeysOf(itemOrKey) };
+      next = {
+        size: itemSize(itemOrKey),
+        indexKeys: this.indexKeysOf(itemOrKey),
+        kind: kindOf(itemOrKey),
+      };
     if (kind === 'update') {
       if (isRecord(returned) && update?.ReturnValues === 'ALL_NEW') {
-        next = { size: itemSize(returned), indexKeys: this.indexKeysOf(returned) };
+        next = {
+          size: itemSize(returned),
+          indexKeys: this.indexKeysOf(returned),
+          kind: kindOf(returned),
+        };
       } else {
         // Without the new image: the old item grown by every value the update carries (an upper bound).
         const values = isRecord(update?.ExpressionAttributeValues)
@@ -208,6 +225,7 @@ export class DynamoMeter {
         next = {
           size: (old?.size ?? itemSize(itemOrKey)) + added,
           indexKeys: old?.indexKeys ?? [],
+          kind: old?.kind ?? kindOf(itemOrKey),
         };
         estimated = true;
       }
@@ -215,18 +233,24 @@ export class DynamoMeter {
     const oldSize = old?.size ?? 0;
     const newSize = next?.size ?? 0;
     let units = writeUnits(Math.max(oldSize, newSize), transactional);
-    // Index entries are kept up to date as ordinary (not transactional) writes.
+    // Index entries cost writes too; inside a transaction they are doubled as well (as DynamoDB Local
+    // reports: a 1.5 KB transactional put that lands in one GSI is 4 + 4 WRU).
     (this.keys.globalIndexes ?? []).forEach((_, i) => {
       const before = old?.indexKeys[i];
       const after = next?.indexKeys[i];
       if (before !== undefined && after !== undefined) {
         units +=
           before === after
-            ? writeUnits(Math.max(oldSize, newSize))
-            : writeUnits(oldSize) + writeUnits(newSize);
-      } else if (before !== undefined) units += writeUnits(oldSize);
-      else if (after !== undefined) units += writeUnits(newSize);
+            ? writeUnits(Math.max(oldSize, newSize), transactional)
+            : writeUnits(oldSize, transactional) + writeUnits(newSize, transactional);
+      } else if (before !== undefined) units += writeUnits(oldSize, transactional);
+      else if (after !== undefined) units += writeUnits(newSize, transactional);
     });
+    const itemKind = next?.kind ?? old?.kind ?? kindOf(itemOrKey);
+    const byKind = this.writesByKind[itemKind] ?? { items: 0, writeUnits: 0 };
+    byKind.items += 1;
+    byKind.writeUnits += units;
+    this.writesByKind[itemKind] = byKind;
     if (commit && key !== undefined) {
       if (next === undefined) this.shadows.delete(key);
       else this.shadows.set(key, next);
@@ -341,6 +365,14 @@ export class DynamoMeter {
       return pk === undefined || sk === undefined ? undefined : `${pk}\u0000${sk}`;
     });
   }
+}
+
+/** An item's kind: its `entity` attribute, else its partition key up to the first `|` or `#`. */
+function kindOf(item: Wire): string {
+  const entity = isRecord(item.entity) ? item.entity.S : undefined;
+  if (typeof entity === 'string') return entity;
+  const pk = isRecord(item.pk) ? item.pk.S : undefined;
+  return typeof pk === 'string' ? (pk.split(/[|#]/)[0] ?? pk) : 'unknown';
 }
 
 /** A key attribute's value as text (`S`, `N` or base64 `B`). */
