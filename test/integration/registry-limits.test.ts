@@ -1,0 +1,112 @@
+/**
+ * The registry's quotas against DynamoDB Local (swf-api.md §12): 10,000 types of each kind per domain,
+ * deprecated ones included, and 100 domains per account. The store takes the quota as an argument, so
+ * these tests use small ones; the operations pass SWF's (registryLimits, checked below).
+ */
+import { describe, expect, it } from 'vitest';
+import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
+import {
+  type DomainRecord,
+  registryLimits,
+  type TypeKind,
+  type TypeRecord,
+} from '../../lib/core/registry.js';
+import { freshTable } from '../support/local.js';
+
+async function store() {
+  const { tableName, doc } = await freshTable('limits');
+  return new DynamoRegistryStore({ tableName, doc });
+}
+
+const domain = (name: string): DomainRecord => ({
+  name,
+  status: 'REGISTERED',
+  retentionPeriodInDays: '1',
+  tags: [],
+  creationDate: 1,
+});
+
+const type = (kind: TypeKind, domainName: string, name: string): TypeRecord =>
+  kind === 'workflow'
+    ? {
+        kind,
+        domain: domainName,
+        name,
+        version: '1',
+        status: 'REGISTERED',
+        creationDate: 1,
+        configuration: {},
+      }
+    : {
+        kind,
+        domain: domainName,
+        name,
+        version: '1',
+        status: 'REGISTERED',
+        creationDate: 1,
+        configuration: {},
+      };
+
+describe('registry quotas', () => {
+  it('are SWF’s documented numbers', () => {
+    expect(registryLimits).toStrictEqual({
+      domainsPerAccount: 100,
+      typesPerDomain: 10_000,
+      tagsPerDomain: 50,
+    });
+  });
+
+  it.each(['workflow', 'activity'] as const)(
+    'count %s types per domain, deprecated ones included; a deleted one frees its place',
+    async (kind) => {
+      const registry = await store();
+      await registry.createDomain(domain('d'), 10);
+      for (const name of ['a', 'b', 'c']) {
+        expect(await registry.createType(type(kind, 'd', name), 3)).toBe('created');
+      }
+      await registry.setTypeStatus({ kind, domain: 'd', name: 'a', version: '1' }, 'DEPRECATED', 2);
+
+      expect(await registry.createType(type(kind, 'd', 'd'), 3)).toBe('limit-exceeded');
+      expect(await registry.createType(type(kind, 'd', 'a'), 3)).toBe('exists');
+      // The other kind has its own count.
+      const other = kind === 'workflow' ? 'activity' : 'workflow';
+      expect(await registry.createType(type(other, 'd', 'x'), 3)).toBe('created');
+      expect(
+        await registry.getType({ kind, domain: 'd', name: 'd', version: '1' }),
+      ).toBeUndefined();
+
+      expect(await registry.deleteType({ kind, domain: 'd', name: 'a', version: '1' })).toBe(
+        'deleted',
+      );
+      expect(await registry.createType(type(kind, 'd', 'd'), 3)).toBe('created');
+      expect(await registry.createType(type(kind, 'd', 'e'), 3)).toBe('limit-exceeded');
+    },
+  );
+
+  it('count types per domain, not per account', async () => {
+    const registry = await store();
+    await registry.createDomain(domain('one'), 10);
+    await registry.createDomain(domain('two'), 10);
+    expect(await registry.createType(type('workflow', 'one', 'a'), 1)).toBe('created');
+    expect(await registry.createType(type('workflow', 'two', 'a'), 1)).toBe('created');
+    expect(await registry.createType(type('workflow', 'one', 'b'), 1)).toBe('limit-exceeded');
+  });
+
+  it('tells a missing or deprecated domain apart from the quota', async () => {
+    const registry = await store();
+    expect(await registry.createType(type('activity', 'ghost', 'a'), 5)).toBe('domain-missing');
+    await registry.createDomain(domain('old'), 10);
+    await registry.setDomainStatus('old', 'DEPRECATED', 2);
+    expect(await registry.createType(type('activity', 'old', 'a'), 5)).toBe('domain-deprecated');
+  });
+
+  it('count domains per account, deprecated ones included', async () => {
+    const registry = await store();
+    expect(await registry.createDomain(domain('a'), 2)).toBe('created');
+    expect(await registry.createDomain(domain('b'), 2)).toBe('created');
+    await registry.setDomainStatus('a', 'DEPRECATED', 2);
+    expect(await registry.createDomain(domain('c'), 2)).toBe('limit-exceeded');
+    expect(await registry.createDomain(domain('a'), 2)).toBe('exists');
+    expect(await registry.getDomain('c')).toBeUndefined();
+  });
+});
