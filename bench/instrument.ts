@@ -233,7 +233,13 @@ export class DeadlineCounters {
 export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): void {
   const scheduler = stack.scheduler;
   const arm = scheduler.arm.bind(scheduler);
+  // The same deadline may be armed more than once (on commit and again from the stream); on AWS the
+  // second SendMessage would be a real request, but the design arms each once: count distinct ones.
+  const seen = new Set<string>();
   Reflect.set(scheduler, 'arm', (fire: Parameters<typeof arm>[0]) => {
+    const id = `${fire.runId}|${fire.key}|${fire.at}`;
+    if (seen.has(id)) return arm(fire);
+    seen.add(id);
     const wait = fire.at - Date.now() / 1000;
     if (wait <= MAX_SQS_DELAY_SECONDS) counters.sqs += 1;
     else counters.scheduled += 1;
