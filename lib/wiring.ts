@@ -24,6 +24,7 @@ export interface WiringOptions {
   readonly visibilityShards?: number;
   /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
   readonly lambda?: LambdaInvoker;
+  readonly onCommitted?: OperationDeps['onCommitted'];
 }
 
 /** SWF holds a long poll for 60 s (swf-api.md §4). */
@@ -60,6 +61,7 @@ export function createDeps(options: WiringOptions): OperationDeps {
     notifier: new InProcessTaskNotifier(),
     polling: { ...DEFAULT_POLLING, ...options.polling },
     lambda: options.lambda ?? new LocalLambdaFunctions(),
+    ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
   };
 }
 

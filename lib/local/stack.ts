@@ -7,7 +7,7 @@ import { deadlines } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { operations } from '../operations/index.js';
-import { fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
+import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
 import { handleStreamRecords } from '../operations/stream-records.js';
 import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
@@ -70,6 +70,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       marshallOptions: { removeUndefinedValues: true },
     });
     const lambda = new LocalLambdaFunctions();
+    let outbox: OutboxDeps | undefined;
     const deps = createDeps({
       doc,
       tableName,
@@ -77,10 +78,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       lambda,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.polling === undefined ? {} : { polling: options.polling }),
+      // A new deadline is armed the moment its change commits, not when the stream gets to it.
+      onCommitted: (before, after) => {
+        if (outbox !== undefined) armDeadlines(outbox, before, after).catch(() => {});
+      },
     });
     // Timers and timeouts: an in-process heap whose fires run the same handler as functions/timer.ts.
-    let outbox: OutboxDeps | undefined;
-    const scheduler = new LocalDeadlineScheduler(deps.clock, (fire) =>
+    const scheduler: LocalDeadlineScheduler = new LocalDeadlineScheduler(deps.clock, (fire) =>
       outbox === undefined ? Promise.resolve() : fireRunDeadline(outbox, fire),
     );
     outbox = { ...deps, scheduler };

@@ -9,6 +9,7 @@ import { UnknownResourceFault } from '../core/faults.js';
 import type { TaskList } from '../core/registry.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
+import type { HandoffStarter } from '../ports/task-notifier.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { longPoll } from './long-poll.js';
@@ -25,13 +26,20 @@ export const pollForActivityTask = operation<PollForActivityTaskInput>(
   async (input, deps, request) => {
     await requireDomain(deps, input.domain);
     const list = { kind: 'activity' as const, domain: input.domain, taskList: input.taskList.name };
-    const task = await longPoll(deps, request, list, (entry) =>
-      claimActivityTask(deps, entry, input.identity),
+    const task = await longPoll<StartedActivityTask>(
+      deps,
+      request,
+      list,
+      (entry) => claimActivityTask(deps, entry, input.identity),
+      activityHandoff(deps, input.identity),
     );
     // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4).
     if (task === undefined) return { startedEventId: 0 };
     const { state, activity, startedEventId } = task;
-    const scheduled = await scheduledInput(deps, state, activity);
+    const scheduled =
+      task.scheduled !== undefined
+        ? task.scheduled.input
+        : await scheduledInput(deps, state, activity);
     return {
       taskToken: await deps.taskTokens.encode({
         kind: 'activity',
@@ -57,6 +65,40 @@ async function scheduledInput(deps: OperationDeps, state: ExecutionState, activi
   });
   const event = page.events[0];
   return event?.eventType === 'ActivityTaskScheduled' ? event.attributes.input : undefined;
+}
+
+interface StartedActivityTask {
+  readonly state: ExecutionState;
+  readonly activity: ActivityState;
+  readonly startedEventId: number;
+  /** The scheduled event's input when the task was handed over with it (undefined: read it). */
+  readonly scheduled?: { readonly input?: string | undefined };
+}
+
+/** Starts an activity task the moment it is scheduled, for a poller waiting on its list. */
+function activityHandoff(deps: OperationDeps, identity: string | undefined): HandoffStarter {
+  return (state, task, events) => {
+    const activity = activityByScheduledId(state, task.scheduledEventId);
+    if (
+      task.kind !== 'activity' ||
+      state.status !== 'OPEN' ||
+      activity === undefined ||
+      activity.startedEventId !== undefined
+    ) {
+      return undefined;
+    }
+    const t = startActivityTask(state, activity, identity, epochSeconds(deps.clock));
+    const event = events.find((e) => e.eventId === activity.scheduledEventId);
+    const result: StartedActivityTask = {
+      state: t.state,
+      activity,
+      startedEventId: t.state.nextEventId - 1,
+      ...(event?.eventType === 'ActivityTaskScheduled'
+        ? { scheduled: { input: event.attributes.input } }
+        : {}),
+    };
+    return { state: t.state, events: t.events, result };
+  };
 }
 
 async function claimActivityTask(

@@ -1,3 +1,4 @@
+import type { ExecutionState } from '../core/execution-state.js';
 import type { Clock } from '../ports/clock.js';
 import type { ExecutionStore } from '../ports/execution-store.js';
 import type { LambdaInvoker } from '../ports/lambda-invoker.js';
@@ -26,6 +27,11 @@ export interface OperationDeps {
   readonly polling: PollingConfig;
   readonly identity: ServiceIdentity;
   readonly lambda: LambdaInvoker;
+  /**
+   * Told of every committed change of a run's state. The local server arms new deadlines here at once
+   * (the stream consumer arms them too, later; arming twice is harmless). Unset on AWS.
+   */
+  readonly onCommitted?: (before: ExecutionState | undefined, after: ExecutionState) => void;
 }
 
 export interface IdSource {

@@ -13,11 +13,12 @@ import {
 import type { ExecutionState } from '../core/execution-state.js';
 import { startRun } from '../core/executions.js';
 import { UnknownResourceFault, ValidationException } from '../core/faults.js';
-import { type TypeRef, toWireEvent } from '../core/history-event.js';
+import { type HistoryEvent, type TypeRef, toWireEvent } from '../core/history-event.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/registry.js';
 import { rejectMember } from '../http/coral-message.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { QueueEntry } from '../ports/execution-store.js';
+import type { HistoryPage, QueueEntry } from '../ports/execution-store.js';
+import type { HandoffStarter } from '../ports/task-notifier.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { longPoll } from './long-poll.js';
@@ -38,6 +39,22 @@ interface StartedDecisionTask {
   readonly state: ExecutionState;
   readonly scheduledEventId: number;
   readonly startedEventId: number;
+  /** The whole history up to DecisionTaskStarted, when it is already in hand. */
+  readonly history?: readonly HistoryEvent[];
+}
+
+/** A page of history from the events in hand, exactly as the store would read it. */
+function pageOf(
+  history: readonly HistoryEvent[],
+  page: { after?: number; limit: number; reverse: boolean },
+): HistoryPage {
+  const from = page.after ?? (page.reverse ? Number.MAX_SAFE_INTEGER : 1);
+  const events = page.reverse
+    ? [...history].reverse().filter((e) => e.eventId <= from)
+    : history.filter((e) => e.eventId >= from);
+  const next = events[page.limit]?.eventId;
+  const shown = events.slice(0, page.limit);
+  return next === undefined ? { events: shown } : { events: shown, next };
 }
 
 const POLL_ACTION = 'PollForDecisionTask';
@@ -59,8 +76,12 @@ export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
       return nextHistoryPage(deps, input, args, cursor);
     }
     const list = { kind: 'decision' as const, domain: input.domain, taskList: input.taskList.name };
-    const task = await longPoll(deps, request, list, (entry) =>
-      claimDecisionTask(deps, entry, input.identity),
+    const task = await longPoll(
+      deps,
+      request,
+      list,
+      (entry) => claimDecisionTask(deps, entry, input.identity),
+      decisionHandoff(deps, input.identity),
     );
     // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4, §14.1).
     if (task === undefined) return { startedEventId: 0, previousStartedEventId: 0 };
@@ -75,6 +96,31 @@ function firstEventId(
   if (input.reverseOrder === true) return task.startedEventId;
   const previous = task.state.previousStartedEventId;
   return input.startAtPreviousStartedEvent === true && previous > 0 ? previous : undefined;
+}
+
+/** Starts a decision task the moment it is scheduled, for a poller waiting on its list. */
+function decisionHandoff(deps: OperationDeps, identity: string | undefined): HandoffStarter {
+  return (state, task, events) => {
+    const scheduled = state.decisionTask;
+    if (
+      task.kind !== 'decision' ||
+      state.status !== 'OPEN' ||
+      scheduled.status !== 'scheduled' ||
+      scheduled.scheduledEventId !== task.scheduledEventId
+    ) {
+      return undefined;
+    }
+    const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
+    const known = [...events, ...t.events];
+    const result: StartedDecisionTask = {
+      state: t.state,
+      scheduledEventId: scheduled.scheduledEventId,
+      startedEventId: t.state.nextEventId - 1,
+      // A run's first decision task holds only events of this commit: no need to read them back.
+      ...(known[0]?.eventId === 1 ? { history: known } : {}),
+    };
+    return { state: t.state, events: t.events, result };
+  };
 }
 
 async function claimDecisionTask(
@@ -121,11 +167,11 @@ async function decisionTaskPage(
   const { state, scheduledEventId, startedEventId } = task;
   const reverse = input.reverseOrder === true;
   const limit = pageSize(input.maximumPageSize);
-  const page = await deps.executions.readHistory(state.execution.runId, {
-    ...(after === undefined ? {} : { after }),
-    limit,
-    reverse,
-  });
+  const range = { ...(after === undefined ? {} : { after }), limit, reverse };
+  const page =
+    task.history === undefined
+      ? await deps.executions.readHistory(state.execution.runId, range)
+      : pageOf(task.history, range);
   // The task's view of the history ends at its DecisionTaskStarted.
   const events = page.events.filter((e) => e.eventId <= startedEventId);
   const next = page.next !== undefined && page.next <= startedEventId ? page.next : undefined;

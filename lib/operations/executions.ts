@@ -23,8 +23,8 @@ import { requireDomain } from './domains.js';
 import { nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
+  commitRuns,
   mutateRun,
-  notifyQueued,
   requireRun,
   resolveOpenRun,
 } from './run-mutation.js';
@@ -70,7 +70,8 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
       epochSeconds(deps.clock),
     );
     const write = { state, events, queue: queueChanges(undefined, state) };
-    const outcome = await deps.executions.commit(
+    const outcome = await commitRuns(
+      deps,
       [write],
       [{ kind: 'acquire', domain: input.domain, workflowId: input.workflowId, runId }],
     );
@@ -80,7 +81,6 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
       );
     }
     if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
-    notifyQueued(deps, [write]);
     return { runId };
   },
 );

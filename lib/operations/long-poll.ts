@@ -1,6 +1,7 @@
 import { LimitExceededFault } from '../core/faults.js';
 import type { TaskKind } from '../core/task-queue.js';
 import type { QueueEntry } from '../ports/execution-store.js';
+import type { HandoffStarter } from '../ports/task-notifier.js';
 import type { OperationDeps, RequestContext } from './context.js';
 import { ClaimLost } from './run-mutation.js';
 
@@ -19,6 +20,7 @@ export async function longPoll<T>(
   request: RequestContext,
   list: { kind: TaskKind; domain: string; taskList: string },
   take: (entry: QueueEntry) => Promise<T | undefined>,
+  handoff?: HandoffStarter,
 ): Promise<T | undefined> {
   const { kind, domain, taskList } = list;
   if (deps.notifier.waiting(kind, domain, taskList) >= MAX_POLLERS) {
@@ -33,7 +35,7 @@ export async function longPoll<T>(
   try {
     while (!request.signal.aborted) {
       const remaining = deadline - deps.clock.now();
-      const woken = deps.notifier.wait(
+      const wait = deps.notifier.wait(
         kind,
         domain,
         taskList,
@@ -42,7 +44,10 @@ export async function longPoll<T>(
       );
       const taken = await takeFirst(deps, request, list, take);
       if (taken !== undefined || remaining <= 0) return taken;
-      await woken;
+      // The queue was empty: a task scheduled from now on may be started for this poller directly.
+      if (handoff !== undefined) wait.acceptHandoff(handoff);
+      const handed = await wait.done;
+      if (handed !== undefined) return handed.result as T;
     }
     return undefined;
   } finally {

@@ -19,7 +19,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-scheduler.js';
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { OperationDeps } from './context.js';
-import { mutateRun, notifyQueued } from './run-mutation.js';
+import { commitRuns, mutateRun } from './run-mutation.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
 export interface OutboxDeps extends OperationDeps {
@@ -33,8 +33,32 @@ export async function carryOutRunChange(
   deps: OutboxDeps,
   before: ExecutionState | undefined,
   after: ExecutionState,
+  queueWritten = false,
+  alreadyArmed = false,
 ): Promise<void> {
-  for (const effect of outboxEffects(before, after)) await carryOut(deps, effect);
+  for (const effect of runChangeEffects(before, after, queueWritten)) {
+    if (effect.kind === 'arm' && alreadyArmed) continue;
+    await carryOut(deps, effect);
+  }
+}
+
+/** The effects of a change, less the queue writes its commit made itself (a repeat would re-queue taken tasks). */
+export function runChangeEffects(
+  before: ExecutionState | undefined,
+  after: ExecutionState,
+  queueWritten: boolean,
+): OutboxEffect[] {
+  return outboxEffects(before, after).filter((e) => !(e.kind === 'sync-queue' && queueWritten));
+}
+
+/** Arms a change's new deadlines (cheap, idempotent, order-free: the stream handler does these first). */
+export async function armDeadlines(
+  deps: OutboxDeps,
+  before: ExecutionState | undefined,
+  after: ExecutionState,
+): Promise<void> {
+  const arms = outboxEffects(before, after).filter((e) => e.kind === 'arm');
+  await Promise.all(arms.map((effect) => carryOut(deps, effect)));
 }
 
 async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
@@ -121,11 +145,12 @@ async function commitPair(
               runId: plan.created.state.execution.runId,
             },
           ];
-    const outcome = await deps.executions.commit(writes, pointers);
-    if (outcome === 'committed') {
-      notifyQueued(deps, writes);
-      return 'committed';
-    }
+    const loadedBefore = [a.state, ...(b === undefined ? [] : [b.state])];
+    const before = writes.map((w) =>
+      loadedBefore.find((s) => s.execution.runId === w.state.execution.runId),
+    );
+    const outcome = await commitRuns(deps, writes, pointers, before);
+    if (outcome === 'committed') return 'committed';
     if (outcome === 'already-open') return 'already-open';
   }
   throw new Error(`runs ${runIds.join(', ')} kept changing under ${MAX_ATTEMPTS} attempts`);

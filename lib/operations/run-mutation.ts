@@ -2,7 +2,13 @@ import type { ExecutionState } from '../core/execution-state.js';
 import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
-import type { LoadedRun, OpenPointerChange, RunWrite } from '../ports/execution-store.js';
+import type {
+  CommitOutcome,
+  LoadedRun,
+  OpenPointerChange,
+  RunWrite,
+} from '../ports/execution-store.js';
+import type { Reservation } from '../ports/task-notifier.js';
 import type { OperationDeps } from './context.js';
 
 const MAX_ATTEMPTS = 50;
@@ -73,9 +79,70 @@ async function commitPlan<R>(
       queue: queueChanges(undefined, plan.newRun.state),
     });
   }
-  const outcome = await deps.executions.commit(writes, pointerChanges(before, plan));
-  if (outcome === 'committed') notifyQueued(deps, writes);
+  return commitRuns(deps, writes, pointerChanges(before, plan), [before, undefined]);
+}
+
+/**
+ * Commits runs' writes. A task a write schedules on a list where a poller of this process sits idle is
+ * started for that poller in the same transaction and handed to it when the commit lands: no queue item,
+ * no second transaction, no wait. Tasks nobody is waiting for are queued and their pollers woken.
+ */
+export async function commitRuns(
+  deps: OperationDeps,
+  writes: readonly RunWrite[],
+  pointers: readonly OpenPointerChange[],
+  /** Each write's run as it was loaded (undefined for a new run), for `onCommitted`. */
+  before: readonly (ExecutionState | undefined)[] = [],
+): Promise<CommitOutcome> {
+  const handed: { reservation: Reservation; result: unknown }[] = [];
+  let outcome: CommitOutcome;
+  let final: RunWrite[];
+  try {
+    final = writes.map((write) => handOff(deps, write, handed));
+    outcome = await deps.executions.commit(final, pointers);
+  } catch (error) {
+    for (const h of handed) h.reservation.release();
+    throw error;
+  }
+  if (outcome !== 'committed') {
+    for (const h of handed) h.reservation.release();
+    return outcome;
+  }
+  for (const h of handed) h.reservation.deliver(h.result);
+  notifyQueued(deps, final);
+  for (const [i, write] of final.entries()) deps.onCommitted?.(before[i], write.state);
   return outcome;
+}
+
+function handOff(
+  deps: OperationDeps,
+  write: RunWrite,
+  handed: { reservation: Reservation; result: unknown }[],
+): RunWrite {
+  let { state, events } = write;
+  const queued: QueuedTaskRef[] = [];
+  for (const task of write.queue.add) {
+    const reservation = deps.notifier.reserve(task.kind, task.domain, task.taskList);
+    if (reservation === undefined) {
+      queued.push(task);
+      continue;
+    }
+    let started: ReturnType<Reservation['start']>;
+    try {
+      started = reservation.start(state, task, events);
+    } finally {
+      if (started === undefined) reservation.release();
+    }
+    if (started === undefined) {
+      queued.push(task);
+      continue;
+    }
+    state = started.state;
+    events = [...events, ...started.events];
+    handed.push({ reservation, result: started.result });
+  }
+  if (queued.length === write.queue.add.length) return write;
+  return { ...write, state, events, queue: { add: queued, remove: write.queue.remove } };
 }
 
 /** A run that closes gives up its workflowId, or hands it to the run that continues it. */

@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { ExecutionState } from '../core/execution-state.js';
-import { carryOutRunChange, type OutboxDeps } from './outbox.js';
+import { armDeadlines, carryOutRunChange, type OutboxDeps } from './outbox.js';
 
 /** A DynamoDB stream record as both Lambda and the Streams API deliver it (AttributeValue images). */
 export interface StreamRecordLike {
@@ -29,15 +29,21 @@ export interface StreamHandlingOptions {
 }
 
 /** The run states of a record, when it is a change of a run's state item; other items carry no effects. */
-export function runChange(
-  record: StreamRecordLike,
-): { before?: ExecutionState; after: ExecutionState } | undefined {
+export interface RunChange {
+  readonly before?: ExecutionState;
+  readonly after: ExecutionState;
+  readonly queueWritten: boolean;
+}
+
+export function runChange(record: StreamRecordLike): RunChange | undefined {
   const images = record.dynamodb;
   if (images?.NewImage === undefined) return undefined;
   const after = stateOf(images.NewImage);
   if (after === undefined) return undefined;
   const before = images.OldImage === undefined ? undefined : stateOf(images.OldImage);
-  return before === undefined ? { after } : { before, after };
+  // The commit wrote its queue items itself unless they did not fit in its transaction.
+  const queueWritten = images.NewImage.queueDeferred?.BOOL !== true;
+  return before === undefined ? { after, queueWritten } : { before, after, queueWritten };
 }
 
 function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
@@ -48,7 +54,7 @@ function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefi
 }
 
 /**
- * Carries out the effects of a batch of records, in order. Each record is retried a bounded number of
+ * Carries out the effects of a batch of records, each run's in order. Each record is retried a bounded number of
  * times; one that still fails is written to the dead-letter list with its error and skipped.
  */
 export async function handleStreamRecords(
@@ -56,28 +62,76 @@ export async function handleStreamRecords(
   records: readonly StreamRecordLike[],
   options: StreamHandlingOptions = {},
 ): Promise<void> {
-  const maxAttempts = options.maxAttempts ?? 5;
+  // A run's records are handled in stream order; different runs' records do not wait for each other,
+  // so one run's slow effect (a Lambda task, a cross-execution commit) holds up no one else's timers.
+  const byRun = new Map<string, StreamRecordLike[]>();
   for (const record of records) {
-    for (let attempt = 1; ; attempt++) {
+    const key = record.dynamodb?.Keys?.pk?.S ?? '';
+    const lane = byRun.get(key);
+    if (lane === undefined) byRun.set(key, [record]);
+    else lane.push(record);
+  }
+  // Deadlines first: a timer must not wait behind other runs' slower effects. A record whose arms
+  // fail here arms them again with the rest of its effects.
+  const armed = new Set<StreamRecordLike>();
+  await Promise.all(
+    records.map(async (record) => {
       try {
         const change = runChange(record);
-        if (change !== undefined) await carryOutRunChange(deps, change.before, change.after);
-        break;
-      } catch (error) {
-        if (attempt >= maxAttempts) {
-          if (options.isTransient?.(error) === true) throw error;
-          await deps.executions.putDeadLetter(
-            record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown',
-            JSON.stringify(record),
-            describe(error),
-          );
-          options.onDeadLetter?.(record, error);
-          break;
-        }
-        await new Promise((resolve) =>
-          setTimeout(resolve, (options.retryDelayMs ?? 100) * attempt),
-        );
+        if (change === undefined) return;
+        await armDeadlines(deps, change.before, change.after);
+        armed.add(record);
+      } catch {
+        // retried, and dead-lettered if it keeps failing, by handleRecord
       }
+    }),
+  );
+  const lanes = [...byRun.values()];
+  let next = 0;
+  const workers = Array.from({ length: Math.min(RUN_CONCURRENCY, lanes.length) }, async () => {
+    for (let lane = lanes[next++]; lane !== undefined; lane = lanes[next++]) {
+      for (const record of lane) await handleRecord(deps, record, options, armed.has(record));
+    }
+  });
+  const settled = await Promise.allSettled(workers);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
+/** Runs whose records are handled at once. */
+const RUN_CONCURRENCY = 32;
+
+async function handleRecord(
+  deps: OutboxDeps,
+  record: StreamRecordLike,
+  options: StreamHandlingOptions,
+  alreadyArmed: boolean,
+): Promise<void> {
+  const maxAttempts = options.maxAttempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const change = runChange(record);
+      if (change !== undefined)
+        await carryOutRunChange(
+          deps,
+          change.before,
+          change.after,
+          change.queueWritten,
+          alreadyArmed,
+        );
+      return;
+    } catch (error) {
+      if (attempt >= maxAttempts) {
+        if (options.isTransient?.(error) === true) throw error;
+        await deps.executions.putDeadLetter(
+          record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown',
+          JSON.stringify(record),
+          describe(error),
+        );
+        options.onDeadLetter?.(record, error);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, (options.retryDelayMs ?? 100) * attempt));
     }
   }
 }

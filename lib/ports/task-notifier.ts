@@ -1,19 +1,47 @@
-import type { TaskKind } from '../core/task-queue.js';
+import type { ExecutionState } from '../core/execution-state.js';
+import type { HistoryEvent } from '../core/history-event.js';
+import type { QueuedTaskRef, TaskKind } from '../core/task-queue.js';
 
 /**
- * Wakes long polls the moment a task is queued on their list. In one process (the local server) this is
- * immediate; across Lambda containers it does nothing and polls fall back to re-reading the queue.
+ * What a waiting poller does to a task handed straight to it: start it on the state that has just
+ * scheduled it (`events` are that state's new events), or refuse (undefined) and keep waiting.
+ */
+export type HandoffStarter = (
+  state: ExecutionState,
+  task: QueuedTaskRef,
+  events: readonly HistoryEvent[],
+) => { state: ExecutionState; events: HistoryEvent[]; result: unknown } | undefined;
+
+/** An idle poller set aside for one commit: given the task if the commit lands, released if not. */
+export interface Reservation {
+  readonly start: HandoffStarter;
+  deliver(result: unknown): void;
+  release(): void;
+}
+
+/** One poller's wait: woken by a notify, its time running out, its signal, or a task handed to it. */
+export interface PollWait {
+  /** Resolves with the handed task's result, or undefined when the poller should look at the queue. */
+  readonly done: Promise<{ readonly result: unknown } | undefined>;
+  /**
+   * From now on (the poller has found its queue empty) a commit that schedules a task on this list may
+   * start it for this poller in the same transaction: a task with a poller waiting never touches the
+   * queue. Once reserved, the wait ends only by delivery or release.
+   */
+  acceptHandoff(start: HandoffStarter): void;
+}
+
+/**
+ * Wakes long polls the moment a task is queued on their list, and hands tasks to idle pollers. In one
+ * process (the local server) this is immediate; across Lambda containers it does nothing and polls fall
+ * back to re-reading the queue.
  */
 export interface TaskNotifier {
   notify(kind: TaskKind, domain: string, taskList: string): void;
-  /** Resolves on the next notify for that list, when `ms` pass, or when `signal` fires. */
-  wait(
-    kind: TaskKind,
-    domain: string,
-    taskList: string,
-    ms: number,
-    signal: AbortSignal,
-  ): Promise<void>;
+  /** A wait until the next notify for that list, `ms` passing, `signal` firing, or a handoff. */
+  wait(kind: TaskKind, domain: string, taskList: string, ms: number, signal: AbortSignal): PollWait;
+  /** Sets aside one idle poller that accepts handoffs on that list, if there is one. */
+  reserve(kind: TaskKind, domain: string, taskList: string): Reservation | undefined;
   /** Pollers currently waiting on that list in this process. */
   waiting(kind: TaskKind, domain: string, taskList: string): number;
 }

@@ -28,8 +28,12 @@ const act = { name: 'act', version: '1' };
 const POLL_WAIT_MS = 1_000;
 /** How long a test lets a poll sit before it feeds the list: long enough to be waiting, well inside POLL_WAIT_MS. */
 const SETTLE_MS = 150;
-const ROUNDS = 10;
+const ROUNDS = 11;
+/** The first round also opens the client's connections; it is reported, not judged. */
+const WARM_UP = 1;
 const DISPATCH_BOUND_MS = 50;
+/** DESIGN.md: dispatch p50 ≤ 10 ms with a poller waiting. */
+const MEDIAN_BOUND_MS = 10;
 
 beforeAll(async () => {
   let endpoint: string;
@@ -139,7 +143,9 @@ describe('a waiting poller', () => {
     console.info(
       `decision dispatch after Start returned (ms): ${deltas.map((d) => d.toFixed(1)).join(', ')}`,
     );
-    expect(Math.max(...deltas)).toBeLessThan(DISPATCH_BOUND_MS);
+    const judged = deltas.slice(WARM_UP).sort((a, b) => a - b);
+    expect(Math.max(...judged)).toBeLessThan(DISPATCH_BOUND_MS);
+    expect(judged[Math.floor(judged.length / 2)]).toBeLessThanOrEqual(MEDIAN_BOUND_MS);
   }, 60_000);
 
   it('gets an activity task within 50 ms of the RespondDecisionTaskCompleted that schedules it returning', async () => {
@@ -171,7 +177,9 @@ describe('a waiting poller', () => {
     console.info(
       `activity dispatch after Respond returned (ms): ${deltas.map((d) => d.toFixed(1)).join(', ')}`,
     );
-    expect(Math.max(...deltas)).toBeLessThan(DISPATCH_BOUND_MS);
+    const judged = deltas.slice(WARM_UP).sort((a, b) => a - b);
+    expect(Math.max(...judged)).toBeLessThan(DISPATCH_BOUND_MS);
+    expect(judged[Math.floor(judged.length / 2)]).toBeLessThanOrEqual(MEDIAN_BOUND_MS);
   }, 60_000);
 });
 

@@ -66,6 +66,13 @@ export class DynamoExecutionStore implements ExecutionStore {
     for (const pointer of pointers) core.push(this.pointerItem(pointer));
     const room = MAX_TRANSACTION_ITEMS - core.length;
     if (room < 0) throw new Error(`a commit of ${core.length} items exceeds one transaction`);
+    if (deferred.length > room) {
+      // The stream consumer finishes the queue writes that follow the transaction (see runChange).
+      for (const c of core) {
+        const item = c.role === 'state' ? c.item.Put?.Item : undefined;
+        if (item !== undefined) item.queueDeferred = true;
+      }
+    }
     const items = [...core.map((c) => c.item), ...deferred.slice(0, room)];
     const outcome = await transactWrite(this.table.doc, items);
     if (!outcome.ok) {
@@ -245,60 +252,76 @@ export class DynamoExecutionStore implements ExecutionStore {
     page: { after?: number; limit: number; reverse: boolean },
   ): Promise<HistoryPage> {
     const from = page.after ?? (page.reverse ? Number.MAX_SAFE_INTEGER : 1);
-    const startSort = page.reverse
-      ? keys.historyChunkSort(Math.min(from, 99_999_999))
-      : await this.chunkHolding(runId, from);
     const events: HistoryEvent[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: page.reverse
-            ? 'pk = :pk AND sk BETWEEN :low AND :s'
-            : 'pk = :pk AND sk BETWEEN :s AND :high',
-          ExpressionAttributeValues: {
-            ':pk': keys.runPartition(runId),
-            ':s': startSort,
-            ...(page.reverse ? { ':low': 'H|' } : { ':high': 'H|~' }),
-          },
-          ScanIndexForward: !page.reverse,
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of result.Items ?? []) {
-        const chunk = parseEvents(item.events);
-        const ordered = page.reverse ? chunk.reverse() : chunk;
-        events.push(
-          ...ordered.filter((e) => (page.reverse ? e.eventId <= from : e.eventId >= from)),
-        );
+    const take = (item: Record<string, unknown>) => {
+      const chunk = parseEvents(item.events);
+      const ordered = page.reverse ? chunk.reverse() : chunk;
+      events.push(...ordered.filter((e) => (page.reverse ? e.eventId <= from : e.eventId >= from)));
+    };
+    // Chunks are keyed by their first event. Reading forward from event 1 starts at the first chunk;
+    // from later on, the chunk holding `from` is the last one that starts at or before it.
+    let low = keys.historyChunkSort(1);
+    if (!page.reverse && from > 1) {
+      const holding = await this.queryChunks(runId, {
+        low: 'H|',
+        high: keys.historyChunkSort(from),
+        forward: false,
+        limit: 1,
+      });
+      const item = holding.items[0];
+      if (item !== undefined) {
+        take(item);
+        low = `${String(item.sk)}\u0000`;
+      } else {
+        low = keys.historyChunkSort(from);
       }
-      startKey = result.LastEvaluatedKey;
-    } while (startKey !== undefined && events.length <= page.limit);
+    }
+    let startKey: Record<string, unknown> | undefined;
+    while (events.length <= page.limit) {
+      const result = await this.queryChunks(runId, {
+        low: page.reverse ? 'H|' : low,
+        high: page.reverse ? keys.historyChunkSort(Math.min(from, 99_999_999)) : 'H|~',
+        forward: !page.reverse,
+        ...(startKey === undefined ? {} : { startKey }),
+      });
+      for (const item of result.items) take(item);
+      startKey = result.next;
+      if (startKey === undefined) break;
+    }
     const next = events[page.limit]?.eventId;
     const shown = events.slice(0, page.limit);
     return next === undefined ? { events: shown } : { events: shown, next };
   }
 
-  private async chunkHolding(runId: string, eventId: number): Promise<string> {
+  private async queryChunks(
+    runId: string,
+    q: {
+      low: string;
+      high: string;
+      forward: boolean;
+      limit?: number;
+      startKey?: Record<string, unknown>;
+    },
+  ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
     const result = await this.table.doc.send(
       new QueryCommand({
         TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :s',
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
         ExpressionAttributeValues: {
           ':pk': keys.runPartition(runId),
-          ':low': 'H|',
-          ':s': keys.historyChunkSort(eventId),
+          ':low': q.low,
+          ':high': q.high,
         },
-        ScanIndexForward: false,
-        Limit: 1,
+        ScanIndexForward: q.forward,
         ConsistentRead: true,
-        ProjectionExpression: 'sk',
+        ...(q.limit === undefined ? {} : { Limit: q.limit }),
+        ...(q.startKey === undefined ? {} : { ExclusiveStartKey: q.startKey }),
       }),
     );
-    const sk = result.Items?.[0]?.sk;
-    return typeof sk === 'string' ? sk : keys.historyChunkSort(eventId);
+    const items = result.Items ?? [];
+    return result.LastEvaluatedKey === undefined
+      ? { items }
+      : { items, next: result.LastEvaluatedKey };
   }
 
   async peekQueue(

@@ -1,16 +1,33 @@
 import type { TaskKind } from '../../core/task-queue.js';
-import type { TaskNotifier } from '../../ports/task-notifier.js';
+import type {
+  HandoffStarter,
+  PollWait,
+  Reservation,
+  TaskNotifier,
+} from '../../ports/task-notifier.js';
 
-/** In-process notifier: waiters per task list, woken all at once (one of them wins the claim). */
+type Outcome = { readonly result: unknown } | undefined;
+
+interface Waiter {
+  /** Ends the wait (a notify, the time, the signal) unless the waiter is reserved. */
+  wake(): void;
+  /** Set once the poller accepts handoffs; cleared when it is reserved. */
+  starter: HandoffStarter | undefined;
+  reserved: boolean;
+  finish(outcome: Outcome): void;
+}
+
+/**
+ * In-process notifier: waiters per task list. A notify wakes them all (one of them wins the claim);
+ * a commit that schedules a task may instead reserve one idle waiter and start the task for it.
+ */
 export class InProcessTaskNotifier implements TaskNotifier {
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
 
   notify(kind: TaskKind, domain: string, taskList: string): void {
-    const key = listKey(kind, domain, taskList);
-    const set = this.waiters.get(key);
+    const set = this.waiters.get(listKey(kind, domain, taskList));
     if (set === undefined) return;
-    this.waiters.delete(key);
-    for (const wake of set) wake();
+    for (const waiter of [...set]) waiter.wake();
   }
 
   wait(
@@ -19,22 +36,58 @@ export class InProcessTaskNotifier implements TaskNotifier {
     taskList: string,
     ms: number,
     signal: AbortSignal,
-  ): Promise<void> {
+  ): PollWait {
     const key = listKey(kind, domain, taskList);
-    return new Promise((resolve) => {
-      const set = this.waiters.get(key) ?? new Set<() => void>();
-      this.waiters.set(key, set);
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener('abort', done, { once: true });
-      set.add(done);
+    const set = this.waiters.get(key) ?? new Set<Waiter>();
+    this.waiters.set(key, set);
+    let resolve: (outcome: Outcome) => void = () => {};
+    const done = new Promise<Outcome>((r) => {
+      resolve = r;
     });
+    const leave = () => {
+      set.delete(waiter);
+      if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+    };
+    const waiter: Waiter = {
+      starter: undefined,
+      reserved: false,
+      wake: () => {
+        if (!waiter.reserved) waiter.finish(undefined);
+      },
+      finish: (outcome) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', waiter.wake);
+        leave();
+        resolve(outcome);
+      },
+    };
+    const timer = setTimeout(waiter.wake, Math.max(0, ms));
+    signal.addEventListener('abort', waiter.wake, { once: true });
+    set.add(waiter);
+    if (signal.aborted) waiter.wake();
+    return {
+      done,
+      acceptHandoff: (start) => {
+        waiter.starter = start;
+      },
+    };
+  }
+
+  reserve(kind: TaskKind, domain: string, taskList: string): Reservation | undefined {
+    const set = this.waiters.get(listKey(kind, domain, taskList));
+    if (set === undefined) return undefined;
+    for (const waiter of set) {
+      const start = waiter.starter;
+      if (start === undefined || waiter.reserved) continue;
+      waiter.reserved = true;
+      set.delete(waiter);
+      return {
+        start,
+        deliver: (result) => waiter.finish({ result }),
+        release: () => waiter.finish(undefined),
+      };
+    }
+    return undefined;
   }
 
   waiting(kind: TaskKind, domain: string, taskList: string): number {
