@@ -27,6 +27,9 @@ export interface OutboxDeps extends OperationDeps {
 }
 
 const MAX_ATTEMPTS = 50;
+/** How early a fire may arrive and still wait for its deadline instead of re-arming. */
+const MAX_EARLY_WAIT_MS = 1_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Carries out what one committed change of a run's state asks for (see lib/core/outbox.ts). */
 export async function carryOutRunChange(
@@ -95,6 +98,10 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
 /** A deadline fired: record its event if it is still pending and due, re-arm it if it moved. */
 export async function fireRunDeadline(deps: OutboxDeps, fire: DeadlineFire): Promise<void> {
   const rearm = await mutateRun(deps, fire.runId, async ({ state }) => {
+    // A fire handed over a little early has read the run already; it waits out the rest here, so the
+    // event is recorded the moment the deadline passes rather than a store read later.
+    const early = fire.at * 1000 - deps.clock.now();
+    if (early > 0 && early <= MAX_EARLY_WAIT_MS) await sleep(early);
     // Every activity timeout carries the last heartbeat's details, whatever its type (swf-api.md §9).
     const heartbeat = fire.key.startsWith('A:')
       ? await deps.executions.getHeartbeat(fire.runId, Number(fire.key.split(':')[1]))

@@ -24,6 +24,11 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
     private readonly onFire: FireHandler,
     private readonly onError: (error: unknown, fire: DeadlineFire) => void = (error) =>
       console.error('deadline fire failed', error),
+    /**
+     * Fires are handed over this early: the handler reads the run ahead of time and waits for the
+     * deadline itself (see fireRunDeadline), so a slow read does not make the timer late.
+     */
+    private readonly leadMs = 150,
   ) {}
 
   async arm(fire: DeadlineFire): Promise<void> {
@@ -51,13 +56,16 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
     clearTimeout(this.timer);
     const next = this.heap[0];
     if (next === undefined || this.stopped) return;
-    const delay = Math.min(Math.max(0, next.at * 1000 - this.clock.now()), MAX_TIMEOUT_MS);
+    const delay = Math.min(
+      Math.max(0, next.at * 1000 - this.leadMs - this.clock.now()),
+      MAX_TIMEOUT_MS,
+    );
     this.timer = setTimeout(() => this.fireDue(), delay);
   }
 
   private fireDue(): void {
     const now = this.clock.now();
-    while (this.heap[0] !== undefined && this.heap[0].at * 1000 <= now) {
+    while (this.heap[0] !== undefined && this.heap[0].at * 1000 - this.leadMs <= now) {
       const fire = this.pop();
       if (fire === undefined) break;
       this.armed.delete(`${fire.runId}|${fire.key}|${fire.at}`);
