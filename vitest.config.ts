@@ -2,6 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
+/**
+ * Contract tests that hold the service to DESIGN.md's latency figures (dispatch, timer lateness). They
+ * run on their own, one file at a time, after the rest (`npm test`), so their figures are not measured
+ * under the load of the other suites.
+ */
+const timing = ['test/contract/long-poll.test.ts', 'test/contract/timers.test.ts'];
+
 export default defineConfig({
   test: {
     env,
@@ -21,8 +28,20 @@ export default defineConfig({
         test: {
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
+          exclude: timing,
           globalSetup: ['test/support/dynamodb-global-setup.ts'],
           testTimeout: 30_000,
+          hookTimeout: 60_000,
+          env,
+        },
+      },
+      {
+        test: {
+          name: 'timing',
+          include: timing,
+          globalSetup: ['test/support/dynamodb-global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
           hookTimeout: 60_000,
           env,
         },

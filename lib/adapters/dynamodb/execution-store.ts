@@ -74,7 +74,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       }
     }
     const items = [...core.map((c) => c.item), ...deferred.slice(0, room)];
-    const outcome = await transactWrite(this.table.doc, items);
+    const outcome = await transactWrite(this.table.doc, items, { conflictAsOutcome: true });
     if (!outcome.ok) {
       const roles = outcome.failed.map((i) => core[i]?.role ?? 'other');
       if (roles.includes('claim')) return 'claim-lost';

@@ -19,21 +19,48 @@ const MAX_CONFLICT_RETRIES = 8;
 export async function transactWrite(
   doc: DynamoDBDocumentClient,
   items: readonly TransactItem[],
+  /** Report a conflict that outlasts the retries as a failure with no failed condition, not an error. */
+  options: { readonly conflictAsOutcome?: boolean } = {},
 ): Promise<TransactOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
       await doc.send(new TransactWriteCommand({ TransactItems: [...items] }));
       return { ok: true };
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
-      if (failed.length > 0) return { ok: false, failed };
-      const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
-      if (!conflict || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      if (!isConflict(error)) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+        if (failed.length > 0) return { ok: false, failed };
+        throw error;
+      }
+      if (attempt >= MAX_CONFLICT_RETRIES) {
+        // Still conflicting: a caller that can re-read and decide again does so, as after a lost race.
+        if (options.conflictAsOutcome === true) return { ok: false, failed: [] };
+        throw error;
+      }
       await backoff(attempt);
     }
   }
+}
+
+/**
+ * Another transaction held an item: TransactionConflict on DynamoDB; on DynamoDB Local, whose lock
+ * waits are shorter, an InternalServerError "...waiting for a lock...".
+ */
+function isConflict(error: unknown): boolean {
+  if (error instanceof TransactionCanceledException) {
+    const reasons = error.CancellationReasons ?? [];
+    return (
+      !reasons.some((r) => r.Code === 'ConditionalCheckFailed') &&
+      reasons.some((r) => r.Code === 'TransactionConflict')
+    );
+  }
+  return (
+    error instanceof Error &&
+    error.name === 'InternalServerError' &&
+    error.message.includes('waiting for a lock')
+  );
 }
 
 export const backoff = (attempt: number) =>
