@@ -40,7 +40,6 @@ export default defineConfig({
           name: 'timing',
           include: timing,
           globalSetup: ['test/support/dynamodb-global-setup.ts'],
-          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
           env,

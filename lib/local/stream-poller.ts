@@ -9,6 +9,12 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { localCredentials } from './dynamodb-local.js';
 
+/**
+ * Records per read. Small batches keep each burst of decoding short, so the server's timers and
+ * requests sharing this process are not held up behind a thousand records at once.
+ */
+const RECORDS_PER_READ = 100;
+
 export interface StreamPollerOptions {
   readonly endpoint: string;
   readonly region: string;
@@ -72,7 +78,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (cursor.iterator === undefined) return 0;
     try {
       const result = await client.send(
-        new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: 1000 }),
+        new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: RECORDS_PER_READ }),
       );
       const records = result.Records ?? [];
       if (records.length > 0) await options.handle(records);
