@@ -34,7 +34,13 @@ export async function transactWrite(
         if (failed.length > 0) return { ok: false, failed };
         throw error;
       }
-      if (attempt >= MAX_CONFLICT_RETRIES) {
+      // DynamoDB Local reports a conflict only after waiting out a lock, and the SDK has already retried:
+      // a caller that re-reads gets on faster than another wait would.
+      const waitedForLock = !(error instanceof TransactionCanceledException);
+      if (
+        attempt >= MAX_CONFLICT_RETRIES ||
+        (waitedForLock && options.conflictAsOutcome === true)
+      ) {
         // Still conflicting: a caller that can re-read and decide again does so, as after a lost race.
         if (options.conflictAsOutcome === true) return { ok: false, failed: [] };
         throw error;
