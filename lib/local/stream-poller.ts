@@ -6,6 +6,7 @@ import {
   ExpiredIteratorException,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import { localCredentials } from './dynamodb-local.js';
 
@@ -85,7 +86,12 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       cursor.iterator = result.NextShardIterator;
       return records.length;
     } catch (error) {
-      if (!(error instanceof ExpiredIteratorException)) throw error;
+      // An iterator past its time, or behind records the stream has trimmed (a busy table's shard
+      // rolls over): start the shard again from its oldest record. The handler is idempotent.
+      if (
+        !(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)
+      )
+        throw error;
       cursors.delete(cursor.shardId); // rediscovered from the oldest record: the handler is idempotent
       return 0;
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SWFClient } from '@aws-sdk/client-swf';
 import { inject } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
@@ -54,6 +54,15 @@ export async function startTestServer(
     close: async () => {
       swf.destroy();
       await stack.close();
+      // The run's DynamoDB Local is shared by every file: drop this file's table (and its stream)
+      // so the store does not slow down as files pile up.
+      if (options.dynamoEndpoint === undefined) {
+        const client = dynamoClient();
+        await client
+          .send(new DeleteTableCommand({ TableName: stack.tableName }))
+          .catch(() => {})
+          .finally(() => client.destroy());
+      }
     },
   };
 }
