@@ -3,11 +3,16 @@ import { defineConfig } from 'vitest/config';
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 /**
- * Contract tests that hold the service to DESIGN.md's latency figures (dispatch, timer lateness). They
- * run on their own, one file at a time, after the rest (`npm test`), so their figures are not measured
- * under the load of the other suites.
+ * Contract tests that run on their own, one file at a time, after the rest (`npm test`): those that hold
+ * the service to DESIGN.md's latency figures (dispatch, timer lateness), whose figures must not be
+ * measured under the other suites' load, and the 20-poller × 1,000-task race, which saturates DynamoDB
+ * Local by itself.
  */
-const timing = ['test/contract/long-poll.test.ts', 'test/contract/timers.test.ts'];
+const timing = [
+  'test/contract/long-poll.test.ts',
+  'test/contract/timers.test.ts',
+  'test/contract/concurrency.test.ts',
+];
 
 export default defineConfig({
   test: {
