@@ -1,0 +1,139 @@
+/**
+ * Heartbeat outcomes, without a server: retryable errors (throttling, 5xx, network) never fire the
+ * signal; UnknownResourceFault (a lost task) does; cancelRequested does; the grace period.
+ */
+import { describe, expect, it } from 'vitest';
+import { runActivityTask, type TaskCalls } from '../../lib/sdk/activity/run-task.js';
+import { type Activity, type ActivityContext, sleep } from '../../lib/sdk/index.js';
+import { recordingLogger, until } from './support.js';
+
+const fault = (name: string, status: number, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(name), {
+    name,
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status },
+    ...extra,
+  });
+const network = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
+
+const RETRYABLE = [
+  fault('ThrottlingException', 400),
+  fault('InternalFailure', 500),
+  fault('ServiceUnavailable', 503),
+  network('ECONNRESET'),
+  network('ECONNREFUSED'),
+  Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }),
+];
+
+function calls(heartbeat: TaskCalls['heartbeat']) {
+  const reports: string[] = [];
+  const heartbeats: (string | undefined)[] = [];
+  const swf: TaskCalls = {
+    heartbeat: (details) => {
+      heartbeats.push(details);
+      return heartbeat(details);
+    },
+    completed: async (result) => reports.push(`completed ${result}`),
+    failed: async (reason) => reports.push(`failed ${reason}`),
+    canceled: async (details) => reports.push(`canceled ${details}`),
+  };
+  return { swf, reports, heartbeats };
+}
+
+function run(activity: Activity, swf: TaskCalls, options: { cancelGraceMs?: number } = {}) {
+  const logger = recordingLogger();
+  const task = runActivityTask({
+    task: {
+      taskToken: 't',
+      activityId: 'a',
+      activityType: { name: 'x', version: '1' },
+      startedEventId: 2,
+      workflowExecution: { workflowId: 'w', runId: 'r' },
+    },
+    activity,
+    heartbeatIntervalMs: 20,
+    cancelGraceMs: options.cancelGraceMs ?? 2_000,
+    shuttingDown: new AbortController().signal,
+    logger,
+    swf,
+  });
+  return { task, logger };
+}
+
+/** Runs until told to stop, noting its context; honours the signal. */
+function waiting() {
+  const box: { ctx?: ActivityContext; stop: AbortController } = { stop: new AbortController() };
+  const activity: Activity = async (_input, ctx) => {
+    box.ctx = ctx;
+    await Promise.race([sleep(30_000, ctx.signal), sleep(30_000, box.stop.signal)]);
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    return 'finished';
+  };
+  return { box, activity };
+}
+
+describe('retryable heartbeat errors never trigger the signal; a lost task (UnknownResourceFault) does', () => {
+  it('retryable heartbeat errors never trigger the signal', async () => {
+    let n = 0;
+    const { swf, reports, heartbeats } = calls(async () => {
+      throw RETRYABLE[n++ % RETRYABLE.length];
+    });
+    const { box, activity } = waiting();
+    const { task, logger } = run(activity, swf);
+    await until(() => heartbeats.length >= RETRYABLE.length * 3, 'many failed heartbeats');
+    expect(box.ctx?.signal.aborted).toBe(false);
+    box.stop.abort();
+    expect(await task.done).toMatchObject({ outcome: 'completed', cancelReason: undefined });
+    expect(reports).toEqual(['completed finished']);
+    expect(logger.warnings().length).toBeGreaterThan(0); // the first failure of a run is reported
+  });
+
+  it('a lost task (UnknownResourceFault) triggers the signal, and nothing is reported', async () => {
+    let n = 0;
+    const { swf, reports } = calls(async () => {
+      n++;
+      if (n < 4) throw RETRYABLE[n];
+      throw fault('UnknownResourceFault', 400);
+    });
+    const { box, activity } = waiting();
+    const { task } = run(activity, swf);
+    const end = await task.done;
+    expect(box.ctx?.signal.aborted).toBe(true);
+    expect(box.ctx?.cancelReason).toBe('taskGone');
+    expect(end).toMatchObject({ outcome: 'dropped', reported: 'none', cancelReason: 'taskGone' });
+    expect(reports).toEqual([]);
+    expect(n).toBe(4); // no heartbeat after the task was gone
+  });
+
+  it('cancelRequested triggers the signal; heartbeats carry the latest details', async () => {
+    let n = 0;
+    const { swf, reports, heartbeats } = calls(async () => ++n >= 3);
+    const activity: Activity = async (_input, ctx) => {
+      for (let i = 0; !ctx.signal.aborted; i++) {
+        ctx.heartbeat(`step ${i}`);
+        await sleep(5, ctx.signal);
+      }
+      throw ctx.signal.reason;
+    };
+    const { task } = run(activity, swf);
+    const end = await task.done;
+    expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
+    expect(heartbeats.every((d) => typeof d === 'string' && d.startsWith('step '))).toBe(true);
+    expect(reports).toEqual([expect.stringMatching(/^canceled step \d+$/)]);
+  });
+
+  it('an activity that ignores the signal is abandoned after the grace period', async () => {
+    const { swf, reports } = calls(async () => true);
+    const forever = new AbortController();
+    const activity: Activity = () => sleep(30_000, forever.signal);
+    const started = Date.now();
+    const { task, logger } = run(activity, swf, { cancelGraceMs: 200 });
+    const end = await task.done;
+    forever.abort();
+    expect(end.outcome).toBe('abandoned');
+    expect(end.endedAt - (end.signalledAt ?? 0)).toBeGreaterThanOrEqual(195);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(logger.warnings()).toHaveLength(1);
+    expect(reports).toEqual([expect.stringMatching(/^canceled abandoned/)]);
+  });
+});
