@@ -90,115 +90,133 @@ describe('refused calls on an execution', () => {
     const before = await kit.history(execution);
     const otherRun = 'r'.repeat(20);
 
-    const refused: [Promise<unknown>, string, RegExp?][] = [
+    // Sent one at a time: each call is made only when its turn comes, so no refusal goes unobserved.
+    const refused: [() => Promise<unknown>, string, RegExp?][] = [
       [
-        swf.send(
-          new SignalWorkflowExecutionCommand({
-            domain,
-            workflowId,
-            signalName: 's',
-            input: big(32769),
-          }),
-        ),
+        () =>
+          swf.send(
+            new SignalWorkflowExecutionCommand({
+              domain,
+              workflowId,
+              signalName: 's',
+              input: big(32769),
+            }),
+          ),
         'ValidationException',
         /at 'input' failed to satisfy constraint: Member must have length less than or equal to 32768/,
       ],
       [
-        swf.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: big(257) })),
+        () =>
+          swf.send(
+            new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: big(257) }),
+          ),
         'ValidationException',
         /signalName/,
       ],
       [
-        swf.send(
-          new SignalWorkflowExecutionCommand({
-            domain,
-            workflowId,
-            runId: otherRun,
-            signalName: 's',
-          }),
-        ),
+        () =>
+          swf.send(
+            new SignalWorkflowExecutionCommand({
+              domain,
+              workflowId,
+              runId: otherRun,
+              signalName: 's',
+            }),
+          ),
         'UnknownResourceFault',
         new RegExp(
           `^Unknown execution: WorkflowExecution=\\[workflowId=${workflowId}, runId=${otherRun}\\]$`,
         ),
       ],
       [
-        swf.send(
-          new SignalWorkflowExecutionCommand({
-            domain: 'no-such-domain',
-            workflowId,
-            signalName: 's',
-          }),
-        ),
+        () =>
+          swf.send(
+            new SignalWorkflowExecutionCommand({
+              domain: 'no-such-domain',
+              workflowId,
+              signalName: 's',
+            }),
+          ),
         'UnknownResourceFault',
         /^Unknown domain: no-such-domain$/,
       ],
       [
-        swf.send(
-          new RequestCancelWorkflowExecutionCommand({ domain, workflowId, runId: otherRun }),
-        ),
+        () =>
+          swf.send(
+            new RequestCancelWorkflowExecutionCommand({ domain, workflowId, runId: otherRun }),
+          ),
         'UnknownResourceFault',
       ],
       [
-        swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, reason: big(257) })),
+        () =>
+          swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, reason: big(257) })),
         'ValidationException',
         /reason/,
       ],
       [
-        swf.send(
-          new TerminateWorkflowExecutionCommand({ domain, workflowId, details: big(32769) }),
-        ),
+        () =>
+          swf.send(
+            new TerminateWorkflowExecutionCommand({ domain, workflowId, details: big(32769) }),
+          ),
         'ValidationException',
         /details/,
       ],
       [
-        swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, runId: otherRun })),
+        () =>
+          swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, runId: otherRun })),
         'UnknownResourceFault',
       ],
       [
-        swf.send(new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf })),
+        () => swf.send(new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf })),
         'WorkflowExecutionAlreadyStartedFault',
       ],
       [
-        swf.send(
-          new RespondActivityTaskCompletedCommand({
-            taskToken: activity.taskToken,
-            result: big(32769),
-          }),
-        ),
+        () =>
+          swf.send(
+            new RespondActivityTaskCompletedCommand({
+              taskToken: activity.taskToken,
+              result: big(32769),
+            }),
+          ),
         'ValidationException',
         /result/,
       ],
       [
-        swf.send(
-          new RespondActivityTaskFailedCommand({ taskToken: activity.taskToken, reason: big(257) }),
-        ),
+        () =>
+          swf.send(
+            new RespondActivityTaskFailedCommand({
+              taskToken: activity.taskToken,
+              reason: big(257),
+            }),
+          ),
         'ValidationException',
         /reason/,
       ],
       [
-        swf.send(
-          new RecordActivityTaskHeartbeatCommand({
-            taskToken: activity.taskToken,
-            details: big(2049),
-          }),
-        ),
+        () =>
+          swf.send(
+            new RecordActivityTaskHeartbeatCommand({
+              taskToken: activity.taskToken,
+              details: big(2049),
+            }),
+          ),
         'ValidationException',
         /details/,
       ],
       [
-        swf.send(
-          new RespondDecisionTaskCompletedCommand({
-            taskToken: decision.taskToken,
-            decisions: [],
-            executionContext: big(32769),
-          }),
-        ),
+        () =>
+          swf.send(
+            new RespondDecisionTaskCompletedCommand({
+              taskToken: decision.taskToken,
+              decisions: [],
+              executionContext: big(32769),
+            }),
+          ),
         'ValidationException',
         /executionContext/,
       ],
     ];
-    for (const [call, name, message] of refused) await expectFault(call, name, message);
+    for (const [call, name, message] of refused) await expectFault(call(), name, message);
 
     const wrongTypes = await rawCall(endpoint, 'TerminateWorkflowExecution', {
       domain,

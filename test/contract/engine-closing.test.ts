@@ -73,11 +73,12 @@ const count = async (kind: 'activity' | 'decision', taskList: string) =>
   ).count;
 
 /** Every call that takes an activity token, each of which must now fail. */
-const activityCalls = (taskToken: string) => [
-  swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken, details: 'late' })),
-  swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'late' })),
-  swf.send(new RespondActivityTaskFailedCommand({ taskToken, reason: 'late' })),
-  swf.send(new RespondActivityTaskCanceledCommand({ taskToken, details: 'late' })),
+/** Every call an activity worker makes with its token, each made only when the caller asks. */
+const activityCalls = (taskToken: string): (() => Promise<unknown>)[] => [
+  () => swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken, details: 'late' })),
+  () => swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'late' })),
+  () => swf.send(new RespondActivityTaskFailedCommand({ taskToken, reason: 'late' })),
+  () => swf.send(new RespondActivityTaskCanceledCommand({ taskToken, details: 'late' })),
 ];
 
 /**
@@ -162,7 +163,7 @@ describe.each(closings)('closing with %s', (_name, closeStatus, closeIt) => {
     );
     expect(poll.taskToken).toBeUndefined();
     for (const call of activityCalls(activity.taskToken)) {
-      await expectFault(call, 'UnknownResourceFault');
+      await expectFault(call(), 'UnknownResourceFault');
     }
     await expectFault(kit.respond(decision.taskToken, []), 'UnknownResourceFault');
     await expectFault(kit.signal(execution, 'too-late'), 'UnknownResourceFault');
@@ -188,7 +189,7 @@ describe('closing with TerminateWorkflowExecution (a decision task scheduled)', 
     );
     expect(poll.taskToken).toBeUndefined();
     for (const call of activityCalls(activity.taskToken)) {
-      await expectFault(call, 'UnknownResourceFault');
+      await expectFault(call(), 'UnknownResourceFault');
     }
   });
 });
@@ -255,7 +256,7 @@ describe('task tokens', () => {
       'UnknownResourceFault',
     );
     for (const call of activityCalls(decision.taskToken)) {
-      await expectFault(call, 'UnknownResourceFault');
+      await expectFault(call(), 'UnknownResourceFault');
     }
 
     expect(await kit.history(execution)).toStrictEqual(before);
@@ -287,7 +288,11 @@ describe('task tokens', () => {
     const before = await kit.history(execution);
 
     for (const call of activityCalls(activity.taskToken)) {
-      await expectFault(call, 'UnknownResourceFault', /^Unknown activity, scheduledEventId = \d+$/);
+      await expectFault(
+        call(),
+        'UnknownResourceFault',
+        /^Unknown activity, scheduledEventId = \d+$/,
+      );
     }
 
     expect(await kit.history(execution)).toStrictEqual(before);

@@ -175,7 +175,7 @@ describe('grace period', () => {
 
   it('an activity that ignores it past the grace period is abandoned, its slot freed, a warning logged, and the worker goes on to the next task', async () => {
     const ran: string[] = [];
-    const activity: Activity = async (input, ctx) => {
+    const activity: Activity = async (input) => {
       ran.push(input ?? '');
       if (input === 'stubborn') await sleep(120_000, teardown.signal); // ignores ctx.signal
       return `done ${input}`;

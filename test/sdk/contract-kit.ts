@@ -78,13 +78,12 @@ export class SdkKit {
     });
   }
 
-  /** Starts an execution and schedules `count` activities (ids a0, a1, …) on `activityList`. */
-  async startWithActivities(
-    activityList: string,
-    count = 1,
-    options: { executionTimeout?: number; input?: string } = {},
+  /** Starts an execution whose decision tasks go to `decisions`. */
+  async startExecution(
+    decisions: string,
+    input?: string,
+    options: { executionTimeout?: number } = {},
   ): Promise<Execution> {
-    const decisions = uid('decisions');
     const workflowId = uid('wf');
     const { runId } = await this.client.send(
       new StartWorkflowExecutionCommand({
@@ -92,12 +91,22 @@ export class SdkKit {
         workflowId,
         workflowType: WF,
         taskList: { name: decisions },
+        ...(input === undefined ? {} : { input }),
         ...(options.executionTimeout === undefined
           ? {}
           : { executionStartToCloseTimeout: String(options.executionTimeout) }),
       }),
     );
-    const execution = { workflowId, runId: runId ?? '', decisions };
+    return { workflowId, runId: runId ?? '', decisions };
+  }
+
+  /** Starts an execution and schedules `count` activities (ids a0, a1, …) on `activityList`. */
+  async startWithActivities(
+    activityList: string,
+    count = 1,
+    options: { executionTimeout?: number; input?: string } = {},
+  ): Promise<Execution> {
+    const execution = await this.startExecution(uid('decisions'), undefined, options);
     await this.decideOnce(execution, () =>
       Array.from({ length: count }, (_, i) =>
         decide.scheduleActivityTask({
