@@ -22,15 +22,19 @@ export function recordingLogger(): Logger & { lines: LogLine[]; warnings: () => 
   };
 }
 
-/** Polls `condition` every 20 ms until it holds; fails after `timeoutMs` with `what`. */
+/**
+ * Polls `condition` every `intervalMs` (20 ms) until it holds; fails after `timeoutMs` with `what`.
+ * A condition that calls the service should use a longer interval, so the polling is not the load.
+ */
 export async function until(
   condition: () => boolean | Promise<boolean>,
   what: string,
   timeoutMs = 20_000,
+  intervalMs = 20,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
