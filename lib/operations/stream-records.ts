@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unpackAttribute } from '../adapters/dynamodb/packed-json.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { armDeadlines, carryOutRunChange, type OutboxDeps } from './outbox.js';
 
@@ -48,9 +49,9 @@ export function runChange(record: StreamRecordLike): RunChange | undefined {
 
 function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
   // Only two attributes matter; other attributes of other items are never decoded here.
-  if (image.entity?.S !== 'Run' || image.state?.S === undefined) return undefined;
-  // The state JSON was written by this service's own execution store.
-  return JSON.parse(image.state.S) as ExecutionState;
+  if (image.entity?.S !== 'Run') return undefined;
+  // The state was packed by this service's own execution store.
+  return unpackAttribute<ExecutionState>(image.state);
 }
 
 /**

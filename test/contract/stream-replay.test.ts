@@ -5,7 +5,12 @@
  * Lambda's event source would after a failed batch, through the stream function's handler and the
  * timer function's handler, must leave every item of the table exactly as it was.
  */
-import { DescribeTableCommand, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   type _Record,
   DescribeStreamCommand,
@@ -31,6 +36,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { streamBatchHandler } from '../../functions/shared/stream-batch.js';
 import { timerBatchHandler } from '../../functions/shared/timer-batch.js';
 import { AwsDeadlineScheduler } from '../../lib/adapters/aws/deadline-scheduler.js';
+import { unpackAttribute } from '../../lib/adapters/dynamodb/packed-json.js';
+import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
@@ -205,9 +212,9 @@ describe('replaying the stream of a finished workflow', () => {
   describe('with a poison record in the batch', () => {
     /** A record of the finished parent that arms its timer: a real effect to see behind the poison. */
     const timerRecord = () => {
-      const timers = (image: Record<string, { S?: string }> | undefined) =>
-        image?.entity?.S === 'Run' && image.state?.S !== undefined
-          ? Object.keys(JSON.parse(image.state.S).timers ?? {}).length
+      const timers = (image: Record<string, AttributeValue> | undefined) =>
+        image?.entity?.S === 'Run'
+          ? Object.keys(unpackAttribute<ExecutionState>(image.state)?.timers ?? {}).length
           : 0;
       const record = records.find(
         (r) => timers(r.dynamodb?.NewImage) === 1 && timers(r.dynamodb?.OldImage) === 0,
@@ -215,6 +222,11 @@ describe('replaying the stream of a finished workflow', () => {
       if (record === undefined) throw new Error('no record starting the timer');
       return lambdaStreamRecord(record);
     };
+    /** A record's run state as JSON text, however the store packed it. */
+    const stateText = (record: DynamoDBRecord) =>
+      JSON.stringify(unpackAttribute<ExecutionState>(record.dynamodb?.NewImage?.state) ?? {});
+    const runIdOf = (record: DynamoDBRecord) =>
+      unpackAttribute<ExecutionState>(record.dynamodb?.NewImage?.state)?.execution.runId ?? '';
     const poisoned = (record: DynamoDBRecord, id: string, state: string): DynamoDBRecord => ({
       ...record,
       eventID: id,
@@ -253,9 +265,9 @@ describe('replaying the stream of a finished workflow', () => {
 
     it('dead-letters a record whose effect always fails, after exactly maxAttempts tries, and goes on', async () => {
       const good = timerRecord();
-      const runId = JSON.parse(good.dynamodb?.NewImage?.state?.S ?? '{}').execution.runId;
+      const runId = runIdOf(good);
       // The same change, of a run whose deadlines cannot be armed.
-      const state = (good.dynamodb?.NewImage?.state?.S ?? '').replaceAll(runId, 'poisoned-run');
+      const state = stateText(good).replaceAll(runId, 'poisoned-run');
       const poison = poisoned(good, uid('throws'), state);
       let tries = 0;
       const aws = awsOutbox();
@@ -294,13 +306,9 @@ describe('replaying the stream of a finished workflow', () => {
 
     it('does not dead-letter a transient failure: Lambda gets the record back, and what follows it', async () => {
       const good = timerRecord();
-      const runId = JSON.parse(good.dynamodb?.NewImage?.state?.S ?? '{}').execution.runId;
+      const runId = runIdOf(good);
       const asRun = (id: string, sequenceNumber: string) => {
-        const record = poisoned(
-          good,
-          uid(id),
-          (good.dynamodb?.NewImage?.state?.S ?? '').replaceAll(runId, id),
-        );
+        const record = poisoned(good, uid(id), stateText(good).replaceAll(runId, id));
         return { ...record, dynamodb: { ...record.dynamodb, SequenceNumber: sequenceNumber } };
       };
       const first = asRun('first-run', '900000000000000000001');

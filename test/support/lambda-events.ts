@@ -44,17 +44,26 @@ export function lambdaStreamRecord(record: _Record): DynamoDBRecord {
     eventSource: 'aws:dynamodb',
     awsRegion: TEST_REGION,
     eventSourceARN: STREAM_ARN,
-    // Lambda's typing of AttributeValue is looser than the SDK's; the JSON is the same.
+    // Lambda's event is JSON: binary values arrive as base64 text.
     dynamodb: {
-      ...(images?.Keys === undefined ? {} : { Keys: images.Keys as never }),
-      ...(images?.NewImage === undefined ? {} : { NewImage: images.NewImage as never }),
-      ...(images?.OldImage === undefined ? {} : { OldImage: images.OldImage as never }),
+      ...(images?.Keys === undefined ? {} : { Keys: asJson(images.Keys) }),
+      ...(images?.NewImage === undefined ? {} : { NewImage: asJson(images.NewImage) }),
+      ...(images?.OldImage === undefined ? {} : { OldImage: asJson(images.OldImage) }),
       SequenceNumber: images?.SequenceNumber ?? '0',
       SizeBytes: images?.SizeBytes ?? 0,
       StreamViewType: 'NEW_AND_OLD_IMAGES',
       ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
     },
   };
+}
+
+/** An image as Lambda's JSON event carries it: every binary value (B, BS, nested) as base64. */
+function asJson(image: Record<string, unknown>): never {
+  return JSON.parse(
+    JSON.stringify(image, (_key, value: unknown) =>
+      value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value,
+    ),
+  ) as never;
 }
 
 export const streamEvent = (records: readonly DynamoDBRecord[]): DynamoDBStreamEvent => ({

@@ -21,6 +21,7 @@ import type {
 } from '../../ports/execution-store.js';
 import type { TableRef } from './client.js';
 import { keys } from './keys.js';
+import { packJson, unpackJson } from './packed-json.js';
 import { type TransactItem, transactWrite } from './transact.js';
 
 /** DynamoDB's limits on one transaction (100 items) and one item (400 KB, kept well clear of). */
@@ -101,7 +102,7 @@ export class DynamoExecutionStore implements ExecutionStore {
             ...keys.runState(runId),
             ...stateAttributes(write.state),
             version,
-            state: JSON.stringify(write.state),
+            state: packJson(write.state),
           },
           ConditionExpression:
             write.expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
@@ -123,7 +124,7 @@ export class DynamoExecutionStore implements ExecutionStore {
               entity: 'History',
               first,
               last: first + chunk.length - 1,
-              events: JSON.stringify(chunk),
+              events: packJson(chunk),
             },
           },
         },
@@ -226,7 +227,7 @@ export class DynamoExecutionStore implements ExecutionStore {
         ConsistentRead: true,
       }),
     );
-    if (Item === undefined || typeof Item.state !== 'string' || typeof Item.version !== 'number')
+    if (Item === undefined || !isPacked(Item.state) || typeof Item.version !== 'number')
       return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return undefined;
     return { state: parseState(Item.state), version: Item.version };
@@ -440,7 +441,7 @@ export class DynamoExecutionStore implements ExecutionStore {
         }),
       );
       for (const item of result.Items ?? [])
-        if (typeof item.state === 'string') states.push(parseState(item.state));
+        if (isPacked(item.state)) states.push(parseState(item.state));
       startKey = result.LastEvaluatedKey;
     } while (startKey !== undefined);
     return states;
@@ -523,7 +524,9 @@ function chunksOf(events: readonly HistoryEvent[]): HistoryEvent[][] {
   return chunks;
 }
 
-// The table holds what this code wrote: state and events are stored as JSON text and read back as such.
-const parseState = (text: string): ExecutionState => JSON.parse(text);
-const parseEvents = (text: unknown): HistoryEvent[] =>
-  typeof text === 'string' ? JSON.parse(text) : [];
+// The table holds what this code wrote: state and events are packed JSON (see packed-json.ts).
+const isPacked = (value: unknown): value is string | Uint8Array =>
+  typeof value === 'string' || value instanceof Uint8Array;
+const parseState = (stored: string | Uint8Array): ExecutionState => unpackJson(stored);
+const parseEvents = (stored: unknown): HistoryEvent[] =>
+  isPacked(stored) ? unpackJson(stored) : [];
