@@ -120,6 +120,8 @@ export interface ExecutionState {
   readonly cancelRequested: boolean;
   /** Id the next appended event gets. */
   readonly nextEventId: number;
+  /** Timestamp of the latest event (epoch seconds): a later event is never stamped earlier. */
+  readonly latestEventTimestamp?: number;
   readonly decisionTask: DecisionTaskState;
   /** A decision task is owed: an event the decider has not seen arrived while none could be scheduled. */
   readonly decisionTaskOwed: boolean;

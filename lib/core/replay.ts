@@ -56,6 +56,7 @@ export function initialState(
         }),
     cancelRequested: false,
     nextEventId: event.eventId + 1,
+    latestEventTimestamp: event.eventTimestamp,
     decisionTask: { status: 'none' },
     decisionTaskOwed: true,
     previousStartedEventId: 0,
@@ -77,7 +78,12 @@ export function applyEvent(state: ExecutionState, event: HistoryEvent): Executio
     schedulesDecisionTask[event.eventType] && state.decisionTask.status !== 'scheduled'
       ? true
       : state.decisionTaskOwed;
-  const next = { ...state, nextEventId: event.eventId + 1, decisionTaskOwed: owed };
+  const next = {
+    ...state,
+    nextEventId: event.eventId + 1,
+    latestEventTimestamp: event.eventTimestamp,
+    decisionTaskOwed: owed,
+  };
   return applyOwnChange(next, event);
 }
 

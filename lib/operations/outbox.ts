@@ -97,16 +97,23 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
 
 /** A deadline fired: record its event if it is still pending and due, re-arm it if it moved. */
 export async function fireRunDeadline(deps: OutboxDeps, fire: DeadlineFire): Promise<void> {
+  let firstAt: number | undefined;
   const rearm = await mutateRun(deps, fire.runId, async ({ state }) => {
     // A fire handed over a little early has read the run already; it waits out the rest here, so the
     // event is recorded the moment the deadline passes rather than a store read later.
     const early = fire.at * 1000 - deps.clock.now();
     if (early > 0 && early <= MAX_EARLY_WAIT_MS) await sleep(early);
+    // A fire that lost a race (a signal committed to the run at the same moment) is recorded when it
+    // was first processed, or just after what the winner recorded: the race makes it neither late nor
+    // out of order.
+    const now = epochSeconds(deps.clock);
+    firstAt ??= now;
+    const at = Math.min(now, Math.max(firstAt, state.latestEventTimestamp ?? 0));
     // Every activity timeout carries the last heartbeat's details, whatever its type (swf-api.md §9).
     const heartbeat = fire.key.startsWith('A:')
       ? await deps.executions.getHeartbeat(fire.runId, Number(fire.key.split(':')[1]))
       : undefined;
-    const outcome = fireDeadline(state, fire.key, epochSeconds(deps.clock), heartbeat);
+    const outcome = fireDeadline(state, fire.key, at, heartbeat);
     if (outcome.kind === 'stale') return { write: false, result: undefined };
     if (outcome.kind === 'not-yet') return { write: false, result: outcome.at };
     const t = outcome.transition;
