@@ -8,7 +8,7 @@ const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
  * measured under the other suites' load, and the loads that saturate DynamoDB Local by themselves: the
  * 20-poller × 1,000-task race and the SDK's 500-activity cancellation storm.
  */
-const timing = [
+export const timing = [
   'test/contract/long-poll.test.ts',
   'test/contract/timers.test.ts',
   'test/contract/concurrency.test.ts',
