@@ -1,10 +1,11 @@
 /**
- * Timers and timeouts (swf-api.md §9). Which deadlines are pending is a function of the execution state,
- * so arming them needs no bookkeeping: the outbox arms what a new state adds, and a fire re-derives the
- * set from the current state. A fire whose deadline is gone or not yet due changes nothing: stale and
- * duplicate fires are harmless.
+ * Timers and timeouts (swf-api.md §9). Which deadlines are pending is a function of the execution state;
+ * the run arms one fire for all of them, its alarm (withAlarm), and the alarm's fire re-derives what is
+ * due from the current state (fireDue). A fire for a deadline that is gone or not yet due records
+ * nothing: stale and duplicate fires are harmless.
  */
 import type { ActivityState, ExecutionState } from './execution-state.js';
+import type { HistoryEvent } from './history-event.js';
 import { Transition } from './transition.js';
 
 export type ActivityTimeoutType =
@@ -100,6 +101,94 @@ export function deadlines(state: ExecutionState): Deadline[] {
   return out;
 }
 
+/** The run's earliest pending deadline. */
+export function earliestDeadline(state: ExecutionState): Deadline | undefined {
+  let earliest: Deadline | undefined;
+  for (const d of deadlines(state)) if (earliest === undefined || d.at < earliest.at) earliest = d;
+  return earliest;
+}
+
+/**
+ * A run keeps one deadline fire armed, its `alarm`, at or before its earliest deadline, instead of one
+ * fire per timeout: a change brings the alarm forward when a sooner deadline appears (the outbox arms
+ * it), and the alarm's fire handles whatever is due, then sets the alarm to the earliest deadline left
+ * (see fireDue). A run whose deadlines all lie after its alarm arms nothing new.
+ */
+export function withAlarm(state: ExecutionState): ExecutionState {
+  const earliest = earliestDeadline(state);
+  if (earliest === undefined || (state.alarm !== undefined && state.alarm.at <= earliest.at))
+    return state;
+  return { ...state, alarm: { key: earliest.key, at: earliest.at } };
+}
+
+/** A fire for `at` is the run's alarm (or later than it): a fire for an earlier time was overtaken. */
+export const isCurrentAlarm = (state: ExecutionState, at: number) =>
+  state.alarm === undefined || at >= state.alarm.at;
+
+export interface DueFires {
+  readonly state: ExecutionState;
+  readonly events: readonly HistoryEvent[];
+  /** The state changed: events recorded, a heartbeat deadline pushed, or the alarm moved. */
+  readonly changed: boolean;
+}
+
+/**
+ * The alarm of an open run fired at `now`: every deadline due by then fires, earliest first (each one's
+ * event as fireDeadline records it), a HEARTBEAT deadline a later heartbeat pushed moves to where it
+ * now falls, and the alarm moves to the earliest deadline left (none when none is left).
+ * `heartbeats` holds the latest heartbeat of the activities with a deadline due, by scheduledEventId.
+ */
+export function fireDue(
+  state: ExecutionState,
+  now: number,
+  heartbeats: ReadonlyMap<number, HeartbeatInfo>,
+): DueFires {
+  if (state.status !== 'OPEN') return { state, events: [], changed: false };
+  let current = state;
+  const events: HistoryEvent[] = [];
+  const heartbeatOf = (d: Deadline) =>
+    d.subject.kind === 'activity' ? heartbeats.get(d.subject.scheduledEventId) : undefined;
+  for (;;) {
+    const due = deadlines(current)
+      .filter((d) => d.at <= now)
+      .sort((a, b) => a.at - b.at);
+    let fired = false;
+    for (const d of due) {
+      const outcome = fireDeadline(current, d.key, now, heartbeatOf(d));
+      if (outcome.kind === 'expired') {
+        current = outcome.transition.state;
+        events.push(...outcome.transition.events);
+        fired = true;
+        break;
+      }
+      if (outcome.kind === 'not-yet' && d.subject.kind === 'activity')
+        current = pushHeartbeatDeadline(current, d.subject.scheduledEventId, outcome.at);
+    }
+    if (!fired) break;
+  }
+  const earliest = earliestDeadline(current);
+  const { alarm: _fired, ...rest } = current;
+  const next: ExecutionState =
+    earliest === undefined ? rest : { ...rest, alarm: { key: earliest.key, at: earliest.at } };
+  return { state: next, events, changed: JSON.stringify(next) !== JSON.stringify(state) };
+}
+
+function pushHeartbeatDeadline(
+  state: ExecutionState,
+  scheduledEventId: number,
+  at: number,
+): ExecutionState {
+  const entry = Object.entries(state.activities).find(
+    ([, a]) => a.scheduledEventId === scheduledEventId,
+  );
+  if (entry === undefined) return state;
+  const [id, activity] = entry;
+  return {
+    ...state,
+    activities: { ...state.activities, [id]: { ...activity, heartbeatDueAt: at } },
+  };
+}
+
 /**
  * The activity's armed deadlines. HEARTBEAT is armed from the start; a heartbeat does not re-arm it:
  * when it fires, the latest heartbeat decides whether it has really expired (lazily, DESIGN.md).
@@ -120,7 +209,12 @@ function activityDeadlines(a: ActivityState): [ActivityTimeoutType, number | und
       'START_TO_CLOSE',
       started !== undefined && start2c !== undefined ? started + start2c : undefined,
     ],
-    ['HEARTBEAT', started !== undefined && hb !== undefined ? started + hb : undefined],
+    [
+      'HEARTBEAT',
+      started !== undefined && hb !== undefined
+        ? Math.max(started + hb, a.heartbeatDueAt ?? 0)
+        : undefined,
+    ],
   ];
 }
 

@@ -66,6 +66,11 @@ export interface ActivityState extends QueuedTask {
   readonly identity?: string;
   /** Id of the latest ActivityTaskCancelRequested for this activity, if any. */
   readonly latestCancelRequestedEventId?: number;
+  /**
+   * Where a fire found the HEARTBEAT deadline pushed by a later heartbeat (epoch seconds): the deadline
+   * stands there now (heartbeats are checked lazily, DESIGN.md).
+   */
+  readonly heartbeatDueAt?: number;
 }
 
 export interface TimerState {
@@ -122,6 +127,11 @@ export interface ExecutionState {
   readonly nextEventId: number;
   /** Timestamp of the latest event (epoch seconds): a later event is never stamped earlier. */
   readonly latestEventTimestamp?: number;
+  /**
+   * The run's one armed deadline fire (see earliestDeadline): due at or before its earliest deadline.
+   * A fire for an earlier time than this is a duplicate or was overtaken.
+   */
+  readonly alarm?: { readonly key: string; readonly at: number };
   readonly decisionTask: DecisionTaskState;
   /** A decision task is owed: an event the decider has not seen arrived while none could be scheduled. */
   readonly decisionTaskOwed: boolean;

@@ -3,13 +3,17 @@
  * elsewhere is derived from the old and new state alone. Carrying out an effect re-checks the current
  * state, so a record delivered twice, or out of order with a retry, changes nothing.
  */
-import { type Deadline, deadlines } from './deadlines.js';
+
 import type { ChildState, ExecutionState } from './execution-state.js';
 import { type QueueChanges, queueChanges } from './task-queue.js';
 import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
-  | { readonly kind: 'arm'; readonly deadline: Deadline }
+  /** Arm the run's alarm: one fire for all its deadlines (see withAlarm). */
+  | {
+      readonly kind: 'arm';
+      readonly deadline: { readonly runId: string; readonly key: string; readonly at: number };
+    }
   | { readonly kind: 'sync-queue'; readonly changes: QueueChanges }
   | { readonly kind: 'deliver-external'; readonly runId: string; readonly initiatedEventId: number }
   | { readonly kind: 'start-child'; readonly runId: string; readonly initiatedEventId: number }
@@ -36,10 +40,10 @@ export function outboxEffects(
 ): OutboxEffect[] {
   const runId = after.execution.runId;
   const effects: OutboxEffect[] = [];
-  const armed = new Set((before === undefined ? [] : deadlines(before)).map((d) => d.key));
-  for (const deadline of deadlines(after)) {
-    if (!armed.has(deadline.key)) effects.push({ kind: 'arm', deadline });
-  }
+  // One fire per run, its alarm (see withAlarm): armed whenever the commit moved it.
+  const alarm = after.alarm;
+  if (alarm !== undefined && after.status === 'OPEN' && alarm.at !== before?.alarm?.at)
+    effects.push({ kind: 'arm', deadline: { runId, key: alarm.key, at: alarm.at } });
   const changes = queueChanges(before, after);
   if (changes.add.length > 0 || changes.remove.length > 0)
     effects.push({ kind: 'sync-queue', changes });

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
 import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
-import { deadlines } from '../core/deadlines.js';
+import { earliestDeadline } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { operations } from '../operations/index.js';
@@ -124,10 +124,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-/** Deadlines live in memory locally: on start, arm every open run's deadlines again from the table. */
+/** Deadlines live in memory locally: on start, arm every open run's alarm again from the table. */
 async function rearmDeadlines(store: unknown, scheduler: LocalDeadlineScheduler): Promise<void> {
   if (!(store instanceof DynamoExecutionStore)) return;
   for (const state of await store.scanOpenRuns()) {
-    for (const d of deadlines(state)) await scheduler.arm({ runId: d.runId, key: d.key, at: d.at });
+    const alarm = state.alarm ?? earliestDeadline(state);
+    if (alarm !== undefined)
+      await scheduler.arm({ runId: state.execution.runId, key: alarm.key, at: alarm.at });
   }
 }

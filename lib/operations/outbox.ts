@@ -7,7 +7,7 @@ import {
   externalRequestOutcome,
   externalRequestToSelf,
 } from '../core/cross-execution.js';
-import { fireDeadline } from '../core/deadlines.js';
+import { deadlines, fireDue, type HeartbeatInfo, isCurrentAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { requestCancelExecution, startRun, terminateExecution } from '../core/executions.js';
 import { UnknownResourceFault } from '../core/faults.js';
@@ -95,35 +95,58 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
   }
 }
 
-/** A deadline fired: record its event if it is still pending and due, re-arm it if it moved. */
+/**
+ * A run's alarm fired: every deadline of the run due by now fires (its event recorded), and the alarm
+ * moves to the earliest deadline left, which the commit's outbox record arms. A fire for an earlier
+ * time than the run's alarm was overtaken (a duplicate, or the alarm moved since) and does nothing.
+ */
 export async function fireRunDeadline(deps: OutboxDeps, fire: DeadlineFire): Promise<void> {
   let firstAt: number | undefined;
-  const rearm = await mutateRun(deps, fire.runId, async ({ state }) => {
+  const early = await mutateRun(deps, fire.runId, async ({ state }) => {
+    if (!isCurrentAlarm(state, fire.at)) return { write: false, result: false };
     // A fire handed over a little early has read the run already; it waits out the rest here, so the
     // event is recorded the moment the deadline passes rather than a store read later.
-    const early = fire.at * 1000 - deps.clock.now();
-    if (early > 0 && early <= MAX_EARLY_WAIT_MS) await sleep(early);
+    const wait = fire.at * 1000 - deps.clock.now();
+    if (wait > 0 && wait <= MAX_EARLY_WAIT_MS) await sleep(wait);
     // A fire that lost a race (a signal committed to the run at the same moment) is recorded when it
     // was first processed, or just after what the winner recorded: the race makes it neither late nor
     // out of order.
     const now = epochSeconds(deps.clock);
     firstAt ??= now;
     const at = Math.min(now, Math.max(firstAt, state.latestEventTimestamp ?? 0));
-    // Every activity timeout carries the last heartbeat's details, whatever its type (swf-api.md §9).
-    const heartbeat = fire.key.startsWith('A:')
-      ? await deps.executions.getHeartbeat(fire.runId, Number(fire.key.split(':')[1]))
-      : undefined;
-    const outcome = fireDeadline(state, fire.key, at, heartbeat);
-    if (outcome.kind === 'stale') return { write: false, result: undefined };
-    if (outcome.kind === 'not-yet') return { write: false, result: outcome.at };
-    const t = outcome.transition;
-    return { write: true, result: undefined, state: t.state, events: t.events };
+    if (fire.at > at) return { write: false, result: true };
+    const due = fireDue(state, at, await dueHeartbeats(deps, state, at));
+    if (!due.changed) return { write: false, result: false };
+    return { write: true, result: false, state: due.state, events: [...due.events] };
   }).catch((error: unknown) => {
     // A run that no longer exists (expired with its retention) has nothing left to fire.
-    if (error instanceof UnknownResourceFault) return undefined;
+    if (error instanceof UnknownResourceFault) return false;
     throw error;
   });
-  if (rearm !== undefined) await deps.scheduler.arm({ ...fire, at: rearm });
+  // Too early to wait for here: the same fire again at its time.
+  if (early) await deps.scheduler.arm(fire);
+}
+
+/**
+ * The latest heartbeat of each activity with a deadline due by `now`: a HEARTBEAT deadline is pushed by
+ * it, and every activity timeout carries its details (swf-api.md §9).
+ */
+async function dueHeartbeats(
+  deps: OutboxDeps,
+  state: ExecutionState,
+  now: number,
+): Promise<Map<number, HeartbeatInfo>> {
+  const ids = new Set<number>();
+  for (const d of deadlines(state))
+    if (d.at <= now && d.subject.kind === 'activity') ids.add(d.subject.scheduledEventId);
+  const heartbeats = new Map<number, HeartbeatInfo>();
+  await Promise.all(
+    [...ids].map(async (id) => {
+      const heartbeat = await deps.executions.getHeartbeat(state.execution.runId, id);
+      if (heartbeat !== undefined) heartbeats.set(id, heartbeat);
+    }),
+  );
+  return heartbeats;
 }
 
 /**

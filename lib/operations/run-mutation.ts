@@ -1,3 +1,4 @@
+import { withAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
@@ -98,7 +99,10 @@ export async function commitRuns(
   let outcome: CommitOutcome;
   let final: RunWrite[];
   try {
-    final = writes.map((write) => handOff(deps, write, handed));
+    // Each run's alarm comes forward to a sooner deadline the write made (see withAlarm).
+    final = writes
+      .map((write) => handOff(deps, write, handed))
+      .map((write) => ({ ...write, state: withAlarm(write.state) }));
     outcome = await deps.executions.commit(final, pointers);
   } catch (error) {
     for (const h of handed) h.reservation.release();

@@ -9,6 +9,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { withAlarm } from '../../../lib/core/deadlines.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import { RUN_ID, RunDriver } from '../../support/core-builders.js';
 import { lambdaContext, streamEvent } from '../../support/lambda-events.js';
@@ -64,9 +65,9 @@ function withTimers(...waits: number[]): { before: ExecutionState; after: Execut
       fireAt: nowSeconds() + wait,
     };
   });
-  // No execution deadline either side, so only the timers are new.
+  // No execution deadline either side, so only the timers are new; the commit set the run's alarm.
   const config = { ...before.config, executionStartToCloseTimeout: 'NONE' };
-  return { before: { ...before, config }, after: { ...before, config, timers } };
+  return { before: { ...before, config }, after: withAlarm({ ...before, config, timers }) };
 }
 
 let sequence = 1000;
@@ -102,7 +103,7 @@ const fires = () =>
   sqs.commandCalls(SendMessageCommand).map((c) => JSON.parse(c.args[0].input.MessageBody ?? ''));
 
 describe('functions/stream.ts', () => {
-  it('arms new deadlines on the configured queue and schedule group', async () => {
+  it("arms a run's alarm, its earliest deadline, on the configured queue when it is near", async () => {
     const change = withTimers(30, 7200);
 
     const result = await handler(streamEvent([runRecord(change)]), lambdaContext());
@@ -122,6 +123,18 @@ describe('functions/stream.ts', () => {
     ]);
     expect(sent[0]?.DelaySeconds).toBeGreaterThanOrEqual(29);
     expect(sent[0]?.DelaySeconds).toBeLessThanOrEqual(30);
+    // One fire for the run: the later timer is armed when the alarm fires, not now.
+    expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(0);
+    // Nothing but the arm: no table write for a change that only starts timers.
+    expect(dynamo.calls()).toHaveLength(0);
+  });
+
+  it("arms a run's alarm in the schedule group when it is over 15 minutes away", async () => {
+    const change = withTimers(7200);
+
+    await handler(streamEvent([runRecord(change)]), lambdaContext());
+
+    expect(sqs.calls()).toHaveLength(0);
     const [schedule] = scheduler.commandCalls(CreateScheduleCommand).map((c) => c.args[0].input);
     expect(schedule).toMatchObject({
       GroupName: OUTBOX_ENV.SCHEDULE_GROUP,
@@ -129,10 +142,9 @@ describe('functions/stream.ts', () => {
       Target: {
         Arn: OUTBOX_ENV.TIMER_QUEUE_ARN,
         RoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN,
-        Input: JSON.stringify({ runId: RUN_ID, key: 'T:11', at: change.after.timers.t1?.fireAt }),
+        Input: JSON.stringify({ runId: RUN_ID, key: 'T:10', at: change.after.timers.t0?.fireAt }),
       },
     });
-    // Nothing but the two arms: no table write for a change that only starts timers.
     expect(dynamo.calls()).toHaveLength(0);
   });
 

@@ -1,0 +1,112 @@
+/**
+ * One deadline fire per run, its alarm: brought forward by a change that adds a sooner deadline, moved
+ * by its fire to the earliest deadline left after everything due has fired.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  deadlines,
+  earliestDeadline,
+  fireDue,
+  isCurrentAlarm,
+  withAlarm,
+} from '../../../lib/core/deadlines.js';
+import type { ExecutionState } from '../../../lib/core/execution-state.js';
+import { outboxEffects } from '../../../lib/core/outbox.js';
+import {
+  decision,
+  eventTypes,
+  RunDriver,
+  scheduleActivity,
+  T0,
+} from '../../support/core-builders.js';
+
+const timers = (...waits: number[]) =>
+  waits.map((wait, i) =>
+    decision('StartTimer', { timerId: `t${i}`, startToFireTimeout: String(wait) }),
+  );
+
+const arms = (before: ExecutionState | undefined, after: ExecutionState) =>
+  outboxEffects(before, after).filter((e) => e.kind === 'arm');
+
+describe('the alarm of a run', () => {
+  it('is its earliest deadline, and only comes forward', () => {
+    const run = new RunDriver();
+    run.decide(timers(50, 20, 90));
+    const state = withAlarm(run.state);
+    expect(state.alarm).toEqual({ key: earliestDeadline(run.state)?.key, at: T0 + 2 + 20 });
+    // a later deadline leaves it; a sooner one brings it forward
+    expect(withAlarm({ ...state, alarm: { key: 'x', at: T0 + 5 } }).alarm?.at).toBe(T0 + 5);
+    expect(withAlarm({ ...state, alarm: { key: 'x', at: T0 + 500 } }).alarm?.at).toBe(T0 + 2 + 20);
+  });
+
+  it('is armed by the outbox only when a commit moved it: one fire for many deadlines', () => {
+    const run = new RunDriver();
+    const start = withAlarm(run.state); // the execution's own timeout
+    expect(arms(undefined, start)).toHaveLength(1);
+    run.state = start;
+    run.decide(timers(50, 20, 90));
+    const later = withAlarm(run.state);
+    expect(later.alarm?.at).toBe(T0 + 2 + 20);
+    expect(arms(start, later)).toEqual([
+      { kind: 'arm', deadline: { runId: later.execution.runId, ...later.alarm } },
+    ]);
+    // a change that adds only later deadlines arms nothing
+    const z = { timerId: 'z', startedEventId: 99, startToFireTimeout: '300', fireAt: T0 + 400 };
+    const more = withAlarm({ ...later, timers: { ...later.timers, z } });
+    expect(deadlines(more)).toHaveLength(deadlines(later).length + 1);
+    expect(arms(later, more)).toEqual([]);
+  });
+
+  it('fires every deadline due, earliest first, and moves to the earliest one left', () => {
+    const run = new RunDriver();
+    run.decide(timers(10, 5, 60));
+    const state = withAlarm(run.state);
+    const due = fireDue(state, T0 + 2 + 30, new Map());
+    expect(eventTypes([...due.events])).toEqual([
+      'TimerFired',
+      'DecisionTaskScheduled',
+      'TimerFired',
+    ]);
+    expect(due.events.filter((e) => e.eventType === 'TimerFired').map((e) => e.attributes)).toEqual(
+      [expect.objectContaining({ timerId: 't1' }), expect.objectContaining({ timerId: 't0' })],
+    );
+    expect(due.state.alarm).toEqual({ key: earliestDeadline(due.state)?.key, at: T0 + 2 + 60 });
+    expect(due.changed).toBe(true);
+  });
+
+  it('moves a HEARTBEAT deadline a later heartbeat pushed, without an event', () => {
+    const run = new RunDriver();
+    run.decide([scheduleActivity('a', { heartbeatTimeout: '10', startToCloseTimeout: '600' })]);
+    run.startActivity('a');
+    const state = withAlarm(run.state);
+    const scheduledEventId = run.activity('a').scheduledEventId;
+    const heartbeatAt = (state.activities.a?.startedAt ?? 0) + 8;
+    const at = state.alarm?.at ?? 0;
+
+    const due = fireDue(state, at, new Map([[scheduledEventId, { at: heartbeatAt }]]));
+
+    expect(due.events).toEqual([]);
+    expect(due.changed).toBe(true);
+    const heartbeat = deadlines(due.state).find((d) => d.key.endsWith(':HEARTBEAT'));
+    expect(heartbeat?.at).toBe(heartbeatAt + 10);
+    expect(due.state.alarm?.at).toBe(heartbeatAt + 10);
+  });
+
+  it('changes nothing for a closed run or when nothing is due and the alarm stands', () => {
+    const run = new RunDriver();
+    run.decide(timers(10));
+    const state = withAlarm(run.state);
+    expect(fireDue(state, (state.alarm?.at ?? 0) - 1, new Map()).changed).toBe(false);
+    run.state = state;
+    run.terminate();
+    expect(fireDue(run.state, T0 + 1_000, new Map())).toMatchObject({ events: [], changed: false });
+  });
+
+  it('tells a fire that was overtaken (earlier than the alarm) from the current one', () => {
+    const state = { ...new RunDriver().state, alarm: { key: 'T:5', at: T0 + 30 } };
+    expect(isCurrentAlarm(state, T0 + 30)).toBe(true);
+    expect(isCurrentAlarm(state, T0 + 31)).toBe(true); // a retried fire
+    expect(isCurrentAlarm(state, T0 + 29)).toBe(false);
+    expect(isCurrentAlarm(new RunDriver().state, T0)).toBe(true); // none armed yet
+  });
+});
