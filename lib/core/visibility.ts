@@ -145,3 +145,25 @@ export function expiryOf(state: ExecutionState, retention: number): number | und
   if (state.status !== 'CLOSED') return undefined;
   return Math.ceil((state.closeTimestamp ?? state.startTimestamp) + retention);
 }
+
+/** The longest execution timeout for which a run's history is written with an expiry up front. */
+const UP_FRONT_EXPIRY_MAX_SECONDS = 7 * SECONDS_PER_DAY;
+
+/**
+ * The expiry a write of `state` can give its items now, so the close need not update them one by one:
+ * a history chunk of an open run cannot be needed after the latest the run can close (its start plus
+ * its execution timeout) plus the retention, and a closed run's items expire at expiryOf. Up front
+ * only when that latest close is near (a week): an item kept past its run's expiry costs storage, and
+ * reads never see it (the state's expiry decides). A retention of 0 is left to the close's outbox.
+ */
+export function upFrontExpiry(
+  state: ExecutionState,
+  retention: number,
+): { history?: number; state?: number } {
+  if (retention <= 0) return {};
+  const closed = expiryOf(state, retention);
+  if (closed !== undefined) return { history: closed, state: closed };
+  const timeout = Number(state.config.executionStartToCloseTimeout);
+  if (!Number.isFinite(timeout) || timeout > UP_FRONT_EXPIRY_MAX_SECONDS) return {};
+  return { history: Math.ceil(state.startTimestamp + timeout + retention) };
+}

@@ -3,6 +3,7 @@ import type { ExecutionState } from '../core/execution-state.js';
 import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
+import { upFrontExpiry } from '../core/visibility.js';
 import type {
   CommitOutcome,
   LoadedRun,
@@ -11,6 +12,7 @@ import type {
 } from '../ports/execution-store.js';
 import type { Reservation } from '../ports/task-notifier.js';
 import type { OperationDeps } from './context.js';
+import { domainRetention } from './visibility-sync.js';
 
 const MAX_ATTEMPTS = 50;
 
@@ -99,10 +101,19 @@ export async function commitRuns(
   let outcome: CommitOutcome;
   let final: RunWrite[];
   try {
-    // Each run's alarm comes forward to a sooner deadline the write made (see withAlarm).
-    final = writes
-      .map((write) => handOff(deps, write, handed))
-      .map((write) => ({ ...write, state: withAlarm(write.state) }));
+    // Each run's alarm comes forward to a sooner deadline the write made (see withAlarm), and its
+    // items get the expiry that is known already (see upFrontExpiry).
+    final = await Promise.all(
+      writes
+        .map((write) => handOff(deps, write, handed))
+        .map(async (write) => {
+          const expiresAt = upFrontExpiry(
+            write.state,
+            await domainRetention(deps, write.state.domain),
+          );
+          return { ...write, state: withAlarm(write.state), expiresAt };
+        }),
+    );
     outcome = await deps.executions.commit(final, pointers);
   } catch (error) {
     for (const h of handed) h.reservation.release();

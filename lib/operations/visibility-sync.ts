@@ -7,10 +7,25 @@ import { expiryOf, retentionSeconds, visibilityWrites } from '../core/visibility
 import { epochSeconds } from '../ports/clock.js';
 import type { OperationDeps } from './context.js';
 
-/** The retention of a run's domain in seconds (a domain is never deleted, and its retention is fixed). */
-async function domainRetention(deps: OperationDeps, domain: string): Promise<number> {
+const retentions = new WeakMap<object, Map<string, number>>();
+
+/**
+ * The retention of a run's domain in seconds. A domain is never deleted and its retention never
+ * changes, so each registry's answers are kept for the life of the process.
+ */
+export async function domainRetention(deps: OperationDeps, domain: string): Promise<number> {
+  let known = retentions.get(deps.registry);
+  if (known === undefined) {
+    known = new Map();
+    retentions.set(deps.registry, known);
+  }
+  const cached = known.get(domain);
+  if (cached !== undefined) return cached;
   const record = await deps.registry.getDomain(domain);
-  return record === undefined ? 0 : retentionSeconds(record.retentionPeriodInDays);
+  if (record === undefined) return 0;
+  const seconds = retentionSeconds(record.retentionPeriodInDays);
+  known.set(domain, seconds);
+  return seconds;
 }
 
 /**

@@ -11,6 +11,11 @@ export interface RunWrite {
   readonly queue: QueueChanges;
   /** The queued task this commit hands out: the commit fails if another poller took it first. */
   readonly claim?: QueuedTaskRef;
+  /**
+   * When the items this write makes may expire (epoch seconds, DynamoDB TTL): its history chunks, and
+   * the state of a run it closes. Set when known; the close's outbox marks whatever is left.
+   */
+  readonly expiresAt?: { readonly history?: number; readonly state?: number };
 }
 
 /** The open-run pointer of a workflowId: at most one open run per workflowId in a domain. */

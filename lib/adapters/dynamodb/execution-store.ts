@@ -103,6 +103,7 @@ export class DynamoExecutionStore implements ExecutionStore {
             ...stateAttributes(write.state),
             version,
             state: packJson(write.state),
+            ...(write.expiresAt?.state === undefined ? {} : { expiresAt: write.expiresAt.state }),
           },
           ConditionExpression:
             write.expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
@@ -125,6 +126,9 @@ export class DynamoExecutionStore implements ExecutionStore {
               first,
               last: first + chunk.length - 1,
               events: packJson(chunk),
+              ...(write.expiresAt?.history === undefined
+                ? {}
+                : { expiresAt: write.expiresAt.history }),
             },
           },
         },

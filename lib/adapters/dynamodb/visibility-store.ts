@@ -191,7 +191,9 @@ export class DynamoVisibilityStore implements VisibilityStore {
         }),
       );
       for (const item of result.Items ?? []) {
-        if (item.expiresAt === expiresAt) continue;
+        // Marked already, at this time or (written up front, see upFrontExpiry) later: reads go by the
+        // state's expiry, so an item kept a little longer is never seen.
+        if (typeof item.expiresAt === 'number' && item.expiresAt >= expiresAt) continue;
         unmarked.push({ pk: String(item.pk), sk: String(item.sk) });
       }
       startKey = result.LastEvaluatedKey;

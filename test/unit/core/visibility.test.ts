@@ -12,6 +12,7 @@ import {
   expiryOf,
   retentionSeconds,
   rowId,
+  upFrontExpiry,
   type VisibilityRow,
   visibilityChanged,
   visibilityRows,
@@ -205,5 +206,34 @@ describe('visibility keys', () => {
       ),
     );
     expect(new Set(partitions).size).toBe(partitions.length);
+  });
+});
+
+describe('expiry written up front', () => {
+  const DAY = 86_400;
+  const open = (executionStartToCloseTimeout: string): ExecutionState =>
+    ({
+      status: 'OPEN',
+      startTimestamp: T0,
+      config: { ...runConfig, executionStartToCloseTimeout },
+    }) as ExecutionState;
+
+  it("gives an open run's history the latest the run can close plus the retention", () => {
+    expect(upFrontExpiry(open('3600'), 2 * DAY)).toEqual({ history: T0 + 3600 + 2 * DAY });
+  });
+
+  it('gives a closed run its expiry for every item the write makes', () => {
+    const closed = {
+      ...open('3600'),
+      status: 'CLOSED',
+      closeTimestamp: T0 + 10.2,
+    } as ExecutionState;
+    expect(upFrontExpiry(closed, DAY)).toEqual({ history: T0 + 11 + DAY, state: T0 + 11 + DAY });
+  });
+
+  it('leaves it to the close when the run may stay open long, or nothing is retained', () => {
+    expect(upFrontExpiry(open(String(8 * DAY)), DAY)).toEqual({});
+    expect(upFrontExpiry(open('NONE'), DAY)).toEqual({});
+    expect(upFrontExpiry(open('3600'), 0)).toEqual({});
   });
 });

@@ -45,6 +45,7 @@ function deps(runs: readonly ExecutionState[], clockMs: readonly number[]) {
     },
     // The time of each attempt: it moves on with every load of the run.
     clock: { now: () => clockMs[Math.min(loads - 1, clockMs.length - 1)] as number },
+    registry: { getDomain: async () => undefined },
     notifier: new InProcessTaskNotifier(),
     scheduler: { arm: async () => undefined },
   };
