@@ -165,5 +165,17 @@ export function upFrontExpiry(
   if (closed !== undefined) return { history: closed, state: closed };
   const timeout = Number(state.config.executionStartToCloseTimeout);
   if (!Number.isFinite(timeout) || timeout > UP_FRONT_EXPIRY_MAX_SECONDS) return {};
-  return { history: Math.ceil(state.startTimestamp + timeout + retention) };
+  const latest = latestExpiry(state, retention);
+  return latest === undefined ? {} : { history: latest };
+}
+
+/**
+ * The latest a run's items can be needed: its start plus its execution timeout (when it must close at
+ * the latest) plus the retention. For items written while the run is open that the close may not see
+ * (a heartbeat recorded as the run closes): they expire then at the latest, whatever the close does.
+ */
+export function latestExpiry(state: ExecutionState, retention: number): number | undefined {
+  const timeout = Number(state.config.executionStartToCloseTimeout);
+  if (!Number.isFinite(timeout)) return undefined;
+  return Math.ceil(state.startTimestamp + timeout + Math.max(retention, 0));
 }

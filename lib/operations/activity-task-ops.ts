@@ -7,6 +7,7 @@ import {
 } from '../core/execution-state.js';
 import { UnknownResourceFault } from '../core/faults.js';
 import type { TaskList } from '../core/registry.js';
+import { latestExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
@@ -15,6 +16,7 @@ import { requireDomain } from './domains.js';
 import { longPoll } from './long-poll.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import type { TaskTokenClaims } from './task-token.js';
+import { domainRetention } from './visibility-sync.js';
 
 interface PollForActivityTaskInput {
   domain: string;
@@ -159,10 +161,18 @@ export const recordActivityTaskHeartbeat = operation<{ taskToken: string; detail
   async (input, deps) => {
     const { claims, loaded } = await loadForToken(deps, input.taskToken);
     const activity = tokenActivity(loaded.state, claims);
-    await deps.executions.putHeartbeat(claims.runId, claims.scheduledEventId, {
-      at: epochSeconds(deps.clock),
-      ...(input.details === undefined ? {} : { details: input.details }),
-    });
+    // The heartbeat expires by itself at the run's latest expiry: one written as the run closes, after
+    // the close marked the run's items, is not kept forever.
+    const retention = await domainRetention(deps, loaded.state.domain);
+    await deps.executions.putHeartbeat(
+      claims.runId,
+      claims.scheduledEventId,
+      {
+        at: epochSeconds(deps.clock),
+        ...(input.details === undefined ? {} : { details: input.details }),
+      },
+      latestExpiry(loaded.state, retention),
+    );
     return { cancelRequested: activity.latestCancelRequestedEventId !== undefined };
   },
 );

@@ -81,10 +81,12 @@ export interface ExecutionStore {
   putDeadLetter(id: string, record: string, error: string): Promise<void>;
   listDeadLetters(): Promise<DeadLetter[]>;
 
+  /** `expiresAt` (epoch seconds): when the heartbeat may go, set when the run's latest expiry is known. */
   putHeartbeat(
     runId: string,
     scheduledEventId: number,
     heartbeat: ActivityHeartbeat,
+    expiresAt?: number,
   ): Promise<void>;
   getHeartbeat(runId: string, scheduledEventId: number): Promise<ActivityHeartbeat | undefined>;
 }

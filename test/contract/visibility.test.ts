@@ -15,6 +15,8 @@ import {
   type ListClosedWorkflowExecutionsInput,
   ListOpenWorkflowExecutionsCommand,
   type ListOpenWorkflowExecutionsInput,
+  RecordActivityTaskHeartbeatCommand,
+  RegisterActivityTypeCommand,
   RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RequestCancelWorkflowExecutionCommand,
@@ -697,6 +699,36 @@ describe('retention', () => {
     expect((await countClosed(kit, { closeTimeFilter: SINCE })).count).toBe(0);
     expect((await itemsOf(execution.runId)).length).toBe(items.length);
     offset = 0;
+  });
+
+  it("marks an activity's heartbeat to expire when it is written: by the run's latest expiry at most", async () => {
+    const kit = await freshDomain(client, '1');
+    const activityType = { name: 'work', version: '1' };
+    await client.send(
+      new RegisterActivityTypeCommand({
+        domain: kit.domain,
+        ...activityType,
+        defaultTaskList: { name: 'unused' },
+        defaultTaskHeartbeatTimeout: '60',
+        defaultTaskScheduleToStartTimeout: '60',
+        defaultTaskStartToCloseTimeout: '60',
+        defaultTaskScheduleToCloseTimeout: '120',
+      }),
+    );
+    const { execution, taskList } = await kit.start(ORDER_1);
+    const workers = unique('workers');
+    await kit.decide(taskList, () => [
+      decide.scheduleActivity({ activityId: 'a', activityType, taskList: { name: workers } }),
+    ]);
+    const task = await kit.pollActivity(workers);
+    await client.send(
+      new RecordActivityTaskHeartbeatCommand({ taskToken: task.taskToken, details: 'half way' }),
+    );
+    const startedAt = (await kit.describe(execution)).executionInfo?.startTimestamp;
+    if (startedAt === undefined) throw new Error('no startTimestamp');
+    const latest = Math.ceil(startedAt.getTime() / 1000 + 3600 + 86_400);
+    const heartbeat = (await itemsOf(execution.runId)).find((i) => String(i.sk).startsWith('HB|'));
+    expect(heartbeat).toMatchObject({ details: 'half way', expiresAt: latest });
   });
 
   it('keeps nothing after close with a retention of 0 days', async () => {

@@ -455,11 +455,17 @@ export class DynamoExecutionStore implements ExecutionStore {
     runId: string,
     scheduledEventId: number,
     heartbeat: ActivityHeartbeat,
+    expiresAt?: number,
   ): Promise<void> {
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,
-        Item: { ...keys.heartbeat(runId, scheduledEventId), entity: 'Heartbeat', ...heartbeat },
+        Item: {
+          ...keys.heartbeat(runId, scheduledEventId),
+          entity: 'Heartbeat',
+          ...heartbeat,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        },
       }),
     );
   }

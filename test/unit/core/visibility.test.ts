@@ -10,6 +10,7 @@ import {
 import { outboxEffects } from '../../../lib/core/outbox.js';
 import {
   expiryOf,
+  latestExpiry,
   retentionSeconds,
   rowId,
   upFrontExpiry,
@@ -235,5 +236,22 @@ describe('expiry written up front', () => {
     expect(upFrontExpiry(open(String(8 * DAY)), DAY)).toEqual({});
     expect(upFrontExpiry(open('NONE'), DAY)).toEqual({});
     expect(upFrontExpiry(open('3600'), 0)).toEqual({});
+  });
+});
+
+describe('latest expiry of a run', () => {
+  const run = (executionStartToCloseTimeout: string) =>
+    ({
+      startTimestamp: T0 + 0.5,
+      config: { ...runConfig, executionStartToCloseTimeout },
+    }) as ExecutionState;
+
+  it('is its start plus its execution timeout plus the retention, whole seconds', () => {
+    expect(latestExpiry(run('3600'), 86_400)).toBe(T0 + 1 + 3600 + 86_400);
+    expect(latestExpiry(run('3600'), 0)).toBe(T0 + 1 + 3600);
+  });
+
+  it('is unknown without an execution timeout', () => {
+    expect(latestExpiry(run('NONE'), 86_400)).toBeUndefined();
   });
 });
