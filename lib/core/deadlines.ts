@@ -4,7 +4,11 @@
  * due from the current state (fireDue). A fire for a deadline that is gone or not yet due records
  * nothing: stale and duplicate fires are harmless.
  */
-import type { ActivityState, ExecutionState } from './execution-state.js';
+import {
+  type ActivityState,
+  activityByScheduledId,
+  type ExecutionState,
+} from './execution-state.js';
 import type { HistoryEvent } from './history-event.js';
 import { Transition } from './transition.js';
 
@@ -178,14 +182,11 @@ function pushHeartbeatDeadline(
   scheduledEventId: number,
   at: number,
 ): ExecutionState {
-  const entry = Object.entries(state.activities).find(
-    ([, a]) => a.scheduledEventId === scheduledEventId,
-  );
-  if (entry === undefined) return state;
-  const [id, activity] = entry;
+  const activity = activityByScheduledId(state, scheduledEventId);
+  if (activity === undefined) return state;
   return {
     ...state,
-    activities: { ...state.activities, [id]: { ...activity, heartbeatDueAt: at } },
+    activities: { ...state.activities, [activity.activityId]: { ...activity, heartbeatDueAt: at } },
   };
 }
 
@@ -281,9 +282,7 @@ function dueAt(
   const s = deadline.subject;
   if (s.kind !== 'activity' || s.timeoutType !== 'HEARTBEAT' || heartbeat === undefined)
     return deadline.at;
-  const activity = Object.values(state.activities).find(
-    (a) => a.scheduledEventId === s.scheduledEventId,
-  );
+  const activity = activityByScheduledId(state, s.scheduledEventId);
   const limit = activity === undefined ? undefined : seconds(activity.timeouts.heartbeat);
   return limit === undefined ? deadline.at : Math.max(deadline.at, heartbeat.at + limit);
 }
@@ -294,9 +293,7 @@ function activityTimedOut(
   timeoutType: ActivityTimeoutType,
   heartbeat: HeartbeatInfo | undefined,
 ) {
-  const activity = Object.values(t.state.activities).find(
-    (a) => a.scheduledEventId === scheduledEventId,
-  );
+  const activity = activityByScheduledId(t.state, scheduledEventId);
   t.record({
     eventType: 'ActivityTaskTimedOut',
     attributes: {

@@ -163,8 +163,7 @@ export function upFrontExpiry(
   if (retention <= 0) return {};
   const closed = expiryOf(state, retention);
   if (closed !== undefined) return { history: closed, state: closed };
-  const timeout = Number(state.config.executionStartToCloseTimeout);
-  if (!Number.isFinite(timeout) || timeout > UP_FRONT_EXPIRY_MAX_SECONDS) return {};
+  if (Number(state.config.executionStartToCloseTimeout) > UP_FRONT_EXPIRY_MAX_SECONDS) return {};
   const latest = latestExpiry(state, retention);
   return latest === undefined ? {} : { history: latest };
 }

@@ -12,13 +12,13 @@ import {
   type Activity,
   type ActivityContext,
   ActivityFailure,
-  ActivityWorker,
+  type ActivityWorker,
   type ActivityWorkerOptions,
   decide,
   sleep,
 } from '../../lib/sdk/index.js';
-import { type Execution, SdkKit, taskEnds, types, uid } from '../sdk/contract-kit.js';
-import { recordingLogger, until } from '../sdk/support.js';
+import { type Execution, SdkKit, types } from '../sdk/contract-kit.js';
+import { until } from '../sdk/support.js';
 
 const INTERVAL_MS = 1_000;
 /** A loaded 2-core machine may add this much to one heartbeat interval (one round trip, queueing). */
@@ -41,22 +41,9 @@ afterAll(async () => {
 });
 
 function worker(activity: Activity, options: Partial<ActivityWorkerOptions> = {}) {
-  const taskList = uid('activities');
-  const logger = recordingLogger();
-  const ends = taskEnds();
-  const w = new ActivityWorker({
-    client: kit.client,
-    domain: kit.domain,
-    taskList,
-    activities: { work: activity },
-    heartbeatIntervalMs: INTERVAL_MS,
-    shutdownSignals: [],
-    logger,
-    onTaskEnd: ends.onTaskEnd,
-    ...options,
-  }).start();
-  workers.push(w);
-  return { w, taskList, logger, ends };
+  const started = kit.startWorker(activity, { heartbeatIntervalMs: INTERVAL_MS, ...options });
+  workers.push(started.w);
+  return started;
 }
 
 /** An activity that waits for its signal, noting what it saw; it honours the signal by throwing. */

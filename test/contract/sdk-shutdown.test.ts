@@ -7,13 +7,12 @@ import { CountPendingActivityTasksCommand } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Activity,
-  ActivityWorker,
   type ActivityWorkerOptions,
   DeciderWorker,
   decide,
   sleep,
 } from '../../lib/sdk/index.js';
-import { SdkKit, taskEnds, types, uid } from '../sdk/contract-kit.js';
+import { SdkKit, types, uid } from '../sdk/contract-kit.js';
 import { recordingLogger, until } from '../sdk/support.js';
 
 let kit: SdkKit;
@@ -29,23 +28,8 @@ afterAll(async () => {
   await kit.close();
 });
 
-function worker(activity: Activity, options: Partial<ActivityWorkerOptions> = {}) {
-  const taskList = uid('activities');
-  const logger = recordingLogger();
-  const ends = taskEnds();
-  const w = new ActivityWorker({
-    client: kit.client,
-    domain: kit.domain,
-    taskList,
-    activities: { work: activity },
-    heartbeatIntervalMs: 500,
-    shutdownSignals: [],
-    logger,
-    onTaskEnd: ends.onTaskEnd,
-    ...options,
-  }).start();
-  return { w, taskList, logger, ends };
-}
+const worker = (activity: Activity, options: Partial<ActivityWorkerOptions> = {}) =>
+  kit.startWorker(activity, { heartbeatIntervalMs: 500, ...options });
 
 const pendingActivities = async (taskList: string) =>
   (

@@ -19,6 +19,9 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import {
+  type Activity,
+  ActivityWorker,
+  type ActivityWorkerOptions,
   createSwfClient,
   decide,
   type TaskEnd,
@@ -26,6 +29,7 @@ import {
   workflowState,
 } from '../../lib/sdk/index.js';
 import { startTestServer } from '../support/local.js';
+import { recordingLogger } from './support.js';
 
 export const WF = { name: 'sdk-wf', version: '1' };
 export const ACTIVITY = { name: 'work', version: '1' };
@@ -76,6 +80,27 @@ export class SdkKit {
       client.destroy();
       await server.close();
     });
+  }
+
+  /**
+   * Starts an ActivityWorker running `activity` as the activity type `work` on a task list of its own,
+   * listening to no process signal, with a logger that keeps its lines and a record of its task ends.
+   */
+  startWorker(activity: Activity, options: Partial<ActivityWorkerOptions> = {}) {
+    const taskList = uid('activities');
+    const logger = recordingLogger();
+    const ends = taskEnds();
+    const w = new ActivityWorker({
+      client: this.client,
+      domain: this.domain,
+      taskList,
+      activities: { work: activity },
+      shutdownSignals: [],
+      logger,
+      onTaskEnd: ends.onTaskEnd,
+      ...options,
+    }).start();
+    return { w, taskList: options.taskList ?? taskList, logger, ends };
   }
 
   /** Starts an execution whose decision tasks go to `decisions`. */
