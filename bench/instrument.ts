@@ -39,7 +39,11 @@ export class DynamoCounters {
     api: {},
     outbox: {},
   };
-  /** Write requests that changed items (each emits stream records). */
+  /**
+   * Write requests that changed a run's state item: the stream function's invocations. The deployed
+   * event source filters the stream on `entity = Run` (infra/constructs/swf-outbox.ts), so the records
+   * of other items (chunks, queue entries, visibility rows) never invoke it.
+   */
   writeBatches = 0;
   /** The first requests whose metered units differ from DynamoDB Local's report (for diagnosis). */
   mismatches: { op: string; metered: number; reported: number; input: string }[] = [];
@@ -90,7 +94,7 @@ export function meterDynamo(client: DynamoDBClient, counters: DynamoCounters): v
           input,
           output === undefined ? undefined : toWire(output),
         );
-        if (output !== undefined && charge.writeUnits > 0) counters.writeBatches += 1;
+        if (output !== undefined && changesRunState(input)) counters.writeBatches += 1;
         const metered = charge.readUnits + charge.writeUnits;
         if (
           charge.reported !== undefined &&
@@ -245,4 +249,20 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
     else counters.scheduled += 1;
     return arm(fire);
   });
+}
+
+/** Whether a write request (in wire form) puts or updates a run's state item. */
+export function changesRunState(input: Record<string, unknown>): boolean {
+  const isState = (request: unknown): boolean => {
+    if (!isRecord(request)) return false;
+    const item = request.Item;
+    if (isRecord(item) && isRecord(item.entity) && item.entity.S === 'Run') return true;
+    const key = request.Key;
+    return (
+      isRecord(key) && isRecord(key.sk) && key.sk.S === 'STATE' && 'UpdateExpression' in request
+    );
+  };
+  if (Array.isArray(input.TransactItems))
+    return input.TransactItems.some((t) => isRecord(t) && (isState(t.Put) || isState(t.Update)));
+  return isState(input);
 }

@@ -5,7 +5,6 @@
  */
 
 import type { ChildState, ExecutionState } from './execution-state.js';
-import { type QueueChanges, queueChanges } from './task-queue.js';
 import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
@@ -14,7 +13,6 @@ export type OutboxEffect =
       readonly kind: 'arm';
       readonly deadline: { readonly runId: string; readonly key: string; readonly at: number };
     }
-  | { readonly kind: 'sync-queue'; readonly changes: QueueChanges }
   | { readonly kind: 'deliver-external'; readonly runId: string; readonly initiatedEventId: number }
   | { readonly kind: 'start-child'; readonly runId: string; readonly initiatedEventId: number }
   | { readonly kind: 'notify-parent'; readonly child: ExecutionState }
@@ -44,9 +42,6 @@ export function outboxEffects(
   const alarm = after.alarm;
   if (alarm !== undefined && after.status === 'OPEN' && alarm.at !== before?.alarm?.at)
     effects.push({ kind: 'arm', deadline: { runId, key: alarm.key, at: alarm.at } });
-  const changes = queueChanges(before, after);
-  if (changes.add.length > 0 || changes.remove.length > 0)
-    effects.push({ kind: 'sync-queue', changes });
   for (const id of Object.keys(after.externalRequests)) {
     if (before?.externalRequests[id] === undefined)
       effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });

@@ -67,3 +67,31 @@ export function queueChanges(
     remove: [...was].filter(([id]) => !now.has(id)).map(([, t]) => t),
   };
 }
+
+/**
+ * How long a queue entry whose task is not in its run's state may be waiting for the commit that
+ * schedules it (entries are written just before that commit). Far beyond any commit's retries.
+ */
+export const UNCOMMITTED_ENTRY_GRACE_SECONDS = 60;
+
+/**
+ * What a poller may do with a queue entry, judged on its run's latest state (undefined: no such run):
+ * start its task (`claimable`); leave it, as the commit that schedules its task has not landed yet
+ * (`pending`); or remove it, as its task was started, withdrawn, or never committed (`stale`).
+ */
+export function entryStatus(
+  state: ExecutionState | undefined,
+  entry: QueuedTaskRef,
+  nowSeconds: number,
+): 'claimable' | 'pending' | 'stale' {
+  const uncommitted = state === undefined || entry.scheduledEventId >= state.nextEventId;
+  if (uncommitted)
+    return nowSeconds - entry.scheduledAt < UNCOMMITTED_ENTRY_GRACE_SECONDS ? 'pending' : 'stale';
+  const task = queuedTasks(state).find(
+    (t) =>
+      t.kind === entry.kind &&
+      t.scheduledEventId === entry.scheduledEventId &&
+      t.taskList === entry.taskList,
+  );
+  return task === undefined ? 'stale' : 'claimable';
+}

@@ -6,6 +6,7 @@ import {
   type ExecutionState,
 } from '../core/execution-state.js';
 import { UnknownResourceFault } from '../core/faults.js';
+import type { HistoryEvent } from '../core/history-event.js';
 import type { TaskList } from '../core/registry.js';
 import { latestExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
@@ -13,7 +14,7 @@ import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
-import { longPoll } from './long-poll.js';
+import { claimQueuedTask, longPoll } from './long-poll.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import type { TaskTokenClaims } from './task-token.js';
 import { domainRetention } from './visibility-sync.js';
@@ -89,47 +90,40 @@ function activityHandoff(deps: OperationDeps, identity: string | undefined): Han
     ) {
       return undefined;
     }
-    const t = startActivityTask(state, activity, identity, epochSeconds(deps.clock));
-    const event = events.find((e) => e.eventId === activity.scheduledEventId);
-    const result: StartedActivityTask = {
-      state: t.state,
-      activity,
-      startedEventId: t.state.nextEventId - 1,
-      ...(event?.eventType === 'ActivityTaskScheduled'
-        ? { scheduled: { input: event.attributes.input } }
-        : {}),
-    };
-    return { state: t.state, events: t.events, result };
+    return startActivity(deps, state, activity, identity, events);
   };
 }
 
-async function claimActivityTask(
+function claimActivityTask(deps: OperationDeps, entry: QueueEntry, identity: string | undefined) {
+  return claimQueuedTask<StartedActivityTask>(deps, entry, ({ state, recentEvents }) => {
+    // entryStatus found it scheduled and not started on this list.
+    const activity = activityByScheduledId(state, entry.scheduledEventId) as ActivityState;
+    return startActivity(deps, state, activity, identity, recentEvents ?? []);
+  });
+}
+
+/**
+ * Starts a scheduled activity. Its input is in its ActivityTaskScheduled event: taken from `known`
+ * (events in hand) when it is there, else read when the poll answers.
+ */
+function startActivity(
   deps: OperationDeps,
-  entry: QueueEntry,
+  state: ExecutionState,
+  activity: ActivityState,
   identity: string | undefined,
+  known: readonly HistoryEvent[],
 ) {
-  try {
-    const started = await mutateRun(deps, entry.runId, ({ state }) => {
-      const activity = activityByScheduledId(state, entry.scheduledEventId);
-      // A closed execution, a cancelled or timed-out activity, or one already started: never handed out.
-      if (
-        state.status !== 'OPEN' ||
-        activity === undefined ||
-        activity.startedEventId !== undefined
-      ) {
-        return { write: false, result: undefined };
-      }
-      const t = startActivityTask(state, activity, identity, epochSeconds(deps.clock));
-      const result = { state: t.state, activity, startedEventId: t.state.nextEventId - 1 };
-      return { write: true, result, state: t.state, events: t.events, claim: entry };
-    });
-    if (started === undefined) await deps.executions.dropQueueEntries([entry]);
-    return started;
-  } catch (error) {
-    if (!(error instanceof UnknownResourceFault)) throw error;
-    await deps.executions.dropQueueEntries([entry]);
-    return undefined;
-  }
+  const t = startActivityTask(state, activity, identity, epochSeconds(deps.clock));
+  const event = known.find((e) => e.eventId === activity.scheduledEventId);
+  const result: StartedActivityTask = {
+    state: t.state,
+    activity,
+    startedEventId: t.state.nextEventId - 1,
+    ...(event?.eventType === 'ActivityTaskScheduled'
+      ? { scheduled: { input: event.attributes.input } }
+      : {}),
+  };
+  return { state: t.state, events: t.events, result };
 }
 
 /** The started activity a token names, or the fault SWF gives for a token that no longer applies. */
@@ -181,12 +175,17 @@ const respondActivity = (
   outcomeOf: (input: Record<string, string | undefined>) => ActivityOutcome,
 ) =>
   operation<{ taskToken: string } & Record<string, string | undefined>>(async (input, deps) => {
-    const { claims } = await loadForToken(deps, input.taskToken);
-    return mutateRun(deps, claims.runId, ({ state }) => {
-      const activity = tokenActivity(state, claims);
-      const t = closeActivityTask(state, activity, outcomeOf(input), epochSeconds(deps.clock));
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    });
+    const { claims, loaded } = await loadForToken(deps, input.taskToken);
+    return mutateRun(
+      deps,
+      claims.runId,
+      ({ state }) => {
+        const activity = tokenActivity(state, claims);
+        const t = closeActivityTask(state, activity, outcomeOf(input), epochSeconds(deps.clock));
+        return { write: true, result: undefined, state: t.state, events: t.events };
+      },
+      loaded,
+    );
   });
 
 const present = <K extends string>(key: K, value: string | undefined) =>

@@ -21,7 +21,7 @@ import type { HistoryPage, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
-import { longPoll } from './long-poll.js';
+import { claimQueuedTask, longPoll } from './long-poll.js';
 import { pageSize } from './paging.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 
@@ -41,6 +41,8 @@ interface StartedDecisionTask {
   readonly startedEventId: number;
   /** The whole history up to DecisionTaskStarted, when it is already in hand. */
   readonly history?: readonly HistoryEvent[];
+  /** The latest events up to DecisionTaskStarted, when in hand: the store reads only what precedes them. */
+  readonly recent?: readonly HistoryEvent[];
 }
 
 /** A page of history from the events in hand, exactly as the store would read it. */
@@ -123,37 +125,17 @@ function decisionHandoff(deps: OperationDeps, identity: string | undefined): Han
   };
 }
 
-async function claimDecisionTask(
-  deps: OperationDeps,
-  entry: QueueEntry,
-  identity: string | undefined,
-): Promise<StartedDecisionTask | undefined> {
-  try {
-    return await mutateRun(deps, entry.runId, ({ state }) => {
-      const task = state.decisionTask;
-      if (
-        state.status !== 'OPEN' ||
-        task.status !== 'scheduled' ||
-        task.scheduledEventId !== entry.scheduledEventId
-      ) {
-        return { write: false, result: undefined };
-      }
-      const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
-      const started = {
-        state: t.state,
-        scheduledEventId: task.scheduledEventId,
-        startedEventId: t.state.nextEventId - 1,
-      };
-      return { write: true, result: started, state: t.state, events: t.events, claim: entry };
-    }).then(async (started) => {
-      if (started === undefined) await deps.executions.dropQueueEntries([entry]);
-      return started;
-    });
-  } catch (error) {
-    if (!(error instanceof UnknownResourceFault)) throw error;
-    await deps.executions.dropQueueEntries([entry]);
-    return undefined;
-  }
+function claimDecisionTask(deps: OperationDeps, entry: QueueEntry, identity: string | undefined) {
+  return claimQueuedTask<StartedDecisionTask>(deps, entry, ({ state, recentEvents }) => {
+    const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
+    const result = {
+      state: t.state,
+      scheduledEventId: entry.scheduledEventId,
+      startedEventId: t.state.nextEventId - 1,
+      recent: [...(recentEvents ?? []), ...t.events],
+    };
+    return { state: t.state, events: t.events, result };
+  });
 }
 
 /** One page of a decision task's history; the other members are repeated on every page. */
@@ -170,7 +152,10 @@ async function decisionTaskPage(
   const range = { ...(after === undefined ? {} : { after }), limit, reverse };
   const page =
     task.history === undefined
-      ? await deps.executions.readHistory(state.execution.runId, range)
+      ? await deps.executions.readHistory(state.execution.runId, {
+          ...range,
+          ...(task.recent === undefined ? {} : { recent: task.recent }),
+        })
       : pageOf(task.history, range);
   // The task's view of the history ends at its DecisionTaskStarted.
   const events = page.events.filter((e) => e.eventId <= startedEventId);
@@ -243,27 +228,32 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
         ? {}
         : { taskListScheduleToStartTimeout: input.taskListScheduleToStartTimeout }),
     };
-    return mutateRun(deps, claims.runId, ({ state }) => {
-      if (state.status !== 'OPEN') throw closedExecution(state);
-      const task = state.decisionTask;
-      if (task.status !== 'started' || task.startedEventId !== claims.startedEventId)
-        throw unknownTask();
-      const now = epochSeconds(deps.clock);
-      const { transition, continuedRun } = completeDecisionTask(state, response, types, {
-        now,
-        newRunId: () => deps.ids.runId(),
-        lambdaAvailable: deps.lambda.available,
-      });
-      const base = {
-        write: true as const,
-        result: undefined,
-        state: transition.state,
-        events: transition.events,
-      };
-      return continuedRun === undefined
-        ? base
-        : { ...base, newRun: continueRun(transition.state, continuedRun, now) };
-    });
+    return mutateRun(
+      deps,
+      claims.runId,
+      ({ state }) => {
+        if (state.status !== 'OPEN') throw closedExecution(state);
+        const task = state.decisionTask;
+        if (task.status !== 'started' || task.startedEventId !== claims.startedEventId)
+          throw unknownTask();
+        const now = epochSeconds(deps.clock);
+        const { transition, continuedRun } = completeDecisionTask(state, response, types, {
+          now,
+          newRunId: () => deps.ids.runId(),
+          lambdaAvailable: deps.lambda.available,
+        });
+        const base = {
+          write: true as const,
+          result: undefined,
+          state: transition.state,
+          events: transition.events,
+        };
+        return continuedRun === undefined
+          ? base
+          : { ...base, newRun: continueRun(transition.state, continuedRun, now) };
+      },
+      current,
+    );
   },
 );
 

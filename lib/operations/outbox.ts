@@ -36,22 +36,12 @@ export async function carryOutRunChange(
   deps: OutboxDeps,
   before: ExecutionState | undefined,
   after: ExecutionState,
-  queueWritten = false,
   alreadyArmed = false,
 ): Promise<void> {
-  for (const effect of runChangeEffects(before, after, queueWritten)) {
+  for (const effect of outboxEffects(before, after)) {
     if (effect.kind === 'arm' && alreadyArmed) continue;
     await carryOut(deps, effect);
   }
-}
-
-/** The effects of a change, less the queue writes its commit made itself (a repeat would re-queue taken tasks). */
-export function runChangeEffects(
-  before: ExecutionState | undefined,
-  after: ExecutionState,
-  queueWritten: boolean,
-): OutboxEffect[] {
-  return outboxEffects(before, after).filter((e) => !(e.kind === 'sync-queue' && queueWritten));
 }
 
 /** Arms a change's new deadlines (cheap, idempotent, order-free: the stream handler does these first). */
@@ -72,12 +62,6 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
         key: effect.deadline.key,
         at: effect.deadline.at,
       });
-    case 'sync-queue':
-      // Writes that did not fit in the commit's transaction, or were lost with its process, land here.
-      await deps.executions.applyQueueChanges(effect.changes);
-      for (const task of effect.changes.add)
-        deps.notifier.notify(task.kind, task.domain, task.taskList);
-      return;
     case 'deliver-external':
       return deliverExternal(deps, effect.runId, effect.initiatedEventId);
     case 'start-child':
@@ -195,7 +179,7 @@ async function commitPair(
 
 const runWrite = (loaded: LoadedRun, t: Transition): RunWrite => ({
   state: t.state,
-  expectedVersion: loaded.version,
+  base: loaded,
   events: t.events,
   queue: queueChanges(loaded.state, t.state),
 });

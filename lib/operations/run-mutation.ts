@@ -36,25 +36,27 @@ export type MutationPlan<R> =
       };
     };
 
-export class ClaimLost extends Error {}
-
 /**
  * Read → decide → conditional commit, retried from a fresh read when another writer got there first.
- * The step is pure over the loaded state, so a retry simply decides again on newer facts.
+ * The step is pure over the loaded state, so a retry simply decides again on newer facts. A caller
+ * that has just loaded the run passes it (`loaded`) for the first attempt.
  */
 export async function mutateRun<R>(
   deps: OperationDeps,
   runId: string,
   step: (loaded: LoadedRun) => MutationPlan<R> | Promise<MutationPlan<R>>,
+  loadedAlready?: LoadedRun,
 ): Promise<R> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const loaded = await deps.executions.loadRun(runId);
+    const loaded =
+      attempt === 0 && loadedAlready !== undefined
+        ? loadedAlready
+        : await deps.executions.loadRun(runId);
     if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
     const plan = await step(loaded);
     if (!plan.write) return plan.result;
     const outcome = await commitPlan(deps, loaded, plan);
     if (outcome === 'committed') return plan.result;
-    if (outcome === 'claim-lost') throw new ClaimLost();
     await backoff(attempt);
   }
   throw new Error(`execution ${runId} kept changing under ${MAX_ATTEMPTS} attempts`);
@@ -69,7 +71,7 @@ async function commitPlan<R>(
   const writes: RunWrite[] = [
     {
       state: plan.state,
-      expectedVersion: loaded.version,
+      base: loaded,
       events: plan.events,
       queue: queueChanges(before, plan.state),
       ...(plan.claim === undefined ? {} : { claim: plan.claim }),

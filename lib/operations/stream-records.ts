@@ -33,7 +33,6 @@ export interface StreamHandlingOptions {
 export interface RunChange {
   readonly before?: ExecutionState;
   readonly after: ExecutionState;
-  readonly queueWritten: boolean;
 }
 
 export function runChange(record: StreamRecordLike): RunChange | undefined {
@@ -42,9 +41,7 @@ export function runChange(record: StreamRecordLike): RunChange | undefined {
   const after = stateOf(images.NewImage);
   if (after === undefined) return undefined;
   const before = images.OldImage === undefined ? undefined : stateOf(images.OldImage);
-  // The commit wrote its queue items itself unless they did not fit in its transaction.
-  const queueWritten = images.NewImage.queueDeferred?.BOOL !== true;
-  return before === undefined ? { after, queueWritten } : { before, after, queueWritten };
+  return before === undefined ? { after } : { before, after };
 }
 
 function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
@@ -113,13 +110,7 @@ async function handleRecord(
     try {
       const change = runChange(record);
       if (change !== undefined)
-        await carryOutRunChange(
-          deps,
-          change.before,
-          change.after,
-          change.queueWritten,
-          alreadyArmed,
-        );
+        await carryOutRunChange(deps, change.before, change.after, alreadyArmed);
       return;
     } catch (error) {
       if (attempt >= maxAttempts) {

@@ -5,11 +5,14 @@ import type { QueueChanges, QueuedTaskRef, TaskKind } from '../core/task-queue.j
 /** One execution's part of a commit: its new state, the events appended, the queue writes. */
 export interface RunWrite {
   readonly state: ExecutionState;
-  /** The version the state was read at; absent for a run being created. */
-  readonly expectedVersion?: number;
+  /** The run as it was loaded, whose version guards the write; absent for a run being created. */
+  readonly base?: LoadedRun;
   readonly events: readonly HistoryEvent[];
   readonly queue: QueueChanges;
-  /** The queued task this commit hands out: the commit fails if another poller took it first. */
+  /**
+   * The queued entry of the task this commit starts, removed once it lands. What makes the start
+   * exclusive is the run's version: of two pollers holding the same entry only one commit succeeds.
+   */
   readonly claim?: QueuedTaskRef;
   /**
    * When the items this write makes may expire (epoch seconds, DynamoDB TTL): its history chunks, and
@@ -40,11 +43,16 @@ export type OpenPointerChange =
       readonly to: string;
     };
 
-export type CommitOutcome = 'committed' | 'conflict' | 'claim-lost' | 'already-open';
+export type CommitOutcome = 'committed' | 'conflict' | 'already-open';
 
 export interface LoadedRun {
   readonly state: ExecutionState;
   readonly version: number;
+  /**
+   * The run's latest events, which the store keeps beside its state until they fill a history chunk
+   * (see DynamoExecutionStore.commit). Opaque outside the store: handed back with the next write.
+   */
+  readonly recentEvents?: readonly HistoryEvent[];
 }
 
 export interface HistoryPage {
@@ -55,18 +63,36 @@ export interface HistoryPage {
 
 export interface QueueEntry extends QueuedTaskRef {}
 
-/** Executions, their histories and their task queues: every change is one conditional transaction. */
+/**
+ * Executions, their histories and their task queues. Every change of runs is one conditional write of
+ * their state items (their versions are the only guard); queue entries are hints written around it.
+ */
 export interface ExecutionStore {
-  /** Commits all writes atomically, or nothing: a stale version, a lost claim or a taken workflowId. */
+  /**
+   * Commits all writes atomically, or nothing: a stale version or a taken workflowId. The queue entries
+   * of tasks the writes schedule exist before the commit lands (a poller that finds one whose task is
+   * not committed yet leaves it alone: see entryStatus); the entries they withdraw or claim are removed
+   * after it, best effort.
+   */
   commit(
     writes: readonly RunWrite[],
     pointers: readonly OpenPointerChange[],
   ): Promise<CommitOutcome>;
   loadRun(runId: string): Promise<LoadedRun | undefined>;
   findOpenRun(domain: string, workflowId: string): Promise<string | undefined>;
+  /**
+   * A page of a run's history. `recent`, when given, is the run's latest events as the caller holds
+   * them (its LoadedRun's recentEvents and the events it committed since, in order, none missing):
+   * the store reads only the events before them.
+   */
   readHistory(
     runId: string,
-    page: { after?: number; limit: number; reverse: boolean },
+    page: {
+      after?: number;
+      limit: number;
+      reverse: boolean;
+      recent?: readonly HistoryEvent[];
+    },
   ): Promise<HistoryPage>;
 
   /** The first queued tasks of a list, best priority then oldest first. */
@@ -74,8 +100,6 @@ export interface ExecutionStore {
   countQueue(kind: TaskKind, domain: string, taskList: string): Promise<number>;
   /** Removes entries that no longer match their execution (best effort; claims re-check anyway). */
   dropQueueEntries(entries: readonly QueuedTaskRef[]): Promise<void>;
-  /** Idempotent queue writes outside a transaction: the outbox's repair of a commit's overflow. */
-  applyQueueChanges(changes: QueueChanges): Promise<void>;
 
   /** Keeps a stream record the outbox gave up on, with its error, for inspection. */
   putDeadLetter(id: string, record: string, error: string): Promise<void>;

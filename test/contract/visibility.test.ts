@@ -4,6 +4,7 @@
  * and retention (closed executions vanish after the domain's retention).
  */
 
+import { randomBytes } from 'node:crypto';
 import {
   CountClosedWorkflowExecutionsCommand,
   type CountClosedWorkflowExecutionsInput,
@@ -658,6 +659,9 @@ describe('retention', () => {
   it('keeps a closed execution for the retention period, then answers UnknownResourceFault', async () => {
     const kit = await freshDomain(client, '1');
     const { execution } = await kit.start(ORDER_1, { tagList: ['kept'] });
+    // Signals whose inputs do not deflate: history enough that its earlier events move to chunks.
+    for (let i = 0; i < 3; i++)
+      await kit.signal(execution, `s${i}`, randomBytes(600).toString('base64'));
     await terminate(kit, execution);
     const closedAt = (await kit.describe(execution)).executionInfo?.closeTimestamp;
     if (closedAt === undefined) throw new Error('no closeTimestamp');

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -5,9 +6,11 @@ import {
   QueryCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
-import type { QueueChanges, QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
+import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
+import { itemSize } from '../../metering/item-size.js';
 import type {
   ActivityHeartbeat,
   CommitOutcome,
@@ -22,13 +25,20 @@ import type {
 import type { TableRef } from './client.js';
 import { keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
-import { type TransactItem, transactWrite } from './transact.js';
+import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
 
 /** DynamoDB's limits on one transaction (100 items) and one item (400 KB, kept well clear of). */
 const MAX_TRANSACTION_ITEMS = 100;
 const MAX_CHUNK_CHARS = 300_000;
+/**
+ * A run's latest events stay in its state item while the item is no bigger than this: one write unit.
+ * Past it, the events already committed move to a history chunk and the item keeps the new ones.
+ */
+const STATE_ITEM_BUDGET = 1024;
+/** A commit whose own events pack to more than this writes them as chunks, in its transaction. */
+const MAX_RECENT_BYTES = 64 * 1024;
 
-type Role = 'state' | 'claim' | 'acquire' | 'pointer' | 'other';
+type Role = 'state' | 'acquire' | 'pointer' | 'other';
 
 export interface ExecutionStoreOptions {
   /** Partitions per task list (see keys.queuePartition). Changing it strands queued tasks: fix it per table. */
@@ -38,11 +48,25 @@ export interface ExecutionStoreOptions {
    * before DynamoDB's TTL (which is lazy) deletes it.
    */
   readonly nowSeconds?: () => number;
+  /** Bytes a state item may reach while it still holds recent events (tests make it small or large). */
+  readonly stateItemBudget?: number;
+}
+
+/** One run's part of a commit, as items: what goes before the commit, in it, and after it. */
+interface RunItems {
+  /** History chunks of events committed earlier, and queue entries of the tasks this commit schedules. */
+  readonly before: (() => Promise<void>)[];
+  readonly state: TransactItem;
+  /** Chunks of this commit's own events, when they are too big for the state item. */
+  readonly chunks: TransactItem[];
+  /** Queue entries withdrawn or claimed by this commit. */
+  readonly after: QueuedTaskRef[];
 }
 
 export class DynamoExecutionStore implements ExecutionStore {
   private readonly shards: number;
   private readonly nowSeconds: () => number;
+  private readonly budget: number;
 
   constructor(
     private readonly table: TableRef,
@@ -50,118 +74,172 @@ export class DynamoExecutionStore implements ExecutionStore {
   ) {
     this.shards = options.queueShards ?? 1;
     this.nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
+    this.budget = options.stateItemBudget ?? STATE_ITEM_BUDGET;
   }
 
   /**
-   * One TransactWriteItems for everything that must hold together: each run's state (guarded by its
-   * version), its new history chunk, the claimed queue entry, the open-run pointer. Queue writes that do
-   * not fit in the transaction follow it; a missing removal is harmless (a claim re-checks the state).
+   * A run's change is one conditional write of its state item, guarded by its version. The item also
+   * holds the run's latest events (`recent`) while it stays within one write unit; a commit that would
+   * outgrow it first writes the events already committed as a history chunk (any writer that read the
+   * same version writes the same chunk, and a chunk never shrinks: see putChunk), then keeps only its
+   * own. So a change costs one write of about 1 KB, not a transaction of the state and a chunk.
+   *
+   * The queue entries of tasks the commit schedules are written before it (a poller that finds one
+   * before the commit lands leaves it: see entryStatus); those it withdraws or claims are removed after
+   * it. A commit of one run without pointer changes is a PutItem; anything more is one transaction.
    */
   async commit(
     writes: readonly RunWrite[],
     pointers: readonly OpenPointerChange[],
   ): Promise<CommitOutcome> {
-    const core: { item: TransactItem; role: Role }[] = [];
-    const deferred: TransactItem[] = [];
-    for (const write of writes) this.runItems(write, core, deferred);
-    for (const pointer of pointers) core.push(this.pointerItem(pointer));
-    const room = MAX_TRANSACTION_ITEMS - core.length;
-    if (room < 0) throw new Error(`a commit of ${core.length} items exceeds one transaction`);
-    if (deferred.length > room) {
-      // The stream consumer finishes the queue writes that follow the transaction (see runChange).
-      for (const c of core) {
-        const item = c.role === 'state' ? c.item.Put?.Item : undefined;
-        if (item !== undefined) item.queueDeferred = true;
-      }
-    }
-    const items = [...core.map((c) => c.item), ...deferred.slice(0, room)];
-    const outcome = await transactWrite(this.table.doc, items, { conflictAsOutcome: true });
-    if (!outcome.ok) {
-      const roles = outcome.failed.map((i) => core[i]?.role ?? 'other');
-      if (roles.includes('claim')) return 'claim-lost';
-      if (roles.includes('acquire')) return 'already-open';
-      return 'conflict';
-    }
-    await this.sendDeferred(deferred.slice(room));
-    return 'committed';
+    const runs = writes.map((write) => this.runItems(write));
+    await Promise.all(runs.flatMap((run) => run.before.map((step) => step())));
+    const only = runs.length === 1 && pointers.length === 0 ? runs[0] : undefined;
+    const outcome =
+      only !== undefined && only.chunks.length === 0
+        ? await this.putState(only.state)
+        : await this.transact(runs, pointers);
+    if (outcome === 'committed') await this.removeEntries(runs.flatMap((run) => run.after));
+    // A run that was not created leaves no entries: its runId was new, so they can only be these.
+    else await this.removeEntries(writes.flatMap((w) => (w.base === undefined ? w.queue.add : [])));
+    return outcome;
   }
 
-  private runItems(
-    write: RunWrite,
-    core: { item: TransactItem; role: Role }[],
-    deferred: TransactItem[],
-  ): void {
+  private async putState(item: TransactItem): Promise<CommitOutcome> {
+    const put = item.Put;
+    if (put === undefined) throw new Error('a state item is written by a Put');
+    try {
+      await this.table.doc.send(new PutCommand(put));
+      return 'committed';
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException || isLockConflict(error))
+        return 'conflict';
+      throw error;
+    }
+  }
+
+  private async transact(
+    runs: readonly RunItems[],
+    pointers: readonly OpenPointerChange[],
+  ): Promise<CommitOutcome> {
+    const core: { item: TransactItem; role: Role }[] = [
+      ...runs.flatMap((run) => [
+        { item: run.state, role: 'state' as const },
+        ...run.chunks.map((item) => ({ item, role: 'other' as const })),
+      ]),
+      ...pointers.map((pointer) => this.pointerItem(pointer)),
+    ];
+    if (core.length > MAX_TRANSACTION_ITEMS)
+      throw new Error(`a commit of ${core.length} items exceeds one transaction`);
+    const outcome = await transactWrite(
+      this.table.doc,
+      core.map((c) => c.item),
+      { conflictAsOutcome: true },
+    );
+    if (outcome.ok) return 'committed';
+    const roles = outcome.failed.map((i) => core[i]?.role ?? 'other');
+    return roles.includes('acquire') ? 'already-open' : 'conflict';
+  }
+
+  /** Best effort: an entry left behind is dropped by the next poller that finds it stale. */
+  private async removeEntries(entries: readonly QueuedTaskRef[]): Promise<void> {
+    try {
+      await this.dropQueueEntries(entries);
+    } catch {
+      // see above
+    }
+  }
+
+  private runItems(write: RunWrite): RunItems {
     const runId = write.state.execution.runId;
-    const version = (write.expectedVersion ?? 0) + 1;
-    core.push({
-      role: 'state',
-      item: {
-        Put: {
-          TableName: this.table.tableName,
-          Item: {
-            ...keys.runState(runId),
-            ...stateAttributes(write.state),
-            version,
-            state: packJson(write.state),
-            ...(write.expiresAt?.state === undefined ? {} : { expiresAt: write.expiresAt.state }),
-          },
-          ConditionExpression:
-            write.expectedVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
-          ...(write.expectedVersion === undefined
-            ? {}
-            : { ExpressionAttributeValues: { ':v': write.expectedVersion } }),
-        },
-      },
+    const base = write.base;
+    const version = (base?.version ?? 0) + 1;
+    const history = write.expiresAt?.history;
+    const before: (() => Promise<void>)[] = [];
+    const chunks: TransactItem[] = [];
+    const stateItem = (recent: readonly HistoryEvent[]): Record<string, unknown> => ({
+      ...keys.runState(runId),
+      // What the stream's event filter selects on (infra/constructs/swf-outbox.ts); everything else
+      // is in the packed state, as every top-level byte is paid for on every change of the run.
+      entity: 'Run',
+      version,
+      state: packJson(write.state),
+      ...(recent.length === 0 ? {} : { recent: packJson(recent) }),
+      ...(write.expiresAt?.state === undefined ? {} : { expiresAt: write.expiresAt.state }),
     });
-    for (const chunk of chunksOf(write.events)) {
-      const first = chunk[0]?.eventId ?? 0;
-      core.push({
-        role: 'other',
-        item: {
-          Put: {
-            TableName: this.table.tableName,
-            Item: {
-              ...keys.historyChunk(runId, first),
-              entity: 'History',
-              first,
-              last: first + chunk.length - 1,
-              events: packJson(chunk),
-              ...(write.expiresAt?.history === undefined
-                ? {}
-                : { expiresAt: write.expiresAt.history }),
-            },
-          },
-        },
-      });
+    const prior = base?.recentEvents ?? [];
+    let item = stateItem([...prior, ...write.events]);
+    if (prior.length > 0 && itemBytes(item) > this.budget) {
+      before.push(() => this.putChunk(runId, prior, history));
+      item = stateItem(write.events);
     }
-    if (write.claim !== undefined) {
-      core.push({
-        role: 'claim',
-        item: {
-          Delete: {
-            TableName: this.table.tableName,
-            Key: keys.queueEntry(write.claim, this.shards),
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-      });
+    if (item.recent instanceof Uint8Array && item.recent.byteLength > MAX_RECENT_BYTES) {
+      item = stateItem([]);
+      for (const chunk of chunksOf(write.events))
+        chunks.push({
+          Put: { TableName: this.table.tableName, Item: this.chunkItem(runId, chunk, history) },
+        });
     }
-    const claimed = write.claim;
-    for (const task of write.queue.remove) {
-      if (
-        claimed !== undefined &&
-        task.kind === claimed.kind &&
-        task.scheduledEventId === claimed.scheduledEventId
-      )
-        continue;
-      deferred.push({
-        Delete: { TableName: this.table.tableName, Key: keys.queueEntry(task, this.shards) },
-      });
-    }
+    const state: TransactItem = {
+      Put: {
+        TableName: this.table.tableName,
+        Item: item,
+        ConditionExpression: base === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
+        ...(base === undefined ? {} : { ExpressionAttributeValues: { ':v': base.version } }),
+      },
+    };
     for (const task of write.queue.add) {
-      deferred.push({
-        Put: { TableName: this.table.tableName, Item: queueItem(task, this.shards) },
+      before.push(async () => {
+        await this.table.doc.send(
+          new PutCommand({ TableName: this.table.tableName, Item: queueItem(task, this.shards) }),
+        );
       });
+    }
+    const after = [...write.queue.remove];
+    if (write.claim !== undefined && !after.some((t) => sameTask(t, write.claim as QueuedTaskRef)))
+      after.push(write.claim);
+    return { before, state, chunks, after };
+  }
+
+  private chunkItem(
+    runId: string,
+    events: readonly HistoryEvent[],
+    expiresAt: number | undefined,
+  ): Record<string, unknown> {
+    const first = events[0]?.eventId ?? 0;
+    return {
+      ...keys.historyChunk(runId, first),
+      entity: 'History',
+      first,
+      last: first + events.length - 1,
+      events: packJson(events),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    };
+  }
+
+  /**
+   * Writes committed events as the chunk keyed by the first. Every writer that loaded the same version
+   * writes the same events; a writer that loaded an older version may hold fewer of them than a chunk
+   * written since, so a chunk is only ever replaced by one that ends at the same event or later.
+   */
+  private async putChunk(
+    runId: string,
+    events: readonly HistoryEvent[],
+    expiresAt: number | undefined,
+  ): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: this.chunkItem(runId, events, expiresAt),
+          ConditionExpression: 'attribute_not_exists(pk) OR #last <= :last',
+          ExpressionAttributeNames: { '#last': 'last' },
+          ExpressionAttributeValues: { ':last': (events[0]?.eventId ?? 0) + events.length - 1 },
+        }),
+      );
+    } catch (error) {
+      // A longer chunk is there already.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
@@ -207,22 +285,6 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private async sendDeferred(items: readonly TransactItem[]): Promise<void> {
-    await Promise.all(
-      items.map((item) => {
-        if (item.Put !== undefined)
-          return this.table.doc.send(
-            new PutCommand({ TableName: item.Put.TableName, Item: item.Put.Item }),
-          );
-        if (item.Delete !== undefined)
-          return this.table.doc.send(
-            new DeleteCommand({ TableName: item.Delete.TableName, Key: item.Delete.Key }),
-          );
-        return Promise.resolve();
-      }),
-    );
-  }
-
   async loadRun(runId: string): Promise<LoadedRun | undefined> {
     const { Item } = await this.table.doc.send(
       new GetCommand({
@@ -234,7 +296,11 @@ export class DynamoExecutionStore implements ExecutionStore {
     if (Item === undefined || !isPacked(Item.state) || typeof Item.version !== 'number')
       return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return undefined;
-    return { state: parseState(Item.state), version: Item.version };
+    return {
+      state: parseState(Item.state),
+      version: Item.version,
+      recentEvents: parseEvents(Item.recent),
+    };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
@@ -249,20 +315,56 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   /**
-   * Events from `after` (inclusive) on, in either direction. Finds the chunk holding `after`, then reads
-   * chunks in order until the page is full plus one event, so `next` is set only when more follow.
+   * Events from `after` (inclusive) on, in either direction: the history chunks, then the latest events
+   * the state item holds (which win where a chunk written by a slower writer overlaps them). Chunks are
+   * read only as far as the page needs: from the one holding `after`, until the page is full plus one
+   * event, so `next` is set only when more follow.
    */
   async readHistory(
     runId: string,
-    page: { after?: number; limit: number; reverse: boolean },
+    page: {
+      after?: number;
+      limit: number;
+      reverse: boolean;
+      recent?: readonly HistoryEvent[];
+    },
   ): Promise<HistoryPage> {
     const from = page.after ?? (page.reverse ? Number.MAX_SAFE_INTEGER : 1);
+    const recent = page.recent ?? (await this.readRecent(runId));
+    const recentFrom = recent[0]?.eventId ?? Number.MAX_SAFE_INTEGER;
+    const inPage = (e: HistoryEvent) => (page.reverse ? e.eventId <= from : e.eventId >= from);
     const events: HistoryEvent[] = [];
     const take = (item: Record<string, unknown>) => {
-      const chunk = parseEvents(item.events);
-      const ordered = page.reverse ? chunk.reverse() : chunk;
-      events.push(...ordered.filter((e) => (page.reverse ? e.eventId <= from : e.eventId >= from)));
+      const chunk = parseEvents(item.events).filter((e) => e.eventId < recentFrom);
+      events.push(...(page.reverse ? chunk.reverse() : chunk).filter(inPage));
     };
+    if (page.reverse) events.push(...[...recent].reverse().filter(inPage));
+    if (page.reverse || from < recentFrom) await this.readChunks(runId, page, from, events, take);
+    if (!page.reverse) events.push(...recent.filter(inPage));
+    const next = events[page.limit]?.eventId;
+    const shown = events.slice(0, page.limit);
+    return next === undefined ? { events: shown } : { events: shown, next };
+  }
+
+  private async readRecent(runId: string): Promise<HistoryEvent[]> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.runState(runId),
+        ProjectionExpression: 'recent',
+        ConsistentRead: true,
+      }),
+    );
+    return parseEvents(Item?.recent);
+  }
+
+  private async readChunks(
+    runId: string,
+    page: { limit: number; reverse: boolean },
+    from: number,
+    events: HistoryEvent[],
+    take: (item: Record<string, unknown>) => void,
+  ): Promise<void> {
     // Chunks are keyed by their first event. Reading forward from event 1 starts at the first chunk;
     // from later on, the chunk holding `from` is the last one that starts at or before it.
     let low = keys.historyChunkSort(1);
@@ -293,9 +395,6 @@ export class DynamoExecutionStore implements ExecutionStore {
       startKey = result.next;
       if (startKey === undefined) break;
     }
-    const next = events[page.limit]?.eventId;
-    const shown = events.slice(0, page.limit);
-    return next === undefined ? { events: shown } : { events: shown, next };
   }
 
   private async queryChunks(
@@ -390,17 +489,6 @@ export class DynamoExecutionStore implements ExecutionStore {
     );
   }
 
-  async applyQueueChanges(changes: QueueChanges): Promise<void> {
-    await this.dropQueueEntries(changes.remove);
-    await Promise.all(
-      changes.add.map((task) =>
-        this.table.doc.send(
-          new PutCommand({ TableName: this.table.tableName, Item: queueItem(task, this.shards) }),
-        ),
-      ),
-    );
-  }
-
   async putDeadLetter(id: string, record: string, error: string): Promise<void> {
     const at = Date.now();
     await this.table.doc.send(
@@ -439,13 +527,15 @@ export class DynamoExecutionStore implements ExecutionStore {
       const result = await this.table.doc.send(
         new ScanCommand({
           TableName: this.table.tableName,
-          FilterExpression: 'entity = :run AND executionStatus = :open',
-          ExpressionAttributeValues: { ':run': 'Run', ':open': 'OPEN' },
+          FilterExpression: 'entity = :run',
+          ExpressionAttributeValues: { ':run': 'Run' },
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of result.Items ?? [])
-        if (isPacked(item.state)) states.push(parseState(item.state));
+      for (const item of result.Items ?? []) {
+        const state = isPacked(item.state) ? parseState(item.state) : undefined;
+        if (state?.status === 'OPEN') states.push(state);
+      }
       startKey = result.LastEvaluatedKey;
     } while (startKey !== undefined);
     return states;
@@ -484,19 +574,6 @@ export class DynamoExecutionStore implements ExecutionStore {
     if (Item === undefined || typeof Item.at !== 'number') return undefined;
     return { at: Item.at, ...(typeof Item.details === 'string' ? { details: Item.details } : {}) };
   }
-}
-
-/** Top-level copies of what later readers (visibility, the stream consumer) select on. */
-function stateAttributes(state: ExecutionState): Record<string, unknown> {
-  return {
-    entity: 'Run',
-    domain: state.domain,
-    workflowId: state.execution.workflowId,
-    runId: state.execution.runId,
-    executionStatus: state.status,
-    startTimestamp: state.startTimestamp,
-    ...(state.closeTimestamp === undefined ? {} : { closeTimestamp: state.closeTimestamp }),
-  };
 }
 
 function queueItem(task: QueuedTaskRef, shards: number): Record<string, unknown> {
@@ -540,3 +617,10 @@ const isPacked = (value: unknown): value is string | Uint8Array =>
 const parseState = (stored: string | Uint8Array): ExecutionState => unpackJson(stored);
 const parseEvents = (stored: unknown): HistoryEvent[] =>
   isPacked(stored) ? unpackJson(stored) : [];
+
+const sameTask = (a: QueuedTaskRef, b: QueuedTaskRef) =>
+  a.kind === b.kind && a.scheduledEventId === b.scheduledEventId && a.taskList === b.taskList;
+
+/** The item's size by DynamoDB's rules (what its write is billed on). */
+const itemBytes = (item: Record<string, unknown>) =>
+  itemSize(marshall(item, { removeUndefinedValues: true }));

@@ -62,10 +62,18 @@ function isConflict(error: unknown): boolean {
       reasons.some((r) => r.Code === 'TransactionConflict')
     );
   }
+  return isLockConflict(error);
+}
+
+/**
+ * A single-item write that met a transaction holding its item: TransactionConflictException on
+ * DynamoDB, "...waiting for a lock..." on DynamoDB Local. The writer re-reads and decides again.
+ */
+export function isLockConflict(error: unknown): boolean {
   return (
     error instanceof Error &&
-    error.name === 'InternalServerError' &&
-    error.message.includes('waiting for a lock')
+    (error.name === 'TransactionConflictException' ||
+      (error.name === 'InternalServerError' && error.message.includes('waiting for a lock')))
   );
 }
 

@@ -1,0 +1,118 @@
+/**
+ * Queue entries are hints written just before the commit that schedules their task; the run's state
+ * decides. Through the official SDK: a poller leaves an entry whose commit has not landed (it may any
+ * moment), drops one whose commit never landed or whose task is gone, and still finds the real task
+ * queued behind them.
+ */
+import {
+  CountPendingDecisionTasksCommand,
+  PollForDecisionTaskCommand,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import { type QueuedTaskRef, UNCOMMITTED_ENTRY_GRACE_SECONDS } from '../../lib/core/task-queue.js';
+import { localCredentials } from '../../lib/local/dynamodb-local.js';
+import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import { SwfKit, uid } from '../support/decider.js';
+import { startTestServer } from '../support/local.js';
+
+let swf: SWFClient;
+let stack: LocalStack;
+let kit: SwfKit;
+let close: () => Promise<void>;
+const domain = 'queue-entries';
+const wf = { name: 'wf', version: '1' };
+const doc = () =>
+  createDocumentClient({
+    endpoint: stack.dynamoEndpoint,
+    region: LOCAL_REGION,
+    credentials: localCredentials,
+  });
+
+beforeAll(async () => {
+  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 300 } }));
+  kit = new SwfKit(swf, domain);
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...wf,
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '600',
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+});
+afterAll(async () => close?.());
+
+/** Writes a decision-task entry the way a commit does just before it lands. */
+async function putEntry(entry: QueuedTaskRef): Promise<void> {
+  const client = doc();
+  try {
+    await client.send(
+      new PutCommand({
+        TableName: stack.tableName,
+        Item: { ...keys.queueEntry(entry, 1), entity: 'QueuedTask', ...entry },
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+const pending = async (taskList: string) =>
+  (await swf.send(new CountPendingDecisionTasksCommand({ domain, taskList: { name: taskList } })))
+    .count;
+
+const entryFor = (taskList: string, runId: string, scheduledAt: number): QueuedTaskRef => ({
+  kind: 'decision',
+  domain,
+  runId,
+  taskList,
+  // Ahead of the real task in the queue: the highest priority.
+  taskPriority: '2147483647',
+  scheduledAt,
+  scheduledEventId: 2,
+});
+
+describe('queue entries whose commit has not landed', () => {
+  it('are left for their commit while it may still land, and the poller takes the task behind them', async () => {
+    const taskList = uid('deciders');
+    const now = Date.now() / 1000;
+    await putEntry(entryFor(taskList, uid('not-yet-created'), now));
+    const { execution } = await kit.start(wf, { taskList: { name: taskList } });
+    expect(await pending(taskList)).toBe(2);
+    const task = await kit.pollDecision(taskList);
+    expect(task.workflowExecution?.runId).toBe(execution.runId);
+    // The young entry is still there: its run may be created any moment.
+    expect(await pending(taskList)).toBe(1);
+    const empty = await swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
+    );
+    expect(empty.taskToken ?? '').toBe('');
+    expect(await pending(taskList)).toBe(1);
+  });
+
+  it('are dropped once their commit can no longer land, as are entries of tasks that are gone', async () => {
+    const taskList = uid('deciders');
+    const old = Date.now() / 1000 - UNCOMMITTED_ENTRY_GRACE_SECONDS - 5;
+    await putEntry(entryFor(taskList, uid('never-created'), old));
+    const { execution } = await kit.start(wf, { taskList: { name: taskList } });
+    // An entry for the run's own event 1 (WorkflowExecutionStarted): no task was ever scheduled there.
+    await putEntry({
+      ...entryFor(taskList, execution.runId, Date.now() / 1000),
+      scheduledEventId: 1,
+    });
+    expect(await pending(taskList)).toBe(3);
+    const task = await kit.pollDecision(taskList);
+    expect(task.workflowExecution?.runId).toBe(execution.runId);
+    expect(await pending(taskList)).toBe(0);
+  });
+});

@@ -1,0 +1,302 @@
+/**
+ * The execution store against DynamoDB Local: a run's latest events live in its state item until they
+ * outgrow it, then move to a history chunk written before the commit. Whatever the split, every read
+ * of the history sees every event once, in order; a writer holding an older version never loses events
+ * another writer moved; queue entries exist before the commit that schedules their task.
+ */
+import { randomBytes } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
+import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
+import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import type { HistoryEvent } from '../../lib/core/history-event.js';
+import { queueChanges } from '../../lib/core/task-queue.js';
+import { itemSize } from '../../lib/metering/item-size.js';
+import type { LoadedRun, RunWrite } from '../../lib/ports/execution-store.js';
+import { RunDriver, recordMarker, scheduleActivity } from '../support/core-builders.js';
+import { freshTable } from '../support/local.js';
+
+let table: TableRef;
+let destroy: () => void;
+
+beforeAll(async () => {
+  const { tableName, doc, client } = await freshTable('exec-store');
+  client.destroy();
+  table = { doc, tableName };
+  destroy = () => doc.destroy();
+});
+afterAll(() => destroy?.());
+
+const storeWith = (stateItemBudget?: number) =>
+  new DynamoExecutionStore(table, stateItemBudget === undefined ? {} : { stateItemBudget });
+
+/** A run driven by the pure core, each step committed through a store as one write. */
+class StoredRun {
+  readonly driver: RunDriver;
+  private committed = 0;
+  loaded: LoadedRun | undefined;
+  /** The events of the latest commit. */
+  lastEvents: HistoryEvent[] = [];
+
+  constructor(
+    private readonly store: DynamoExecutionStore,
+    runId: string,
+  ) {
+    this.driver = new RunDriver();
+    // RunDriver's runs share one runId: give this one its own.
+    const execution = { ...this.driver.state.execution, runId };
+    this.driver.state = { ...this.driver.state, execution };
+  }
+
+  get runId() {
+    return this.driver.state.execution.runId;
+  }
+
+  /** Commits what the driver appended since the last commit. */
+  async commit(step: (driver: RunDriver) => unknown = () => undefined, via = this.store) {
+    const before = this.loaded?.state;
+    step(this.driver);
+    const events = this.driver.history.slice(this.committed);
+    const write: RunWrite = {
+      state: this.driver.state,
+      events,
+      queue: queueChanges(before, this.driver.state),
+      ...(this.loaded === undefined ? {} : { base: this.loaded }),
+    };
+    expect(await via.commit([write], [])).toBe('committed');
+    this.committed = this.driver.history.length;
+    this.lastEvents = events;
+    this.loaded = await this.store.loadRun(this.runId);
+  }
+
+  async readAll(store = this.store): Promise<readonly HistoryEvent[]> {
+    return (await store.readHistory(this.runId, { limit: 10_000, reverse: false })).events;
+  }
+}
+
+/** Reads the whole history page by page (size `limit`) in one direction. */
+async function readPaged(
+  store: DynamoExecutionStore,
+  runId: string,
+  limit: number,
+  reverse: boolean,
+): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[] = [];
+  let after: number | undefined;
+  for (;;) {
+    const page = await store.readHistory(runId, {
+      limit,
+      reverse,
+      ...(after === undefined ? {} : { after }),
+    });
+    events.push(...page.events);
+    if (page.next === undefined) return events;
+    after = page.next;
+  }
+}
+
+async function chunksOf(runId: string) {
+  const result = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
+      ExpressionAttributeValues: { ':pk': keys.runPartition(runId), ':h': 'H|' },
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? []).map((item) => ({
+    first: Number(item.first),
+    last: Number(item.last),
+  }));
+}
+
+async function stateItemBytes(runId: string): Promise<number> {
+  const { Item } = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.runState(runId), ConsistentRead: true }),
+  );
+  return Item === undefined ? 0 : itemSize(marshall(Item));
+}
+
+/** A workflow's worth of steps, with payloads from a few bytes to a few KB. */
+const steps: ((d: RunDriver) => unknown)[] = [
+  (d) => d.decide([scheduleActivity('a1'), recordMarker('m1', 'x'.repeat(40))]),
+  (d) => d.startActivity('a1'),
+  (d) => d.signal('small', 'hi'),
+  (d) => d.closeActivity('a1', { kind: 'completed', result: 'r'.repeat(300) }),
+  (d) => d.decide([scheduleActivity('a2'), scheduleActivity('a3')]),
+  (d) => d.signal('big', randomBytes(1500).toString('base64')),
+  (d) => d.startActivity('a2'),
+  (d) => d.startActivity('a3'),
+  (d) => d.closeActivity('a2'),
+  (d) => d.closeActivity('a3', { kind: 'failed', reason: 'no', details: 'd'.repeat(900) }),
+  (d) => d.decide([recordMarker('m2', 'y'.repeat(2000))]),
+  (d) => d.signal('after'),
+];
+
+describe('a run history split between chunks and the state item', () => {
+  it.each([
+    ['every commit moves the earlier events to a chunk', 0],
+    ['the default budget: the state item stays near one write unit', undefined],
+    ['events never leave the state item', 1_000_000],
+  ])('reads every event once, in order, after every commit (%s)', async (_, budget) => {
+    const store = storeWith(budget);
+    const run = new StoredRun(store, `split-${budget ?? 'default'}`);
+    await run.commit();
+    expect(await run.readAll()).toEqual(run.driver.history);
+    for (const step of steps) {
+      await run.commit(step);
+      expect(await run.readAll()).toEqual(run.driver.history);
+    }
+    const history = run.driver.history;
+    for (const limit of [1, 3, 7]) {
+      expect(await readPaged(store, run.runId, limit, false)).toEqual(history);
+      expect(await readPaged(store, run.runId, limit, true)).toEqual([...history].reverse());
+    }
+    // From the middle, either way.
+    const middle = history[Math.floor(history.length / 2)]?.eventId ?? 1;
+    const forward = await store.readHistory(run.runId, { after: middle, limit: 5, reverse: false });
+    expect(forward.events).toEqual(history.filter((e) => e.eventId >= middle).slice(0, 5));
+    const backward = await store.readHistory(run.runId, { after: middle, limit: 5, reverse: true });
+    expect(backward.events).toEqual(
+      [...history]
+        .reverse()
+        .filter((e) => e.eventId <= middle)
+        .slice(0, 5),
+    );
+    // The recent events a caller holds stand in for reading them.
+    const loaded = run.loaded as LoadedRun;
+    expect(
+      (
+        await store.readHistory(run.runId, {
+          limit: 10_000,
+          reverse: false,
+          recent: loaded.recentEvents ?? [],
+        })
+      ).events,
+    ).toEqual(history);
+
+    const chunks = await chunksOf(run.runId);
+    if (budget === 1_000_000) expect(chunks).toEqual([]);
+    else expect(chunks.length).toBeGreaterThan(0);
+    if (budget === 0) expect(loaded.recentEvents).toEqual(run.lastEvents);
+  });
+
+  it('keeps the state item within its budget while it holds more than one commit of events', async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'budget');
+    await run.commit();
+    for (let i = 0; i < 20; i++) {
+      const before = run.loaded?.recentEvents?.length ?? 0;
+      await run.commit((d) => d.signal(`s${i}`, randomBytes(60).toString('base64')));
+      const after = run.loaded?.recentEvents?.length ?? 0;
+      // It kept the earlier events only when the item stayed within one write unit.
+      if (after > 1 && after > before)
+        expect(await stateItemBytes(run.runId)).toBeLessThanOrEqual(1024);
+    }
+    expect(await run.readAll()).toEqual(run.driver.history);
+    expect((await chunksOf(run.runId)).length).toBeGreaterThan(0);
+  });
+
+  it('writes a commit of very large events as chunks in its transaction', async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'large');
+    await run.commit();
+    // Random payloads do not deflate: 3 × 32 KB is past what the state item takes.
+    await run.commit((d) => {
+      for (let i = 0; i < 3; i++) d.signal(`big${i}`, randomBytes(24_000).toString('base64'));
+    });
+    expect(run.loaded?.recentEvents).toEqual([]);
+    expect(await stateItemBytes(run.runId)).toBeLessThan(4096);
+    await run.commit((d) => d.signal('next'));
+    expect(await run.readAll()).toEqual(run.driver.history);
+  });
+
+  it('never loses events to a writer that moves a shorter chunk from an older version', async () => {
+    const keeping = storeWith(1_000_000);
+    const moving = storeWith(0);
+    const run = new StoredRun(keeping, 'race');
+    await run.commit();
+    await run.commit((d) => d.signal('one'));
+    const stale = run.loaded as LoadedRun; // holds events 1..n in its recent events
+    await run.commit((d) => d.signal('two'));
+    await run.commit((d) => d.signal('three'));
+    // Version 5 moves everything so far (1..m, m > n) to the chunk keyed by event 1.
+    await run.commit((d) => d.signal('four'), moving);
+    const moved = await chunksOf(run.runId);
+    expect(moved).toHaveLength(1);
+    const last = moved[0]?.last ?? 0;
+    expect(last).toBeGreaterThan(stale.recentEvents?.at(-1)?.eventId ?? Infinity);
+
+    // A writer that loaded version 2 moves its (shorter) events to the same chunk, then loses.
+    const outcome = await moving.commit(
+      [
+        {
+          state: { ...stale.state, nextEventId: stale.state.nextEventId + 1 },
+          base: stale,
+          events: [],
+          queue: { add: [], remove: [] },
+        },
+      ],
+      [],
+    );
+    expect(outcome).toBe('conflict');
+    expect(await chunksOf(run.runId)).toEqual(moved);
+    expect(await run.readAll()).toEqual(run.driver.history);
+  });
+});
+
+describe('queue entries around a commit', () => {
+  it('exist once the commit that schedules their task lands, and go with the commit that starts it', async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'queued');
+    await run.commit();
+    expect(run.driver.state.decisionTask.status).toBe('scheduled');
+    const listName = run.driver.state.decisionTaskList.name;
+    const queued = await store.peekQueue('decision', run.driver.state.domain, listName, 10);
+    expect(queued.map((e) => e.runId)).toContain(run.runId);
+    const entry = queued.find((e) => e.runId === run.runId);
+    // Starting the task claims the entry: it is removed after the commit.
+    const before = run.loaded?.state;
+    run.driver.startDecisionTask();
+    const events = run.driver.history.slice(-1);
+    expect(
+      await store.commit(
+        [
+          {
+            state: run.driver.state,
+            base: run.loaded as LoadedRun,
+            events,
+            queue: queueChanges(before, run.driver.state),
+            ...(entry === undefined ? {} : { claim: entry }),
+          },
+        ],
+        [],
+      ),
+    ).toBe('committed');
+    const after = await store.peekQueue('decision', run.driver.state.domain, listName, 10);
+    expect(after.map((e) => e.runId)).not.toContain(run.runId);
+  });
+
+  it('leaves none for a run that was not created', async () => {
+    const store = storeWith();
+    const first = new StoredRun(store, 'open-1');
+    const domain = first.driver.state.domain;
+    const workflowId = first.driver.state.execution.workflowId;
+    const acquire = (runId: string) => ({ kind: 'acquire' as const, domain, workflowId, runId });
+    const list = first.driver.state.decisionTaskList.name;
+    const write = (run: StoredRun): RunWrite => ({
+      state: run.driver.state,
+      events: run.driver.history,
+      queue: queueChanges(undefined, run.driver.state),
+    });
+    expect(await store.commit([write(first)], [acquire(first.runId)])).toBe('committed');
+    const second = new StoredRun(store, 'open-2');
+    expect(await store.commit([write(second)], [acquire(second.runId)])).toBe('already-open');
+    const queued = (await store.peekQueue('decision', domain, list, 100)).map((e) => e.runId);
+    expect(queued).toContain(first.runId);
+    expect(queued).not.toContain(second.runId);
+    expect(await store.loadRun(second.runId)).toBeUndefined();
+  });
+});
