@@ -157,13 +157,14 @@ export class DynamoExecutionStore implements ExecutionStore {
     const history = write.expiresAt?.history;
     const before: (() => Promise<void>)[] = [];
     const chunks: TransactItem[] = [];
+    const packedState = packJson(write.state);
     const stateItem = (recent: readonly HistoryEvent[]): Record<string, unknown> => ({
       ...keys.runState(runId),
       // What the stream's event filter selects on (infra/constructs/swf-outbox.ts); everything else
       // is in the packed state, as every top-level byte is paid for on every change of the run.
       entity: 'Run',
       version,
-      state: packJson(write.state),
+      state: packedState,
       ...(recent.length === 0 ? {} : { recent: packJson(recent) }),
       ...(write.expiresAt?.state === undefined ? {} : { expiresAt: write.expiresAt.state }),
     });

@@ -28,7 +28,7 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
      * Fires are handed over this early: the handler reads the run ahead of time and waits for the
      * deadline itself (see fireRunDeadline), so a slow read does not make the timer late.
      */
-    private readonly leadMs = 150,
+    private readonly leadMs = 400,
   ) {}
 
   async arm(fire: DeadlineFire): Promise<void> {
