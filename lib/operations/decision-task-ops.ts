@@ -41,7 +41,7 @@ interface StartedDecisionTask {
   readonly startedEventId: number;
   /** The whole history up to DecisionTaskStarted, when it is already in hand. */
   readonly history?: readonly HistoryEvent[];
-  /** The latest events up to DecisionTaskStarted, when in hand: the store reads only what precedes them. */
+  /** The run's latest events, when in hand (through DecisionTaskStarted at least): only what precedes them is read. */
   readonly recent?: readonly HistoryEvent[];
 }
 
@@ -196,6 +196,7 @@ async function nextHistoryPage(
     state: loaded.state,
     scheduledEventId: Number(scheduled),
     startedEventId: Number(started),
+    ...(loaded.recentEvents === undefined ? {} : { recent: loaded.recentEvents }),
   };
   return decisionTaskPage(deps, input, args, task, Number(next));
 }

@@ -193,7 +193,7 @@ interface HistoryInput extends ExecutionInput {
 export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input, deps) => {
   await requireDomain(deps, input.domain);
   const { workflowId, runId } = input.execution;
-  await requireRun(deps, input.domain, workflowId, runId);
+  const loaded = await requireRun(deps, input.domain, workflowId, runId);
   const action = 'GetWorkflowExecutionHistory';
   const args = {
     domain: input.domain,
@@ -210,6 +210,8 @@ export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input,
     ...(after === undefined ? {} : { after }),
     limit: pageSize(input.maximumPageSize),
     reverse: input.reverseOrder === true,
+    // The run's latest events came with it: only what precedes them is read.
+    ...(loaded.recentEvents === undefined ? {} : { recent: loaded.recentEvents }),
   });
   return {
     events: page.events.map(toWireEvent),

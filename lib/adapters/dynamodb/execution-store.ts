@@ -196,10 +196,17 @@ export class DynamoExecutionStore implements ExecutionStore {
         );
       });
     }
-    const after = [...write.queue.remove];
-    if (write.claim !== undefined && !after.some((t) => sameTask(t, write.claim as QueuedTaskRef)))
-      after.push(write.claim);
-    return { before, state, chunks, after };
+    // The claimed entry is usually among the withdrawn tasks (a started task leaves the queue); each
+    // item is deleted once.
+    const after = new Map<string, QueuedTaskRef>();
+    for (const task of [
+      ...write.queue.remove,
+      ...(write.claim === undefined ? [] : [write.claim]),
+    ]) {
+      const { pk, sk } = keys.queueEntry(task, this.shards);
+      after.set(`${pk}\n${sk}`, task);
+    }
+    return { before, state, chunks, after: [...after.values()] };
   }
 
   private chunkItem(
@@ -618,9 +625,6 @@ const isPacked = (value: unknown): value is string | Uint8Array =>
 const parseState = (stored: string | Uint8Array): ExecutionState => unpackJson(stored);
 const parseEvents = (stored: unknown): HistoryEvent[] =>
   isPacked(stored) ? unpackJson(stored) : [];
-
-const sameTask = (a: QueuedTaskRef, b: QueuedTaskRef) =>
-  a.kind === b.kind && a.scheduledEventId === b.scheduledEventId && a.taskList === b.taskList;
 
 /** The item's size by DynamoDB's rules (what its write is billed on). */
 const itemBytes = (item: Record<string, unknown>) =>
