@@ -2,11 +2,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SWFClient } from '@aws-sdk/client-swf';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { MAX_SQS_DELAY_SECONDS } from '../lib/adapters/aws/deadline-scheduler.js';
+import {
+  MAX_SQS_DELAY_SECONDS,
+  SCHEDULE_LEAD_SECONDS,
+} from '../lib/adapters/aws/deadline-scheduler.js';
 import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
 import type { LocalStack } from '../lib/local/stack.js';
 import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
 import { isWireItem } from '../lib/metering/item-size.js';
+import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
 
 type Wire = Record<string, unknown>;
 const isRecord = (value: unknown): value is Wire =>
@@ -224,13 +228,21 @@ export function meterSwf(client: SWFClient, counters: SwfCounters): void {
   }
 }
 
-/** Deadlines the outbox armed: those an SQS delay covers, and those that need a Scheduler schedule. */
+/**
+ * Deadlines the outbox armed: those an SQS delay covers, and those that need a Scheduler schedule; the
+ * schedules it disarmed before they fired (AwsDeadlineScheduler deletes them); and the requests all
+ * that takes on AWS (SendMessage, CreateSchedule, DeleteSchedule), which the stream function waits for.
+ */
 export class DeadlineCounters {
   sqs = 0;
   scheduled = 0;
+  disarmed = 0;
+  requests = 0;
   reset(): void {
     this.sqs = 0;
     this.scheduled = 0;
+    this.disarmed = 0;
+    this.requests = 0;
   }
 }
 
@@ -240,14 +252,32 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
   // The same deadline may be armed more than once (on commit and again from the stream); on AWS the
   // second SendMessage would be a real request, but the design arms each once: count distinct ones.
   const seen = new Set<string>();
-  Reflect.set(scheduler, 'arm', (fire: Parameters<typeof arm>[0]) => {
-    const id = `${fire.runId}|${fire.key}|${fire.at}`;
+  const schedules = new Set<string>();
+  const idOf = (fire: DeadlineFire) => `${fire.runId}|${fire.key}|${fire.at}`;
+  Reflect.set(scheduler, 'arm', (fire: DeadlineFire) => {
+    const id = idOf(fire);
     if (seen.has(id)) return arm(fire);
     seen.add(id);
+    counters.requests += 1;
     const wait = fire.at - Date.now() / 1000;
     if (wait <= MAX_SQS_DELAY_SECONDS) counters.sqs += 1;
-    else counters.scheduled += 1;
+    else {
+      counters.scheduled += 1;
+      schedules.add(id);
+    }
     return arm(fire);
+  });
+  const disarm = scheduler.disarm.bind(scheduler);
+  // What AwsDeadlineScheduler.disarm does: a DeleteSchedule for a fire beyond the schedule's lead.
+  Reflect.set(scheduler, 'disarm', (fire: DeadlineFire) => {
+    if (fire.at - Date.now() / 1000 > SCHEDULE_LEAD_SECONDS) {
+      counters.requests += 1;
+      const id = idOf(fire);
+      if (schedules.delete(id)) counters.disarmed += 1;
+      // Armed again later (the alarm came back to it), it is a new schedule.
+      seen.delete(id);
+    }
+    return disarm(fire);
   });
 }
 

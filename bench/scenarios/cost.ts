@@ -106,6 +106,8 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
     apiCalls,
     sqsDeadlines: env.deadlines.sqs,
     scheduledDeadlines: env.deadlines.scheduled,
+    disarmedDeadlines: env.deadlines.disarmed,
+    deadlineRequests: env.deadlines.requests,
   };
   const per = (n: number) => round(n / run.roundTrips, 2);
   const httpPolling = rounded(estimateCost(usage, 'http-polling', US_EAST_1, DEPLOYED_LAMBDA));

@@ -133,6 +133,14 @@ export class SwfOutbox extends Construct {
       props.table.bindTable(fn, 'readWrite');
       this.grantArming(fn);
     }
+    // The stream function carries out changes' effects, disarming the schedules of alarms a run
+    // outlived (only the invocations of schedules are charged, not their creation or deletion).
+    this.streamHandler.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:DeleteSchedule'],
+        resources: [this.scheduleArns()],
+      }),
+    );
     const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [
       stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: '*' }),
     ];
@@ -227,8 +235,8 @@ export class SwfOutbox extends Construct {
 
   /**
    * Arming a deadline: a delayed message on the timer queue, or a one-time schedule in the group that
-   * Scheduler runs as the scheduler role. Schedules delete themselves after firing, so no
-   * scheduler:DeleteSchedule; the role may be passed to Scheduler and nothing else.
+   * Scheduler runs as the scheduler role. Schedules delete themselves after firing; the role may be
+   * passed to Scheduler and nothing else.
    */
   private grantArming(fn: HouseFunction): void {
     fn.addToRolePolicy(

@@ -13,6 +13,16 @@ export type OutboxEffect =
       readonly kind: 'arm';
       readonly deadline: { readonly runId: string; readonly key: string; readonly at: number };
     }
+  /**
+   * Give up an alarm armed earlier that will not be needed: the run closed before it, or a sooner
+   * alarm took its place (whose fire arms it again if it is still the earliest then).
+   */
+  | {
+      readonly kind: 'disarm';
+      readonly deadline: { readonly runId: string; readonly key: string; readonly at: number };
+      /** The run closed: it can never set an alarm again. */
+      readonly closed: boolean;
+    }
   | { readonly kind: 'deliver-external'; readonly runId: string; readonly initiatedEventId: number }
   | { readonly kind: 'start-child'; readonly runId: string; readonly initiatedEventId: number }
   | { readonly kind: 'notify-parent'; readonly child: ExecutionState }
@@ -42,6 +52,15 @@ export function outboxEffects(
   const alarm = after.alarm;
   if (alarm !== undefined && after.status === 'OPEN' && alarm.at !== before?.alarm?.at)
     effects.push({ kind: 'arm', deadline: { runId, key: alarm.key, at: alarm.at } });
+  // An alarm only moves later by firing (then it is spent); one overtaken or outlived is disarmed.
+  const previous = before?.alarm;
+  const outlived = before?.status === 'OPEN' && after.status === 'CLOSED';
+  if (previous !== undefined && (outlived || (alarm !== undefined && alarm.at < previous.at)))
+    effects.push({
+      kind: 'disarm',
+      deadline: { runId, key: previous.key, at: previous.at },
+      closed: outlived,
+    });
   for (const id of Object.keys(after.externalRequests)) {
     if (before?.externalRequests[id] === undefined)
       effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });

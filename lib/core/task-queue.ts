@@ -75,9 +75,17 @@ export function queueChanges(
 export const UNCOMMITTED_ENTRY_GRACE_SECONDS = 60;
 
 /**
+ * How long after its run's latest change an entry whose task left the queue is left to the writer of
+ * that change, which removes it just after its commit: a poller that peeked it before then would
+ * only delete it a second time (a write unit for nothing). One that stays longer is dropped.
+ */
+export const REMOVAL_GRACE_SECONDS = 5;
+
+/**
  * What a poller may do with a queue entry, judged on its run's latest state (undefined: no such run):
- * start its task (`claimable`); leave it, as the commit that schedules its task has not landed yet
- * (`pending`); or remove it, as its task was started, withdrawn, or never committed (`stale`).
+ * start its task (`claimable`); leave it, as the commit that schedules its task has not landed yet or
+ * the commit that started or withdrew it is removing it (`pending`); or remove it, as its task was
+ * started or withdrawn a while ago, or never committed (`stale`).
  */
 export function entryStatus(
   state: ExecutionState | undefined,
@@ -87,11 +95,9 @@ export function entryStatus(
   const uncommitted = state === undefined || entry.scheduledEventId >= state.nextEventId;
   if (uncommitted)
     return nowSeconds - entry.scheduledAt < UNCOMMITTED_ENTRY_GRACE_SECONDS ? 'pending' : 'stale';
-  const task = queuedTasks(state).find(
-    (t) =>
-      t.kind === entry.kind &&
-      t.scheduledEventId === entry.scheduledEventId &&
-      t.taskList === entry.taskList,
-  );
-  return task === undefined ? 'stale' : 'claimable';
+  const same = queuedTasks(state).find((t) => t.scheduledEventId === entry.scheduledEventId);
+  if (same !== undefined)
+    return same.kind === entry.kind && same.taskList === entry.taskList ? 'claimable' : 'stale';
+  const changedAt = state.latestEventTimestamp ?? state.startTimestamp;
+  return nowSeconds - changedAt < REMOVAL_GRACE_SECONDS ? 'pending' : 'stale';
 }

@@ -16,6 +16,10 @@ export interface RunUsage {
   /** Deadlines armed: within 15 minutes (SQS delay) or later (an EventBridge schedule, then SQS). */
   readonly sqsDeadlines: number;
   readonly scheduledDeadlines: number;
+  /** Schedules deleted before they fired (a run that closed first): never invoked, never charged. */
+  readonly disarmedDeadlines: number;
+  /** SQS SendMessage, Scheduler CreateSchedule and DeleteSchedule requests the outbox made. */
+  readonly deadlineRequests: number;
 }
 
 export interface LambdaSettings {
@@ -42,6 +46,8 @@ export const POLL_ACTIONS = ['PollForDecisionTask', 'PollForActivityTask'] as co
 export const SQS_REQUESTS_PER_FIRE = 3;
 /** Milliseconds of Lambda time per invocation beyond its DynamoDB requests (runtime, parsing, logic). */
 export const INVOCATION_OVERHEAD_MS = 2;
+/** Milliseconds the stream function waits for one SendMessage, CreateSchedule or DeleteSchedule. */
+export const DEADLINE_REQUEST_MS = 10;
 
 /**
  * Dollars per million activity round trips for one deployment mode.
@@ -81,9 +87,14 @@ export function estimateCost(
     apiRequests += polls;
     apiMs += pollMs;
   }
-  // A deadline past 15 minutes fires twice: the schedule a minute early, then the SQS remainder.
-  const fires = usage.sqsDeadlines + 2 * usage.scheduledDeadlines;
-  const streamMs = usage.outboxDynamoMs + usage.streamBatches * INVOCATION_OVERHEAD_MS;
+  // A deadline past 15 minutes fires twice: the schedule a minute early, then the SQS remainder. A
+  // schedule deleted before its time (the run closed first) is never invoked.
+  const invokedSchedules = Math.max(0, usage.scheduledDeadlines - usage.disarmedDeadlines);
+  const fires = usage.sqsDeadlines + 2 * invokedSchedules;
+  const streamMs =
+    usage.outboxDynamoMs +
+    usage.streamBatches * INVOCATION_OVERHEAD_MS +
+    usage.deadlineRequests * DEADLINE_REQUEST_MS;
   const pushMs = mode === 'lambda-push' ? pollMs : 0;
   const pushInvocations = mode === 'lambda-push' ? polls : 0;
   const lines: CostLine[] = [
@@ -117,7 +128,7 @@ export function estimateCost(
     },
     {
       item: 'EventBridge Scheduler',
-      perMillion: perRoundTrip(usage.scheduledDeadlines * prices.schedulerInvocation),
+      perMillion: perRoundTrip(invokedSchedules * prices.schedulerInvocation),
     },
   ];
   return { mode, lines, perMillion: lines.reduce((sum, line) => sum + line.perMillion, 0) };

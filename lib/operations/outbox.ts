@@ -62,6 +62,8 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
         key: effect.deadline.key,
         at: effect.deadline.at,
       });
+    case 'disarm':
+      return disarmAlarm(deps, effect.deadline, effect.closed);
     case 'deliver-external':
       return deliverExternal(deps, effect.runId, effect.initiatedEventId);
     case 'start-child':
@@ -76,6 +78,25 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
       return syncVisibility(deps, effect.before, effect.after);
     case 'expire-run':
       return expireClosedRun(deps, effect.run);
+  }
+}
+
+/**
+ * Disarms an alarm the run no longer needs. One that a sooner alarm overtook is left if the run has set
+ * it again since (that alarm fired and the alarm moved back to it, which its change's record armed
+ * anew): a record handled late, or again, must not take away a deadline the run still has. A closed
+ * run sets no alarm again.
+ */
+async function disarmAlarm(deps: OutboxDeps, fire: DeadlineFire, closed: boolean): Promise<void> {
+  const current = closed ? undefined : (await deps.executions.loadRun(fire.runId))?.state;
+  const alarm = current?.status === 'OPEN' ? current.alarm : undefined;
+  if (alarm !== undefined && alarm.key === fire.key && alarm.at === fire.at) return;
+  try {
+    await deps.scheduler.disarm({ runId: fire.runId, key: fire.key, at: fire.at });
+  } catch (error) {
+    // Only a saving: the fire, if it comes, finds nothing to do. The record's other effects go on.
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    console.warn(JSON.stringify({ level: 'warn', message: 'disarm failed', ...fire, reason }));
   }
 }
 

@@ -11,4 +11,9 @@ export interface DeadlineFire {
  */
 export interface DeadlineScheduler {
   arm(fire: DeadlineFire): Promise<void>;
+  /**
+   * Gives up a fire armed earlier that is no longer needed, where that saves something (a schedule
+   * that would otherwise be invoked). Best effort: a fire not disarmed comes and does nothing.
+   */
+  disarm(fire: DeadlineFire): Promise<void>;
 }

@@ -15,7 +15,11 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
-import { type QueuedTaskRef, UNCOMMITTED_ENTRY_GRACE_SECONDS } from '../../lib/core/task-queue.js';
+import {
+  type QueuedTaskRef,
+  REMOVAL_GRACE_SECONDS,
+  UNCOMMITTED_ENTRY_GRACE_SECONDS,
+} from '../../lib/core/task-queue.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
 import { SwfKit, uid } from '../support/decider.js';
@@ -113,6 +117,15 @@ describe('queue entries whose commit has not landed', () => {
     expect(await pending(taskList)).toBe(3);
     const task = await kit.pollDecision(taskList);
     expect(task.workflowExecution?.runId).toBe(execution.runId);
+    // The never-created run's entry is gone; the run changed just now (its task was started), so an
+    // entry for a task it no longer has is left to the writer of that change for a few seconds …
+    expect(await pending(taskList)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, (REMOVAL_GRACE_SECONDS + 0.5) * 1000));
+    // … and dropped by the next poller after that.
+    const empty = await swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
+    );
+    expect(empty.taskToken ?? '').toBe('');
     expect(await pending(taskList)).toBe(0);
-  });
+  }, 20_000);
 });

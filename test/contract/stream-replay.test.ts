@@ -279,6 +279,7 @@ describe('replaying the stream of a finished workflow', () => {
             tries++;
             throw new TypeError('this effect never works');
           },
+          disarm: (fire) => aws.scheduler.disarm(fire),
         },
       };
       const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);

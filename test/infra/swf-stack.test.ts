@@ -312,7 +312,14 @@ describe('SwfStack', () => {
       ];
       const sorted = (actions: Iterable<string>) => [...new Set(actions)].sort();
       expect(sorted(actionsOf(statementsOf('OutboxStreamHandlerServiceRole')))).toEqual(
-        sorted([...tableActions, ...arming, 'sts:AssumeRole', ...streamReading, ...onFailure]),
+        sorted([
+          ...tableActions,
+          ...arming,
+          'scheduler:DeleteSchedule',
+          'sts:AssumeRole',
+          ...streamReading,
+          ...onFailure,
+        ]),
       );
       expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
         sorted([...tableActions, ...arming, ...queueReading]),
@@ -348,6 +355,13 @@ describe('SwfStack', () => {
               Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
             },
           ]),
+        );
+        // Only the stream function disarms (deletes) schedules, and only in the group.
+        const deletes = statements.filter((st) => st.Action === 'scheduler:DeleteSchedule');
+        expect(deletes).toEqual(
+          role === 'OutboxStreamHandlerServiceRole'
+            ? [{ Effect: 'Allow', Action: 'scheduler:DeleteSchedule', Resource: scheduleArns }]
+            : [],
         );
         // Nothing scheduler-, IAM- or queue-wide: the only '*' resource is ListStreams (no resource level).
         for (const statement of statements) {

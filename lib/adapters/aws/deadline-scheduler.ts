@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import {
   ConflictException,
   CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -66,6 +68,27 @@ export class AwsDeadlineScheduler implements DeadlineScheduler {
     } catch (error) {
       // The same deadline armed twice (a replayed stream record) finds its schedule already there.
       if (!(error instanceof ConflictException)) throw error;
+    }
+  }
+
+  /**
+   * Deletes the schedule of a fire still more than its lead away: Scheduler charges for the
+   * invocations of schedules, not for creating or deleting them, and a deadline the run outlived would
+   * otherwise be invoked, go through SQS twice and run the timer function twice for nothing. A fire
+   * that went on SQS (armed within 15 minutes of it) cannot be taken back and has no schedule: the
+   * delete finds none. Closer than the lead, the schedule has fired already.
+   */
+  async disarm(fire: DeadlineFire): Promise<void> {
+    if (fire.at - this.clock.now() / 1000 <= SCHEDULE_LEAD_SECONDS) return;
+    try {
+      await this.scheduler.send(
+        new DeleteScheduleCommand({
+          Name: scheduleName(fire),
+          GroupName: this.config.scheduleGroup,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
     }
   }
 }

@@ -40,6 +40,13 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
     this.reschedule();
   }
 
+  /**
+   * Nothing to save locally: a fire kept in memory costs nothing, and comes to a run that has moved
+   * on. (Taking it out of the heap could race the commit that arms the same fire again, as this
+   * process arms a change's deadlines at its commit, ahead of the stream.)
+   */
+  async disarm(_fire: DeadlineFire): Promise<void> {}
+
   /** Deadlines waiting (for tests and diagnostics). */
   get size(): number {
     return this.heap.length;

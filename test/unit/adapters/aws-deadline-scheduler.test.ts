@@ -1,6 +1,8 @@
 import {
   ConflictException,
   CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ResourceNotFoundException,
   SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -82,6 +84,36 @@ describe('AwsDeadlineScheduler', () => {
     await expect(
       scheduler().arm({ runId: 'r1', key: 'X', at: now + 7200 }),
     ).resolves.toBeUndefined();
+  });
+
+  it('disarms a deadline by deleting its schedule, by the name it was created with', async () => {
+    schedulerMock.on(DeleteScheduleCommand).resolves({});
+    const fire = { runId: 'r1', key: 'X', at: now + 3600 };
+    await scheduler().disarm(fire);
+    expect(schedulerMock.commandCalls(DeleteScheduleCommand).map((c) => c.args[0].input)).toEqual([
+      { Name: scheduleName(fire), GroupName: 'swf-deadlines' },
+    ]);
+    expect(sqsMock.calls()).toHaveLength(0);
+  });
+
+  it('finds nothing to delete for a fire that went on SQS, and leaves one within its lead alone', async () => {
+    schedulerMock
+      .on(DeleteScheduleCommand)
+      .rejects(new ResourceNotFoundException({ message: 'none', Message: 'none', $metadata: {} }));
+    await expect(
+      scheduler().disarm({ runId: 'r1', key: 'T:5', at: now + 600 }),
+    ).resolves.toBeUndefined();
+    expect(schedulerMock.commandCalls(DeleteScheduleCommand)).toHaveLength(1);
+    // A schedule fires a minute early: this close to its deadline it has fired already.
+    await scheduler().disarm({ runId: 'r1', key: 'X', at: now + 59 });
+    expect(schedulerMock.commandCalls(DeleteScheduleCommand)).toHaveLength(1);
+  });
+
+  it('passes on a failure to delete other than a missing schedule', async () => {
+    schedulerMock.on(DeleteScheduleCommand).rejects(new Error('AccessDenied'));
+    await expect(scheduler().disarm({ runId: 'r1', key: 'X', at: now + 3600 })).rejects.toThrow(
+      'AccessDenied',
+    );
   });
 
   it('names schedules within Scheduler limits, distinctly per deadline', () => {

@@ -27,6 +27,8 @@ const timers = (...waits: number[]) =>
 
 const arms = (before: ExecutionState | undefined, after: ExecutionState) =>
   outboxEffects(before, after).filter((e) => e.kind === 'arm');
+const disarms = (before: ExecutionState | undefined, after: ExecutionState) =>
+  outboxEffects(before, after).filter((e) => e.kind === 'disarm');
 
 describe('the alarm of a run', () => {
   it('is its earliest deadline, and only comes forward', () => {
@@ -100,6 +102,47 @@ describe('the alarm of a run', () => {
     run.state = state;
     run.terminate();
     expect(fireDue(run.state, T0 + 1_000, new Map())).toMatchObject({ events: [], changed: false });
+  });
+
+  it('is disarmed when a sooner alarm overtakes it, not when its own fire moves it later', () => {
+    const run = new RunDriver();
+    const start = withAlarm(run.state); // the execution's own timeout, an hour away
+    run.state = start;
+    run.decide(timers(20));
+    const sooner = withAlarm(run.state);
+    const runId = start.execution.runId;
+    expect(disarms(start, sooner)).toEqual([
+      {
+        kind: 'disarm',
+        deadline: { runId, key: start.alarm?.key, at: start.alarm?.at },
+        closed: false,
+      },
+    ]);
+    // its fire handles the timer and moves the alarm back to the execution's timeout: spent, not
+    // overtaken, so nothing to disarm (and the outbox arms the later one again)
+    const fired = fireDue(sooner, sooner.alarm?.at ?? 0, new Map());
+    expect(fired.state.alarm).toEqual(start.alarm);
+    expect(disarms(sooner, fired.state)).toEqual([]);
+    expect(arms(sooner, fired.state)).toHaveLength(1);
+    // a change that keeps the alarm disarms nothing
+    expect(disarms(sooner, { ...sooner, latestExecutionContext: 'x' })).toEqual([]);
+  });
+
+  it('is disarmed when the run closes before it, once', () => {
+    const run = new RunDriver();
+    run.state = withAlarm(run.state);
+    const open = run.state;
+    run.terminate();
+    expect(disarms(open, run.state)).toEqual([
+      {
+        kind: 'disarm',
+        deadline: { runId: open.execution.runId, key: open.alarm?.key, at: open.alarm?.at },
+        closed: true,
+      },
+    ]);
+    // a later change of the closed run (its record replayed, say) asks for nothing more
+    expect(disarms(run.state, run.state)).toEqual([]);
+    expect(arms(open, run.state)).toEqual([]);
   });
 
   it('tells a fire that was overtaken (earlier than the alarm) from the current one', () => {

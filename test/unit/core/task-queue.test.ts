@@ -7,6 +7,7 @@ import {
   entryStatus,
   type QueuedTaskRef,
   queuedTasks,
+  REMOVAL_GRACE_SECONDS,
   UNCOMMITTED_ENTRY_GRACE_SECONDS,
 } from '../../../lib/core/task-queue.js';
 import { RunDriver, scheduleActivity, T0 } from '../../support/core-builders.js';
@@ -25,16 +26,33 @@ describe('entryStatus', () => {
     expect(entryStatus(run.state, { ...decision, kind: 'activity' }, T0 + 1)).toBe('stale');
   });
 
-  it('drops the entry of a task already started, or of a closed run', () => {
+  it('drops the entry of a task started or withdrawn a while ago', () => {
     const run = new RunDriver();
     const decision = only(queuedTasks(run.state));
     run.startDecisionTask();
-    expect(entryStatus(run.state, decision, T0 + 2)).toBe('stale');
+    const started = run.state.latestEventTimestamp ?? 0;
+    expect(entryStatus(run.state, decision, started + REMOVAL_GRACE_SECONDS)).toBe('stale');
     run.respond([scheduleActivity('a1')]);
     const activity = only(queuedTasks(run.state));
-    expect(entryStatus(run.state, activity, T0 + 3)).toBe('claimable');
+    expect(entryStatus(run.state, activity, run.now)).toBe('claimable');
     run.terminate();
-    expect(entryStatus(run.state, activity, T0 + 4)).toBe('stale');
+    const closed = run.state.latestEventTimestamp ?? 0;
+    expect(entryStatus(run.state, activity, closed + REMOVAL_GRACE_SECONDS + 1)).toBe('stale');
+  });
+
+  it('leaves the entry of a task that just left the queue to the commit that is removing it', () => {
+    const run = new RunDriver();
+    const decision = only(queuedTasks(run.state));
+    run.startDecisionTask();
+    const started = run.state.latestEventTimestamp ?? 0;
+    expect(entryStatus(run.state, decision, started)).toBe('pending');
+    expect(entryStatus(run.state, decision, started + REMOVAL_GRACE_SECONDS - 0.001)).toBe(
+      'pending',
+    );
+    run.respond([scheduleActivity('a1')]);
+    const activity = only(queuedTasks(run.state));
+    run.terminate();
+    expect(entryStatus(run.state, activity, run.state.latestEventTimestamp ?? 0)).toBe('pending');
   });
 
   it('leaves an entry whose commit has not landed, until the grace is over', () => {
@@ -59,6 +77,7 @@ describe('entryStatus', () => {
     run.signal('s');
     // The signal's event id, claimed by an entry of a commit that lost its race.
     const lost: QueuedTaskRef = { ...decision, scheduledEventId: run.lastEventId() };
-    expect(entryStatus(run.state, lost, T0 + 2)).toBe('stale');
+    const signalled = run.state.latestEventTimestamp ?? 0;
+    expect(entryStatus(run.state, lost, signalled + REMOVAL_GRACE_SECONDS)).toBe('stale');
   });
 });

@@ -16,6 +16,8 @@ const none: RunUsage = {
   apiCalls: {},
   sqsDeadlines: 0,
   scheduledDeadlines: 0,
+  disarmedDeadlines: 0,
+  deadlineRequests: 0,
 };
 const line = (estimate: ReturnType<typeof estimateCost>, item: string) =>
   estimate.lines.find((l) => l.item === item)?.perMillion;
@@ -74,6 +76,27 @@ describe('estimateCost', () => {
     expect(line(long, 'SQS requests')).toBeCloseTo(2.4);
     expect(line(long, 'EventBridge Scheduler')).toBeCloseTo(1);
     expect(line(long, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(0.4);
+  });
+
+  it('charges nothing for a schedule deleted before it fired, but the time of its requests', () => {
+    const armedThenDeleted = estimateCost(
+      { ...none, scheduledDeadlines: 1_000_000, disarmedDeadlines: 1_000_000 },
+      'http-polling',
+      US_EAST_1,
+      lambda,
+    );
+    expect(line(armedThenDeleted, 'EventBridge Scheduler')).toBe(0);
+    expect(line(armedThenDeleted, 'SQS requests')).toBe(0);
+    const requests = estimateCost(
+      { ...none, deadlineRequests: 2_000_000 },
+      'http-polling',
+      US_EAST_1,
+      lambda,
+    );
+    // 2 M requests of 10 ms each in a 1 GB function: 20,000 GB-s.
+    expect(line(requests, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(
+      20_000 * 0.0000133334,
+    );
   });
 });
 
