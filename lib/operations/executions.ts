@@ -18,6 +18,7 @@ import {
 import { type TypeRef, toWireEvent } from '../core/history-event.js';
 import { queueChanges } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
+import type { LoadedRun } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { nextPageToken, pageSize } from './paging.js';
@@ -91,7 +92,7 @@ interface ExecutionTarget {
   runId?: string;
 }
 
-async function openTarget(deps: OperationDeps, input: ExecutionTarget): Promise<string> {
+async function openTarget(deps: OperationDeps, input: ExecutionTarget): Promise<LoadedRun> {
   await requireDomain(deps, input.domain);
   return resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
 }
@@ -99,25 +100,35 @@ async function openTarget(deps: OperationDeps, input: ExecutionTarget): Promise<
 export const signalWorkflowExecution = operation<
   ExecutionTarget & { signalName: string; input?: string }
 >(async (input, deps) => {
-  const runId = await openTarget(deps, input);
-  return mutateRun(deps, runId, ({ state }) => {
-    if (state.status !== 'OPEN') throw closedExecution(state);
-    const signal = {
-      signalName: input.signalName,
-      ...(input.input === undefined ? {} : { input: input.input }),
-    };
-    const t = signalExecution(state, signal, epochSeconds(deps.clock));
-    return { write: true, result: undefined, state: t.state, events: t.events };
-  });
+  const target = await openTarget(deps, input);
+  return mutateRun(
+    deps,
+    target.state.execution.runId,
+    ({ state }) => {
+      if (state.status !== 'OPEN') throw closedExecution(state);
+      const signal = {
+        signalName: input.signalName,
+        ...(input.input === undefined ? {} : { input: input.input }),
+      };
+      const t = signalExecution(state, signal, epochSeconds(deps.clock));
+      return { write: true, result: undefined, state: t.state, events: t.events };
+    },
+    target,
+  );
 });
 
 export const requestCancelWorkflowExecution = operation<ExecutionTarget>(async (input, deps) => {
-  const runId = await openTarget(deps, input);
-  return mutateRun(deps, runId, ({ state }) => {
-    if (state.status !== 'OPEN') throw closedExecution(state);
-    const t = requestCancelExecution(state, {}, epochSeconds(deps.clock));
-    return { write: true, result: undefined, state: t.state, events: t.events };
-  });
+  const target = await openTarget(deps, input);
+  return mutateRun(
+    deps,
+    target.state.execution.runId,
+    ({ state }) => {
+      if (state.status !== 'OPEN') throw closedExecution(state);
+      const t = requestCancelExecution(state, {}, epochSeconds(deps.clock));
+      return { write: true, result: undefined, state: t.state, events: t.events };
+    },
+    target,
+  );
 });
 
 interface TerminateInput extends ExecutionTarget {
@@ -127,17 +138,22 @@ interface TerminateInput extends ExecutionTarget {
 }
 
 export const terminateWorkflowExecution = operation<TerminateInput>(async (input, deps) => {
-  const runId = await openTarget(deps, input);
-  return mutateRun(deps, runId, ({ state }) => {
-    if (state.status !== 'OPEN') throw closedExecution(state);
-    const request = {
-      ...(input.reason === undefined ? {} : { reason: input.reason }),
-      ...(input.details === undefined ? {} : { details: input.details }),
-      ...(input.childPolicy === undefined ? {} : { childPolicy: input.childPolicy }),
-    };
-    const t = terminateExecution(state, request, epochSeconds(deps.clock));
-    return { write: true, result: undefined, state: t.state, events: t.events };
-  });
+  const target = await openTarget(deps, input);
+  return mutateRun(
+    deps,
+    target.state.execution.runId,
+    ({ state }) => {
+      if (state.status !== 'OPEN') throw closedExecution(state);
+      const request = {
+        ...(input.reason === undefined ? {} : { reason: input.reason }),
+        ...(input.details === undefined ? {} : { details: input.details }),
+        ...(input.childPolicy === undefined ? {} : { childPolicy: input.childPolicy }),
+      };
+      const t = terminateExecution(state, request, epochSeconds(deps.clock));
+      return { write: true, result: undefined, state: t.state, events: t.events };
+    },
+    target,
+  );
 });
 
 interface ExecutionInput {

@@ -181,30 +181,27 @@ export function notifyQueued(deps: OperationDeps, writes: readonly RunWrite[]): 
   }
 }
 
-/** The run a request names: its runId, else the open run of its workflowId. Open runs only. */
+/**
+ * The run a request names: its runId, else the open run of its workflowId (a pointer naming a run that
+ * is closed or not there is no open run: see findOpenRun). Open runs only, loaded.
+ */
 export async function resolveOpenRun(
   deps: OperationDeps,
   domain: string,
   workflowId: string,
   runId: string | undefined,
-): Promise<string> {
-  const unknown = () =>
-    new UnknownResourceFault(
-      faultText.unknownExecution(workflowId, runId === '' ? undefined : runId),
-    );
-  if (runId === undefined || runId === '') {
-    const open = await deps.executions.findOpenRun(domain, workflowId);
-    if (open === undefined) throw unknown();
-    return open;
-  }
-  const loaded = await deps.executions.loadRun(runId);
+): Promise<LoadedRun> {
+  const given = runId === '' ? undefined : runId;
+  const unknown = () => new UnknownResourceFault(faultText.unknownExecution(workflowId, given));
+  const target = given ?? (await deps.executions.findOpenRun(domain, workflowId));
+  const loaded = target === undefined ? undefined : await deps.executions.loadRun(target);
   if (
     loaded === undefined ||
     !belongsTo(loaded.state, domain, workflowId) ||
     loaded.state.status !== 'OPEN'
   )
     throw unknown();
-  return runId;
+  return loaded;
 }
 
 export const belongsTo = (state: ExecutionState, domain: string, workflowId: string) =>

@@ -72,13 +72,18 @@ export interface ExecutionStore {
    * Commits all writes atomically, or nothing: a stale version or a taken workflowId. The queue entries
    * of tasks the writes schedule exist before the commit lands (a poller that finds one whose task is
    * not committed yet leaves it alone: see entryStatus); the entries they withdraw or claim are removed
-   * after it, best effort.
+   * after it, best effort. A new run's workflowId pointer is written before its state and a closed
+   * run's is removed after it (best effort), so a pointer may be stale: see findOpenRun.
    */
   commit(
     writes: readonly RunWrite[],
     pointers: readonly OpenPointerChange[],
   ): Promise<CommitOutcome>;
   loadRun(runId: string): Promise<LoadedRun | undefined>;
+  /**
+   * The run a workflowId's open-run pointer names. It may be closed (its pointer's removal failed) or
+   * not exist (its start failed or is in flight): callers load it and treat either as no open run.
+   */
   findOpenRun(domain: string, workflowId: string): Promise<string | undefined>;
   /**
    * A page of a run's history. `recent`, when given, is the run's latest events as the caller holds

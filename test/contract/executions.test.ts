@@ -23,7 +23,12 @@ import {
   type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import { localCredentials } from '../../lib/local/dynamodb-local.js';
+import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
 import {
   at,
   decide,
@@ -37,6 +42,7 @@ import {
 import { startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
+let stack: LocalStack;
 let kit: SwfKit;
 let close: () => Promise<void>;
 const domain = 'executions';
@@ -47,7 +53,7 @@ const act = { name: 'act', version: '1' };
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
   kit = new SwfKit(swf, domain);
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
@@ -295,6 +301,57 @@ describe('StartWorkflowExecution', () => {
     );
     const third = await again();
     expect(third.runId).not.toBe(runId);
+  });
+
+  it('treats a workflowId whose pointer still names a closed run (its removal failed) as having no open run', async () => {
+    const { execution, taskList } = await kit.start(full);
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [decide.complete('done')]);
+    // The close removed the pointer; put it back as a release that failed would have left it.
+    const client = createDocumentClient({
+      endpoint: stack.dynamoEndpoint,
+      region: LOCAL_REGION,
+      credentials: localCredentials,
+    });
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: stack.tableName,
+          Item: {
+            ...keys.openRun(domain, execution.workflowId),
+            entity: 'OpenRun',
+            runId: execution.runId,
+            since: Date.now() / 1000,
+          },
+        }),
+      );
+    } finally {
+      client.destroy();
+    }
+    const byWorkflowId = { domain, workflowId: execution.workflowId };
+    const unknown = `Unknown execution, workflowId = ${execution.workflowId}`;
+    await expectFault(
+      swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 's' })),
+      'UnknownResourceFault',
+      unknown,
+    );
+    await expectFault(
+      swf.send(new TerminateWorkflowExecutionCommand(byWorkflowId)),
+      'UnknownResourceFault',
+      unknown,
+    );
+    // The next start takes the workflowId over, and the pointer then names the new run.
+    const next = await swf.send(
+      new StartWorkflowExecutionCommand({
+        ...byWorkflowId,
+        workflowType: full,
+        taskList: { name: taskList },
+      }),
+    );
+    await swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 'here' }));
+    const events = await kit.history({ workflowId: execution.workflowId, runId: next.runId ?? '' });
+    expect(eventTypes(events)).toContain('WorkflowExecutionSignaled');
+    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
   });
 
   it('accepts 5 tags and refuses 6 with ValidationException', async () => {

@@ -5,11 +5,14 @@
  * another writer moved; queue entries exist before the commit that schedules their task.
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
-import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
+import {
+  DynamoExecutionStore,
+  POINTER_GRACE_SECONDS,
+} from '../../lib/adapters/dynamodb/execution-store.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import type { HistoryEvent } from '../../lib/core/history-event.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
@@ -298,5 +301,150 @@ describe('queue entries around a commit', () => {
     expect(queued).toContain(first.runId);
     expect(queued).not.toContain(second.runId);
     expect(await store.loadRun(second.runId)).toBeUndefined();
+  });
+});
+
+describe("a workflowId's open-run pointer, written around its run's commits", () => {
+  let store: DynamoExecutionStore;
+  beforeAll(() => {
+    store = storeWith();
+  });
+  const pointerKey = (run: StoredRun) =>
+    keys.openRun(run.driver.state.domain, run.driver.state.execution.workflowId);
+  const readPointer = async (run: StoredRun) =>
+    (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: pointerKey(run) })))
+      .Item;
+  const putPointer = (run: StoredRun, runId: string, since: number) =>
+    table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...pointerKey(run), entity: 'OpenRun', runId, since },
+      }),
+    );
+  /** A new run of its own workflowId, not committed yet. */
+  const newRun = (name: string, workflowId = `wf-${randomBytes(6).toString('hex')}`) => {
+    const run = new StoredRun(store, `${name}-${randomBytes(6).toString('hex')}`);
+    const execution = { ...run.driver.state.execution, workflowId };
+    run.driver.state = { ...run.driver.state, execution };
+    return run;
+  };
+  const pointer = (kind: 'acquire' | 'release', run: StoredRun) => ({
+    kind,
+    domain: run.driver.state.domain,
+    workflowId: run.driver.state.execution.workflowId,
+    runId: run.runId,
+  });
+  const startWrite = (run: StoredRun): RunWrite => ({
+    state: run.driver.state,
+    events: run.driver.history,
+    queue: queueChanges(undefined, run.driver.state),
+  });
+  /** Closes a started run (terminates it); with its pointer released, or as if the release failed. */
+  async function close(run: StoredRun, release: boolean) {
+    const loaded = await store.loadRun(run.runId);
+    if (loaded === undefined) throw new Error('not started');
+    const before = run.driver.history.length;
+    run.driver.terminate();
+    const write: RunWrite = {
+      state: run.driver.state,
+      events: run.driver.history.slice(before),
+      queue: queueChanges(loaded.state, run.driver.state),
+      base: loaded,
+    };
+    expect(await store.commit([write], release ? [pointer('release', run)] : [])).toBe('committed');
+  }
+
+  it('is put by a start and removed by the close', async () => {
+    const run = newRun('plain');
+    expect(await store.commit([startWrite(run)], [pointer('acquire', run)])).toBe('committed');
+    expect(
+      await store.findOpenRun(run.driver.state.domain, run.driver.state.execution.workflowId),
+    ).toBe(run.runId);
+    const again = newRun('again', run.driver.state.execution.workflowId);
+    expect(await store.commit([startWrite(again)], [pointer('acquire', again)])).toBe(
+      'already-open',
+    );
+    expect(await store.loadRun(again.runId)).toBeUndefined();
+    await close(run, true);
+    expect(await readPointer(run)).toBeUndefined();
+  });
+
+  it('is taken over by the next start when it still names a closed run (its release failed)', async () => {
+    const first = newRun('closed');
+    expect(await store.commit([startWrite(first)], [pointer('acquire', first)])).toBe('committed');
+    await close(first, false);
+    expect((await readPointer(first))?.runId).toBe(first.runId);
+    const second = newRun('next', first.driver.state.execution.workflowId);
+    expect(await store.commit([startWrite(second)], [pointer('acquire', second)])).toBe(
+      'committed',
+    );
+    expect((await readPointer(first))?.runId).toBe(second.runId);
+    // The closed run's late release, if it came now, leaves the new run's pointer alone.
+    await close(second, true);
+    expect(await readPointer(second)).toBeUndefined();
+  });
+
+  it('counts as a start in flight while it names a run not written yet, for its grace only', async () => {
+    const run = newRun('after-ghost');
+    const now = Date.now() / 1000;
+    await putPointer(run, 'ghost-in-flight', now - 1);
+    expect(await store.commit([startWrite(run)], [pointer('acquire', run)])).toBe('already-open');
+    await putPointer(run, 'ghost-failed', now - POINTER_GRACE_SECONDS - 1);
+    expect(await store.commit([startWrite(run)], [pointer('acquire', run)])).toBe('committed');
+    expect((await readPointer(run))?.runId).toBe(run.runId);
+    // A pointer written before pointers had a time counts as old.
+    const older = newRun('after-untimed');
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...pointerKey(older), entity: 'OpenRun', runId: 'ghost-untimed' },
+      }),
+    );
+    expect(await store.commit([startWrite(older)], [pointer('acquire', older)])).toBe('committed');
+  });
+
+  it('is given back by a start whose state was not written', async () => {
+    const existing = newRun('exists');
+    expect(await store.commit([startWrite(existing)], [])).toBe('committed');
+    // The same runId started again under another workflowId: its state's put finds the run there.
+    const clash = newRun('clash');
+    clash.driver.state = {
+      ...clash.driver.state,
+      execution: { ...clash.driver.state.execution, runId: existing.runId },
+    };
+    expect(await store.commit([startWrite(clash)], [pointer('acquire', clash)])).toBe('conflict');
+    expect(await readPointer(clash)).toBeUndefined();
+  });
+
+  it('is taken over inside a transaction too (a child started with its parent)', async () => {
+    const parent = newRun('parent');
+    await parent.commit();
+    const stale = newRun('stale-child');
+    expect(await store.commit([startWrite(stale)], [pointer('acquire', stale)])).toBe('committed');
+    await close(stale, false);
+    const child = newRun('child', stale.driver.state.execution.workflowId);
+    const loaded = await store.loadRun(parent.runId);
+    if (loaded === undefined) throw new Error('no parent');
+    const before = parent.driver.history.length;
+    parent.driver.signal('child started');
+    const parentWrite: RunWrite = {
+      state: parent.driver.state,
+      events: parent.driver.history.slice(before),
+      queue: queueChanges(loaded.state, parent.driver.state),
+      base: loaded,
+    };
+    expect(await store.commit([parentWrite, startWrite(child)], [pointer('acquire', child)])).toBe(
+      'committed',
+    );
+    expect((await readPointer(child))?.runId).toBe(child.runId);
+    // With the child open, the next such transaction finds the workflowId taken.
+    const third = newRun('third', child.driver.state.execution.workflowId);
+    const reloaded = await store.loadRun(parent.runId);
+    if (reloaded === undefined) throw new Error('no parent');
+    const again: RunWrite = { ...parentWrite, base: reloaded, events: [] };
+    expect(await store.commit([again, startWrite(third)], [pointer('acquire', third)])).toBe(
+      'already-open',
+    );
+    expect(await store.loadRun(third.runId)).toBeUndefined();
   });
 });

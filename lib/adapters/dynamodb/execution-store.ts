@@ -40,6 +40,17 @@ const MAX_RECENT_BYTES = 64 * 1024;
 
 type Role = 'state' | 'acquire' | 'pointer' | 'other';
 
+/**
+ * How long a workflowId's open-run pointer to a run whose state is not written yet counts as a start
+ * in flight (its state is written just after it); older, it is left over from a start that failed.
+ */
+export const POINTER_GRACE_SECONDS = 30;
+/** Attempts at a workflowId's pointer when other starts keep changing it. */
+const POINTER_ATTEMPTS = 5;
+
+type AcquirePointer = Extract<OpenPointerChange, { kind: 'acquire' }>;
+type ReleasePointer = Extract<OpenPointerChange, { kind: 'release' }>;
+
 export interface ExecutionStoreOptions {
   /** Partitions per task list (see keys.queuePartition). Changing it strands queued tasks: fix it per table. */
   readonly queueShards?: number;
@@ -94,11 +105,16 @@ export class DynamoExecutionStore implements ExecutionStore {
   ): Promise<CommitOutcome> {
     const runs = writes.map((write) => this.runItems(write));
     await Promise.all(runs.flatMap((run) => run.before.map((step) => step())));
-    const only = runs.length === 1 && pointers.length === 0 ? runs[0] : undefined;
-    const outcome =
-      only !== undefined && only.chunks.length === 0
-        ? await this.putState(only.state)
-        : await this.transact(runs, pointers);
+    const only = runs.length === 1 && runs[0]?.chunks.length === 0 ? runs[0] : undefined;
+    const pointer = pointers.length <= 1 ? pointers[0] : undefined;
+    let outcome: CommitOutcome;
+    if (only !== undefined && pointers.length === 0) outcome = await this.putState(only.state);
+    else if (only !== undefined && pointer?.kind === 'acquire')
+      outcome = await this.startRun(only, pointer);
+    else if (only !== undefined && pointer?.kind === 'release') {
+      outcome = await this.putState(only.state);
+      if (outcome === 'committed') await this.releasePointer(pointer);
+    } else outcome = await this.transactTakingOver(runs, pointers);
     if (outcome === 'committed') await this.removeEntries(runs.flatMap((run) => run.after));
     // A run that was not created leaves no entries: its runId was new, so they can only be these.
     else await this.removeEntries(writes.flatMap((w) => (w.base === undefined ? w.queue.add : [])));
@@ -118,16 +134,136 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
+  /**
+   * A new run of one workflowId (the one-open-run guard, swf-api.md §5.1): its pointer first, taking
+   * over one left stale (see acquirePointer), then its state; a start whose state is not written gives
+   * the pointer back. Two writes of one unit each instead of a transaction of both (four).
+   */
+  private async startRun(run: RunItems, pointer: AcquirePointer): Promise<CommitOutcome> {
+    if (!(await this.acquirePointer(pointer))) return 'already-open';
+    let outcome: CommitOutcome | undefined;
+    try {
+      outcome = await this.putState(run.state);
+      return outcome;
+    } finally {
+      if (outcome !== 'committed') await this.releasePointer(pointer);
+    }
+  }
+
+  /**
+   * Points a workflowId at a new run unless another run of it is open. A pointer is written before its
+   * run's state and removed after its run's close, so it may name a run that is closed (its release
+   * failed), or that does not exist (its start failed, or is still in flight): the first two are
+   * stale and taken over, conditionally on still naming that run; the last is left for its grace.
+   */
+  private async acquirePointer(p: AcquirePointer): Promise<boolean> {
+    let stale: string | undefined;
+    for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
+      try {
+        await this.table.doc.send(
+          new PutCommand({
+            TableName: this.table.tableName,
+            Item: this.pointerRecord(p.domain, p.workflowId, p.runId),
+            ...acquireCondition(stale),
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      const holder = await this.pointerHolder(p.domain, p.workflowId);
+      if (holder?.runId === p.runId) return true;
+      if (holder !== undefined && !(await this.isStale(holder))) return false;
+      stale = holder?.runId;
+    }
+    // Other starts kept changing the pointer: one of them holds the workflowId now.
+    return false;
+  }
+
+  /** Best effort, after the close: a pointer left behind is stale and taken over by the next start. */
+  private async releasePointer(p: AcquirePointer | ReleasePointer): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new DeleteCommand({
+          TableName: this.table.tableName,
+          Key: keys.openRun(p.domain, p.workflowId),
+          ConditionExpression: 'runId = :r',
+          ExpressionAttributeValues: { ':r': p.runId },
+        }),
+      );
+    } catch {
+      // see above
+    }
+  }
+
+  private pointerRecord(domain: string, workflowId: string, runId: string) {
+    return {
+      ...keys.openRun(domain, workflowId),
+      entity: 'OpenRun',
+      runId,
+      since: this.nowSeconds(),
+    };
+  }
+
+  private async pointerHolder(
+    domain: string,
+    workflowId: string,
+  ): Promise<{ runId: string; since: number } | undefined> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.openRun(domain, workflowId),
+        ConsistentRead: true,
+      }),
+    );
+    if (typeof Item?.runId !== 'string') return undefined;
+    return { runId: Item.runId, since: typeof Item.since === 'number' ? Item.since : 0 };
+  }
+
+  /** A pointer's run is closed or gone, or was never written within the grace. */
+  private async isStale(holder: { runId: string; since: number }): Promise<boolean> {
+    const run = await this.loadRun(holder.runId);
+    if (run !== undefined) return run.state.status !== 'OPEN';
+    return this.nowSeconds() - holder.since >= POINTER_GRACE_SECONDS;
+  }
+
+  /**
+   * A commit of several runs, or with chunks or a pointer move, as one transaction. A pointer it
+   * acquires that is held stale is taken over (the transaction retried, conditional on the stale run).
+   */
+  private async transactTakingOver(
+    runs: readonly RunItems[],
+    pointers: readonly OpenPointerChange[],
+  ): Promise<CommitOutcome> {
+    const stale = new Map<AcquirePointer, string>();
+    for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
+      const outcome = await this.transact(runs, pointers, stale);
+      if (outcome !== 'already-open') return outcome;
+      for (const p of pointers) {
+        if (p.kind !== 'acquire') continue;
+        const holder = await this.pointerHolder(p.domain, p.workflowId);
+        if (holder !== undefined && holder.runId !== p.runId && !(await this.isStale(holder)))
+          return 'already-open';
+        if (holder === undefined || holder.runId === p.runId) stale.delete(p);
+        else stale.set(p, holder.runId);
+      }
+    }
+    return 'already-open';
+  }
+
   private async transact(
     runs: readonly RunItems[],
     pointers: readonly OpenPointerChange[],
+    stale: ReadonlyMap<AcquirePointer, string>,
   ): Promise<CommitOutcome> {
     const core: { item: TransactItem; role: Role }[] = [
       ...runs.flatMap((run) => [
         { item: run.state, role: 'state' as const },
         ...run.chunks.map((item) => ({ item, role: 'other' as const })),
       ]),
-      ...pointers.map((pointer) => this.pointerItem(pointer)),
+      ...pointers.map((pointer) =>
+        this.pointerItem(pointer, pointer.kind === 'acquire' ? stale.get(pointer) : undefined),
+      ),
     ];
     if (core.length > MAX_TRANSACTION_ITEMS)
       throw new Error(`a commit of ${core.length} items exceeds one transaction`);
@@ -251,7 +387,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private pointerItem(p: OpenPointerChange): { item: TransactItem; role: Role } {
+  private pointerItem(p: OpenPointerChange, stale?: string): { item: TransactItem; role: Role } {
     const Key = keys.openRun(p.domain, p.workflowId);
     const TableName = this.table.tableName;
     switch (p.kind) {
@@ -261,8 +397,8 @@ export class DynamoExecutionStore implements ExecutionStore {
           item: {
             Put: {
               TableName,
-              Item: { ...Key, entity: 'OpenRun', runId: p.runId },
-              ConditionExpression: 'attribute_not_exists(pk)',
+              Item: this.pointerRecord(p.domain, p.workflowId, p.runId),
+              ...acquireCondition(stale),
             },
           },
         };
@@ -284,7 +420,7 @@ export class DynamoExecutionStore implements ExecutionStore {
           item: {
             Put: {
               TableName,
-              Item: { ...Key, entity: 'OpenRun', runId: p.to },
+              Item: this.pointerRecord(p.domain, p.workflowId, p.to),
               ConditionExpression: 'runId = :r',
               ExpressionAttributeValues: { ':r': p.from },
             },
@@ -312,14 +448,7 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.openRun(domain, workflowId),
-        ConsistentRead: true,
-      }),
-    );
-    return typeof Item?.runId === 'string' ? Item.runId : undefined;
+    return (await this.pointerHolder(domain, workflowId))?.runId;
   }
 
   /**
@@ -629,3 +758,12 @@ const parseEvents = (stored: unknown): HistoryEvent[] =>
 /** The item's size by DynamoDB's rules (what its write is billed on). */
 const itemBytes = (item: Record<string, unknown>) =>
   itemSize(marshall(item, { removeUndefinedValues: true }));
+
+/** A pointer is put where there is none, or over the stale one a reader found (still naming that run). */
+const acquireCondition = (stale: string | undefined) =>
+  stale === undefined
+    ? { ConditionExpression: 'attribute_not_exists(pk)' }
+    : {
+        ConditionExpression: 'attribute_not_exists(pk) OR runId = :stale',
+        ExpressionAttributeValues: { ':stale': stale },
+      };
