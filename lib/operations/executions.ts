@@ -1,4 +1,4 @@
-import { openCounts } from '../core/execution-state.js';
+import { type ExecutionState, openCounts } from '../core/execution-state.js';
 import {
   type ExecutionRequest,
   requestCancelExecution,
@@ -17,8 +17,8 @@ import {
 } from '../core/faults.js';
 import { type TypeRef, toWireEvent } from '../core/history-event.js';
 import { queueChanges } from '../core/task-queue.js';
+import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { LoadedRun } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { nextPageToken, pageSize } from './paging.js';
@@ -92,43 +92,42 @@ interface ExecutionTarget {
   runId?: string;
 }
 
-async function openTarget(deps: OperationDeps, input: ExecutionTarget): Promise<LoadedRun> {
+/**
+ * Records a change in the open run a request names (by runId, or its workflowId's open run): the run
+ * resolved is the one committed on, unless it changed meanwhile (then it is read again, and must
+ * still be open).
+ */
+async function changeOpenRun(
+  deps: OperationDeps,
+  input: ExecutionTarget,
+  change: (state: ExecutionState, now: number) => Transition,
+): Promise<undefined> {
   await requireDomain(deps, input.domain);
-  return resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
+  const target = await resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
+  return mutateRun(
+    deps,
+    target.state.execution.runId,
+    ({ state }) => {
+      if (state.status !== 'OPEN') throw closedExecution(state);
+      const t = change(state, epochSeconds(deps.clock));
+      return { write: true, result: undefined, state: t.state, events: t.events };
+    },
+    target,
+  );
 }
 
 export const signalWorkflowExecution = operation<
   ExecutionTarget & { signalName: string; input?: string }
 >(async (input, deps) => {
-  const target = await openTarget(deps, input);
-  return mutateRun(
-    deps,
-    target.state.execution.runId,
-    ({ state }) => {
-      if (state.status !== 'OPEN') throw closedExecution(state);
-      const signal = {
-        signalName: input.signalName,
-        ...(input.input === undefined ? {} : { input: input.input }),
-      };
-      const t = signalExecution(state, signal, epochSeconds(deps.clock));
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    },
-    target,
-  );
+  const signal = {
+    signalName: input.signalName,
+    ...(input.input === undefined ? {} : { input: input.input }),
+  };
+  return changeOpenRun(deps, input, (state, now) => signalExecution(state, signal, now));
 });
 
 export const requestCancelWorkflowExecution = operation<ExecutionTarget>(async (input, deps) => {
-  const target = await openTarget(deps, input);
-  return mutateRun(
-    deps,
-    target.state.execution.runId,
-    ({ state }) => {
-      if (state.status !== 'OPEN') throw closedExecution(state);
-      const t = requestCancelExecution(state, {}, epochSeconds(deps.clock));
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    },
-    target,
-  );
+  return changeOpenRun(deps, input, (state, now) => requestCancelExecution(state, {}, now));
 });
 
 interface TerminateInput extends ExecutionTarget {
@@ -138,22 +137,12 @@ interface TerminateInput extends ExecutionTarget {
 }
 
 export const terminateWorkflowExecution = operation<TerminateInput>(async (input, deps) => {
-  const target = await openTarget(deps, input);
-  return mutateRun(
-    deps,
-    target.state.execution.runId,
-    ({ state }) => {
-      if (state.status !== 'OPEN') throw closedExecution(state);
-      const request = {
-        ...(input.reason === undefined ? {} : { reason: input.reason }),
-        ...(input.details === undefined ? {} : { details: input.details }),
-        ...(input.childPolicy === undefined ? {} : { childPolicy: input.childPolicy }),
-      };
-      const t = terminateExecution(state, request, epochSeconds(deps.clock));
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    },
-    target,
-  );
+  const request = {
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+    ...(input.details === undefined ? {} : { details: input.details }),
+    ...(input.childPolicy === undefined ? {} : { childPolicy: input.childPolicy }),
+  };
+  return changeOpenRun(deps, input, (state, now) => terminateExecution(state, request, now));
 });
 
 interface ExecutionInput {
