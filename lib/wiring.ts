@@ -4,6 +4,7 @@ import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
 import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
 import { DynamoVisibilityStore } from './adapters/dynamodb/visibility-store.js';
 import { LocalLambdaFunctions } from './adapters/memory/local-lambda.js';
+import { RegistryCache } from './adapters/memory/registry-cache.js';
 import { InProcessTaskNotifier } from './adapters/memory/task-notifier.js';
 import type { OperationDeps, PollingConfig, ServiceIdentity } from './operations/context.js';
 import { PageTokens } from './operations/page-token.js';
@@ -36,15 +37,15 @@ const newRunId = () => randomBytes(32).toString('base64url');
 /** Builds the operations' dependencies over one table: the same wiring for Lambda and the local server. */
 export function createDeps(options: WiringOptions): OperationDeps {
   const table = { doc: options.doc, tableName: options.tableName };
-  const registry = new DynamoRegistryStore(table);
+  const store = new DynamoRegistryStore(table);
   const clock = options.clock ?? systemClock;
   const keys = cachedKeySource(() =>
     options.signingKey === undefined
-      ? registry.signingKey(() => randomBytes(32))
+      ? store.signingKey(() => randomBytes(32))
       : Promise.resolve(Buffer.from(options.signingKey, 'base64')),
   );
   return {
-    registry,
+    registry: new RegistryCache(store, () => clock.now()),
     executions: new DynamoExecutionStore(table, {
       nowSeconds: () => epochSeconds(clock),
       ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),

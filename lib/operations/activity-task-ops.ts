@@ -13,7 +13,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import { type OperationDeps, operation } from './context.js';
-import { requireDomain } from './domains.js';
+import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { claimQueuedTask, longPoll } from './long-poll.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import type { TaskTokenClaims } from './task-token.js';
@@ -27,7 +27,7 @@ interface PollForActivityTaskInput {
 
 export const pollForActivityTask = operation<PollForActivityTaskInput>(
   async (input, deps, request) => {
-    await requireDomain(deps, input.domain);
+    await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const list = { kind: 'activity' as const, domain: input.domain, taskList: input.taskList.name };
     const task = await longPoll<StartedActivityTask>(
       deps,
@@ -207,7 +207,7 @@ export const respondActivityTaskCanceled = respondActivity((i) => ({
 
 const countPending = (kind: 'decision' | 'activity') =>
   operation<{ domain: string; taskList: TaskList }>(async (input, deps) => {
-    await requireDomain(deps, input.domain);
+    await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const count = await deps.executions.countQueue(kind, input.domain, input.taskList.name);
     return { count, truncated: false };
   });

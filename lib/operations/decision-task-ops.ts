@@ -20,7 +20,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { HistoryPage, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import { type OperationDeps, operation } from './context.js';
-import { requireDomain } from './domains.js';
+import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { claimQueuedTask, longPoll } from './long-poll.js';
 import { pageSize } from './paging.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
@@ -63,7 +63,7 @@ const POLL_ACTION = 'PollForDecisionTask';
 
 export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
   async (input, deps, request) => {
-    await requireDomain(deps, input.domain);
+    await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const args = {
       domain: input.domain,
       taskList: input.taskList.name,
@@ -332,11 +332,17 @@ async function loadTypes(
   const workflows = new Map<string, WorkflowTypeRecord>();
   await Promise.all([
     ...[...activityRefs].map(async ([key, ref]) => {
-      const type = await deps.registry.getType({ kind: 'activity', domain, ...ref });
+      const type = await deps.registry.getType(
+        { kind: 'activity', domain, ...ref },
+        RECENT_REGISTRY,
+      );
       if (type?.kind === 'activity') activities.set(key, type);
     }),
     ...[...workflowRefs].map(async ([key, ref]) => {
-      const type = await deps.registry.getType({ kind: 'workflow', domain, ...ref });
+      const type = await deps.registry.getType(
+        { kind: 'workflow', domain, ...ref },
+        RECENT_REGISTRY,
+      );
       if (type?.kind === 'workflow') workflows.set(key, type);
     }),
   ]);

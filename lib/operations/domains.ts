@@ -13,6 +13,7 @@ import {
   registryLimits,
 } from '../core/registry.js';
 import { epochSeconds } from '../ports/clock.js';
+import type { RegistryRead } from '../ports/registry-store.js';
 import { type OperationDeps, operation, type ServiceIdentity } from './context.js';
 import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
 
@@ -21,9 +22,20 @@ import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
 export const domainArn = (identity: ServiceIdentity, name: string) =>
   `arn:aws:swf:${identity.region}:${identity.accountId}:/domain/${name}`;
 
+/**
+ * How old a registry record the task and execution actions accept (RegistryRead): a domain or type
+ * deprecated elsewhere takes effect there within this, as SWF's deprecations are eventually
+ * consistent. The domain and type actions themselves read the registry as it is.
+ */
+export const RECENT_REGISTRY: RegistryRead = { maxAgeMs: 10_000 };
+
 /** Loads a domain or throws `Unknown domain: <name>`. */
-export async function requireDomain(deps: OperationDeps, name: string): Promise<DomainRecord> {
-  const domain = await deps.registry.getDomain(name);
+export async function requireDomain(
+  deps: OperationDeps,
+  name: string,
+  read: RegistryRead = {},
+): Promise<DomainRecord> {
+  const domain = await deps.registry.getDomain(name, read);
   if (domain === undefined) throw new UnknownResourceFault(faultText.unknownDomain(name));
   return domain;
 }

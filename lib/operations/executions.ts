@@ -20,7 +20,7 @@ import { queueChanges } from '../core/task-queue.js';
 import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import { type OperationDeps, operation } from './context.js';
-import { requireDomain } from './domains.js';
+import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
@@ -40,12 +40,11 @@ interface StartWorkflowExecutionInput extends ExecutionRequest {
 
 export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
   async (input, deps) => {
-    const domain = await requireDomain(deps, input.domain);
-    const type = await deps.registry.getType({
-      kind: 'workflow',
-      domain: input.domain,
-      ...input.workflowType,
-    });
+    const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
+    const type = await deps.registry.getType(
+      { kind: 'workflow', domain: input.domain, ...input.workflowType },
+      RECENT_REGISTRY,
+    );
     if (type === undefined || type.kind !== 'workflow') {
       throw new UnknownResourceFault(
         faultText.unknownType('WorkflowType', input.workflowType.name, input.workflowType.version),
@@ -102,7 +101,7 @@ async function changeOpenRun(
   input: ExecutionTarget,
   change: (state: ExecutionState, now: number) => Transition,
 ): Promise<undefined> {
-  await requireDomain(deps, input.domain);
+  await requireDomain(deps, input.domain, RECENT_REGISTRY);
   const target = await resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
   return mutateRun(
     deps,
@@ -151,7 +150,7 @@ interface ExecutionInput {
 }
 
 export const describeWorkflowExecution = operation<ExecutionInput>(async (input, deps) => {
-  await requireDomain(deps, input.domain);
+  await requireDomain(deps, input.domain, RECENT_REGISTRY);
   const { state } = await requireRun(
     deps,
     input.domain,
@@ -196,7 +195,7 @@ interface HistoryInput extends ExecutionInput {
 }
 
 export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input, deps) => {
-  await requireDomain(deps, input.domain);
+  await requireDomain(deps, input.domain, RECENT_REGISTRY);
   const { workflowId, runId } = input.execution;
   const loaded = await requireRun(deps, input.domain, workflowId, runId);
   const action = 'GetWorkflowExecutionHistory';

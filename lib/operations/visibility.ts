@@ -6,7 +6,7 @@ import {
 } from '../core/visibility.js';
 import type { VisibilityQuery } from '../ports/visibility-store.js';
 import { operation } from './context.js';
-import { requireDomain } from './domains.js';
+import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
 
 interface TimeFilter {
@@ -91,7 +91,7 @@ function filterOf(input: VisibilityInput): VisibilityFilter {
 
 const listExecutions = (action: string, closed: boolean) =>
   operation<VisibilityInput>(async (input, deps) => {
-    const domain = await requireDomain(deps, input.domain);
+    const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const selected = selection(input, closed);
     const query = { ...selected, retention: retentionSeconds(domain.retentionPeriodInDays) };
     // The token is bound to the request's own arguments, so the next page must repeat them.
@@ -105,7 +105,7 @@ const listExecutions = (action: string, closed: boolean) =>
 
 const countExecutions = (closed: boolean) =>
   operation<VisibilityInput>(async (input, deps) => {
-    const domain = await requireDomain(deps, input.domain);
+    const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const query = {
       ...selection(input, closed),
       retention: retentionSeconds(domain.retentionPeriodInDays),

@@ -30,13 +30,22 @@ export type StatusChangeOutcome = 'changed' | 'missing' | 'already';
 export type DeleteOutcome = 'deleted' | 'missing' | 'not-deprecated';
 export type TagOutcome = 'tagged' | 'missing' | 'too-many';
 
+/**
+ * How fresh a read must be. SWF's registry changes are eventually consistent (DeprecateDomain and
+ * Deprecate*Type say so), so an operation that only needs a domain to exist, or a type's defaults, may
+ * take an answer read up to `maxAgeMs` ago; the registry's own actions read it as it is.
+ */
+export interface RegistryRead {
+  readonly maxAgeMs?: number;
+}
+
 /** Domains, types and domain tags. The only implementation that matters is DynamoDB's. */
 export interface RegistryStore {
   createDomain(
     domain: DomainRecord,
     maxDomains: number,
   ): Promise<'created' | 'exists' | 'limit-exceeded'>;
-  getDomain(name: string): Promise<DomainRecord | undefined>;
+  getDomain(name: string, read?: RegistryRead): Promise<DomainRecord | undefined>;
   listDomains(status: RegistrationStatus, page: PageRequest): Promise<Page<DomainRecord>>;
   /** Moves a domain to `to`; deprecating it also deprecates every registered type in it. */
   setDomainStatus(name: string, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome>;
@@ -48,7 +57,7 @@ export interface RegistryStore {
   ): Promise<TagOutcome>;
 
   createType(type: TypeRecord, maxTypes: number): Promise<CreateOutcome>;
-  getType(id: TypeId): Promise<TypeRecord | undefined>;
+  getType(id: TypeId, read?: RegistryRead): Promise<TypeRecord | undefined>;
   listTypes(
     kind: TypeKind,
     domain: string,
