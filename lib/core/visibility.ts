@@ -1,7 +1,9 @@
 /**
  * Visibility (swf-api.md §5.5, §11): which listing rows an execution has is a function of its state.
  * Every filter SWF offers gets its own rows, sorted by time, so that every List/Count is a Query that
- * reads what it returns: open rows by start time; closed rows both by start and by close time.
+ * reads what it returns: open rows by start time; closed rows both by start and by close time. The
+ * one exception: a workflowId has at most one open run, which its open-run pointer names already, so
+ * open runs have no workflowId rows (ListOpen/CountOpen with an executionFilter read the pointer).
  */
 import type { ExecutionState } from './execution-state.js';
 import type { ExecutionRef, TypeRef } from './history-event.js';
@@ -58,7 +60,7 @@ function filtersOf(state: ExecutionState, closed: boolean): VisibilityFilter[] {
   const { name, version } = state.workflowType;
   const filters: VisibilityFilter[] = [
     { kind: 'all' },
-    { kind: 'workflowId', workflowId: state.execution.workflowId },
+    ...(closed ? [{ kind: 'workflowId', workflowId: state.execution.workflowId } as const] : []),
     { kind: 'type', name },
     { kind: 'typeVersion', name, version },
     ...[...new Set(state.tagList)].map((tag): VisibilityFilter => ({ kind: 'tag', tag })),

@@ -1,13 +1,16 @@
 import { ValidationException } from '../core/faults.js';
 import {
+  type ExecutionInfo,
+  executionInfo,
   retentionSeconds,
   type VisibilityFilter,
   type VisibilityList,
 } from '../core/visibility.js';
 import type { VisibilityQuery } from '../ports/visibility-store.js';
-import { operation } from './context.js';
+import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
+import { belongsTo } from './run-mutation.js';
 
 interface TimeFilter {
   oldestDate: number;
@@ -89,6 +92,33 @@ function filterOf(input: VisibilityInput): VisibilityFilter {
   return { kind: 'all' };
 }
 
+/**
+ * The open run of a workflowId, if it started within the range, as a listing shows it: read through
+ * the workflowId's open-run pointer (open runs have no workflowId rows: see core/visibility), so at
+ * most one run, always up to date. A pointer naming a run that is closed or not there names none.
+ */
+async function openRunOf(
+  deps: OperationDeps,
+  selected: Selection,
+  workflowId: string,
+): Promise<ExecutionInfo[]> {
+  const runId = await deps.executions.findOpenRun(selected.domain, workflowId);
+  const run = runId === undefined ? undefined : (await deps.executions.loadRun(runId))?.state;
+  if (run === undefined || run.status !== 'OPEN' || !belongsTo(run, selected.domain, workflowId))
+    return [];
+  const { oldest, latest } = selected.range;
+  const started = run.startTimestamp;
+  return started >= oldest && (latest === undefined || started <= latest)
+    ? [executionInfo(run)]
+    : [];
+}
+
+/** The workflowId of an open-list selection, which the open-run pointer answers. */
+const pointerSelection = (selected: Selection) =>
+  selected.list === 'open' && selected.filter.kind === 'workflowId'
+    ? selected.filter.workflowId
+    : undefined;
+
 const listExecutions = (action: string, closed: boolean) =>
   operation<VisibilityInput>(async (input, deps) => {
     const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
@@ -96,21 +126,30 @@ const listExecutions = (action: string, closed: boolean) =>
     const query = { ...selected, retention: retentionSeconds(domain.retentionPeriodInDays) };
     // The token is bound to the request's own arguments, so the next page must repeat them.
     const args = { ...selected, reverseOrder: input.reverseOrder === true };
-    const page = await deps.visibility.list(query, await pageRequest(deps, action, args, input));
+    const page = await pageRequest(deps, action, args, input);
+    const workflowId = pointerSelection(selected);
+    if (workflowId !== undefined)
+      return { executionInfos: await openRunOf(deps, selected, workflowId) };
+    const rows = await deps.visibility.list(query, page);
     return {
-      executionInfos: page.infos,
-      ...(await nextPageToken(deps, action, args, page.next)),
+      executionInfos: rows.infos,
+      ...(await nextPageToken(deps, action, args, rows.next)),
     };
   });
 
 const countExecutions = (closed: boolean) =>
   operation<VisibilityInput>(async (input, deps) => {
     const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
-    const query = {
-      ...selection(input, closed),
+    const selected = selection(input, closed);
+    const workflowId = pointerSelection(selected);
+    if (workflowId !== undefined) {
+      const count = (await openRunOf(deps, selected, workflowId)).length;
+      return { count, truncated: false };
+    }
+    return deps.visibility.count({
+      ...selected,
       retention: retentionSeconds(domain.retentionPeriodInDays),
-    };
-    return deps.visibility.count(query);
+    });
   });
 
 export const listOpenWorkflowExecutions = listExecutions('ListOpenWorkflowExecutions', false);

@@ -7,6 +7,7 @@ import {
   CountPendingDecisionTasksCommand,
   DeprecateWorkflowTypeCommand,
   GetWorkflowExecutionHistoryCommand,
+  ListOpenWorkflowExecutionsCommand,
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
   RecordActivityTaskHeartbeatCommand,
@@ -329,6 +330,14 @@ describe('StartWorkflowExecution', () => {
       client.destroy();
     }
     const byWorkflowId = { domain, workflowId: execution.workflowId };
+    const listed = await swf.send(
+      new ListOpenWorkflowExecutionsCommand({
+        domain,
+        startTimeFilter: { oldestDate: new Date(0) },
+        executionFilter: { workflowId: execution.workflowId },
+      }),
+    );
+    expect(listed.executionInfos).toEqual([]);
     const unknown = `Unknown execution, workflowId = ${execution.workflowId}`;
     await expectFault(
       swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 's' })),

@@ -324,6 +324,15 @@ describe('every filter', () => {
     expect(await countClosed(kit, { closeTimeFilter: exactlyA })).toMatchObject({ count: 1 });
     const future = { oldestDate: new Date(Date.now() + 3_600_000) };
     expect(ids(await listOpen(kit, { startTimeFilter: future }))).toEqual([]);
+    // A workflowId's open run (found through its open-run pointer) within the same bounds.
+    const onlyB = { executionFilter: { workflowId: 'B' } };
+    expect(ids(await listOpen(kit, { startTimeFilter: exactlyB, ...onlyB }))).toEqual(['B']);
+    expect(ids(await listOpen(kit, { startTimeFilter: justAfterB, ...onlyB }))).toEqual([]);
+    const beforeB = { oldestDate: SINCE.oldestDate, latestDate: new Date(bStart.getTime() - 1) };
+    expect(ids(await listOpen(kit, { startTimeFilter: beforeB, ...onlyB }))).toEqual([]);
+    expect(await countOpen(kit, { startTimeFilter: justAfterB, ...onlyB })).toMatchObject({
+      count: 0,
+    });
   });
 
   it('counts open and closed executions with each filter', async () => {
