@@ -5,6 +5,7 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
+import type { PollingConfig } from '../lib/operations/context.js';
 import { createSwfClient } from '../lib/sdk/index.js';
 import {
   countDeadlines,
@@ -33,12 +34,23 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-export async function startBenchEnv(): Promise<BenchEnv> {
+export interface BenchEnvOptions {
+  /** A table of its own on a DynamoDB Local already running (another env's), instead of a new one. */
+  readonly on?: { readonly dynamoEndpoint: string; readonly tableName: string };
+  /** Serve requests as the deployed API's Lambda containers do (see LocalStackOptions.requestsApart). */
+  readonly requestsApart?: boolean;
+  readonly polling?: Partial<PollingConfig>;
+}
+
+export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<BenchEnv> {
   const dynamo = new DynamoCounters();
   const swf = new SwfCounters();
   const deadlines = new DeadlineCounters();
   const stack = await startLocalStack({
-    tableName: 'swf-bench',
+    tableName: options.on?.tableName ?? 'swf-bench',
+    ...(options.on === undefined ? {} : { dynamoEndpoint: options.on.dynamoEndpoint }),
+    ...(options.requestsApart === true ? { requestsApart: true } : {}),
+    ...(options.polling === undefined ? {} : { polling: options.polling }),
     onDynamoClient: (client) => meterDynamo(client, dynamo),
   });
   tagOutbox(stack);

@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { startBenchEnv } from './env.js';
 import { buildTable, formatTable } from './report.js';
 import { type CancellationResult, runCancellation } from './scenarios/cancellation.js';
-import { type CostResult, runCost } from './scenarios/cost.js';
+import { type CostResult, DEPLOYED_POLL_MAX_WAIT_MS, runCost } from './scenarios/cost.js';
 import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
 import { runThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { runTimers, type TimersResult } from './scenarios/timers.js';
@@ -83,7 +83,20 @@ async function main(): Promise<void> {
       if (scenario === 'cancellation')
         results.cancellation = await runCancellation(env, size.cancels);
       if (scenario === 'timers') results.timers = await runTimers(env, size.timers);
-      if (scenario === 'cost') results.cost = await runCost(env, size.cost);
+      if (scenario === 'cost') {
+        // The deployed service's figures: every request on its own (a Lambda container serves one
+        // at a time, so no poller is handed a task or woken by another request), deployed long polls.
+        const deployed = await startBenchEnv({
+          on: { dynamoEndpoint: env.stack.dynamoEndpoint, tableName: 'swf-bench-cost' },
+          requestsApart: true,
+          polling: { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS },
+        });
+        try {
+          results.cost = await runCost(deployed, size.cost);
+        } finally {
+          await deployed.close();
+        }
+      }
     }
   } finally {
     await env.close();

@@ -12,6 +12,7 @@ import { TaskTokens } from './operations/task-token.js';
 import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
 import type { LambdaInvoker } from './ports/lambda-invoker.js';
 import type { SigningKeySource } from './ports/secrets.js';
+import type { TaskNotifier } from './ports/task-notifier.js';
 
 export interface WiringOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -26,6 +27,8 @@ export interface WiringOptions {
   /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
   readonly lambda?: LambdaInvoker;
   readonly onCommitted?: OperationDeps['onCommitted'];
+  /** Wakes and hands tasks to pollers of this process; by default an InProcessTaskNotifier. */
+  readonly notifier?: TaskNotifier;
 }
 
 /** SWF holds a long poll for 60 s (swf-api.md §4). */
@@ -59,7 +62,7 @@ export function createDeps(options: WiringOptions): OperationDeps {
     identity: options.identity,
     pageTokens: new PageTokens(keys, () => epochSeconds(clock)),
     taskTokens: new TaskTokens(keys),
-    notifier: new InProcessTaskNotifier(),
+    notifier: options.notifier ?? new InProcessTaskNotifier(),
     polling: { ...DEFAULT_POLLING, ...options.polling },
     lambda: options.lambda ?? new LocalLambdaFunctions(),
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
 import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
+import { NoTaskNotifier } from '../adapters/memory/task-notifier.js';
 import { earliestDeadline } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
@@ -33,6 +34,11 @@ export interface LocalStackOptions {
   readonly polling?: Partial<PollingConfig>;
   /** Called with the DynamoDB client before first use (the bench adds a request meter to it). */
   readonly onDynamoClient?: (client: DynamoDBClient) => void;
+  /**
+   * Serve requests as separate Lambda containers do: no poller is woken or handed a task by another
+   * request; polls re-read their queue instead (NoTaskNotifier). For the bench's cost figures.
+   */
+  readonly requestsApart?: boolean;
 }
 
 export interface LocalStack {
@@ -76,6 +82,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableName,
       identity: LOCAL_IDENTITY,
       lambda,
+      ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.polling === undefined ? {} : { polling: options.polling }),
       // A new deadline is armed the moment its change commits, not when the stream gets to it.

@@ -97,3 +97,35 @@ export class InProcessTaskNotifier implements TaskNotifier {
 
 const listKey = (kind: TaskKind, domain: string, taskList: string) =>
   `${kind}|${domain}|${taskList}`;
+
+/**
+ * What each request of the deployed API sees: a Lambda container serves one request at a time, so no
+ * poller of another request waits in it to be woken or handed a task. Polls find tasks by reading the
+ * queue again every PollingConfig.recheckMs. The bench's cost scenario runs the local stack with it,
+ * to count what the deployed service does.
+ */
+export class NoTaskNotifier implements TaskNotifier {
+  notify(_kind: TaskKind, _domain: string, _taskList: string): void {}
+
+  wait(_kind: TaskKind, _domain: string, _list: string, ms: number, signal: AbortSignal): PollWait {
+    const done = new Promise<undefined>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', end);
+        resolve(undefined);
+      };
+      const timer = setTimeout(end, Math.max(0, ms));
+      signal.addEventListener('abort', end, { once: true });
+      if (signal.aborted) end();
+    });
+    return { done, acceptHandoff: () => {} };
+  }
+
+  reserve(_kind: TaskKind, _domain: string, _taskList: string): Reservation | undefined {
+    return undefined;
+  }
+
+  waiting(_kind: TaskKind, _domain: string, _taskList: string): number {
+    return 0;
+  }
+}

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessTaskNotifier } from '../../../lib/adapters/memory/task-notifier.js';
+import {
+  InProcessTaskNotifier,
+  NoTaskNotifier,
+} from '../../../lib/adapters/memory/task-notifier.js';
 import type { HandoffStarter } from '../../../lib/ports/task-notifier.js';
 
 const starter: HandoffStarter = (state, task, events) => ({
@@ -67,5 +70,31 @@ describe('InProcessTaskNotifier', () => {
     wait.acceptHandoff(starter);
     stop.abort();
     expect(n.reserve('decision', 'd', 'l')).toBeUndefined();
+  });
+});
+
+describe('NoTaskNotifier (each request in a container of its own)', () => {
+  it('never wakes a waiter early nor hands it a task: the poll re-reads the queue when its wait ends', async () => {
+    const n = new NoTaskNotifier();
+    const stop = new AbortController();
+    const started = Date.now();
+    const wait = n.wait('activity', 'd', 'l', 50, stop.signal);
+    wait.acceptHandoff(starter);
+    n.notify('activity', 'd', 'l');
+    expect(n.reserve('activity', 'd', 'l')).toBeUndefined();
+    expect(n.waiting('activity', 'd', 'l')).toBe(0);
+    await expect(wait.done).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it('ends a wait when its poll is abandoned', async () => {
+    const n = new NoTaskNotifier();
+    const stop = new AbortController();
+    const wait = n.wait('decision', 'd', 'l', 60_000, stop.signal);
+    stop.abort();
+    await expect(wait.done).resolves.toBeUndefined();
+    const gone = new AbortController();
+    gone.abort();
+    await expect(n.wait('decision', 'd', 'l', 60_000, gone.signal).done).resolves.toBeUndefined();
   });
 });
