@@ -1,9 +1,11 @@
 /**
  * Visibility (swf-api.md §5.5, §11): which listing rows an execution has is a function of its state.
  * Every filter SWF offers gets its own rows, sorted by time, so that every List/Count is a Query that
- * reads what it returns: open rows by start time; closed rows both by start and by close time. The
- * one exception: a workflowId has at most one open run, which its open-run pointer names already, so
- * open runs have no workflowId rows (ListOpen/CountOpen with an executionFilter read the pointer).
+ * reads what it returns: open rows by start time; closed rows both by start and by close time. Two
+ * filters are answered from rows kept for others: a workflowId has at most one open run, which its
+ * open-run pointer names already, so open runs have no workflowId rows (ListOpen/CountOpen with an
+ * executionFilter read the pointer); and a type name's rows are the rows of its versions, merged (a
+ * typeFilter without a version reads every version's rows), so there are no rows by name alone.
  */
 import type { ExecutionState } from './execution-state.js';
 import type { ExecutionRef, TypeRef } from './history-event.js';
@@ -61,7 +63,6 @@ function filtersOf(state: ExecutionState, closed: boolean): VisibilityFilter[] {
   const filters: VisibilityFilter[] = [
     { kind: 'all' },
     ...(closed ? [{ kind: 'workflowId', workflowId: state.execution.workflowId } as const] : []),
-    { kind: 'type', name },
     { kind: 'typeVersion', name, version },
     ...[...new Set(state.tagList)].map((tag): VisibilityFilter => ({ kind: 'tag', tag })),
   ];

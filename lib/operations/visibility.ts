@@ -1,4 +1,5 @@
 import { ValidationException } from '../core/faults.js';
+import type { DomainRecord } from '../core/registry.js';
 import {
   type ExecutionInfo,
   executionInfo,
@@ -119,18 +120,38 @@ const pointerSelection = (selected: Selection) =>
     ? selected.filter.workflowId
     : undefined;
 
+/**
+ * The store's query for a selection: with the domain's retention, and for a type name the versions
+ * whose rows it covers (every version ever registered: see core/visibility).
+ */
+async function storeQuery(
+  deps: OperationDeps,
+  selected: Selection,
+  domain: DomainRecord,
+): Promise<VisibilityQuery> {
+  const { filter } = selected;
+  const versions =
+    filter.kind === 'type'
+      ? { versions: await deps.registry.typeVersions('workflow', selected.domain, filter.name) }
+      : {};
+  return {
+    ...selected,
+    ...versions,
+    retention: retentionSeconds(domain.retentionPeriodInDays),
+  };
+}
+
 const listExecutions = (action: string, closed: boolean) =>
   operation<VisibilityInput>(async (input, deps) => {
     const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const selected = selection(input, closed);
-    const query = { ...selected, retention: retentionSeconds(domain.retentionPeriodInDays) };
     // The token is bound to the request's own arguments, so the next page must repeat them.
     const args = { ...selected, reverseOrder: input.reverseOrder === true };
     const page = await pageRequest(deps, action, args, input);
     const workflowId = pointerSelection(selected);
     if (workflowId !== undefined)
       return { executionInfos: await openRunOf(deps, selected, workflowId) };
-    const rows = await deps.visibility.list(query, page);
+    const rows = await deps.visibility.list(await storeQuery(deps, selected, domain), page);
     return {
       executionInfos: rows.infos,
       ...(await nextPageToken(deps, action, args, rows.next)),
@@ -146,10 +167,7 @@ const countExecutions = (closed: boolean) =>
       const count = (await openRunOf(deps, selected, workflowId)).length;
       return { count, truncated: false };
     }
-    return deps.visibility.count({
-      ...selected,
-      retention: retentionSeconds(domain.retentionPeriodInDays),
-    });
+    return deps.visibility.count(await storeQuery(deps, selected, domain));
   });
 
 export const listOpenWorkflowExecutions = listExecutions('ListOpenWorkflowExecutions', false);

@@ -65,6 +65,8 @@ export interface RegistryStore {
     name: string | undefined,
     page: PageRequest,
   ): Promise<Page<TypeRecord>>;
+  /** Every version of a type name that may have executions: registered, deprecated or deleted. */
+  typeVersions(kind: TypeKind, domain: string, name: string): Promise<readonly string[]>;
   setTypeStatus(id: TypeId, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome>;
   deleteType(id: TypeId): Promise<DeleteOutcome>;
 }

@@ -16,6 +16,11 @@ export interface VisibilityQuery {
   readonly domain: string;
   readonly list: VisibilityList;
   readonly filter: VisibilityFilter;
+  /**
+   * For a filter by type name (kind `type`): every version of that name that may have executions.
+   * Rows are kept by name and version only; the name's listing merges its versions' rows.
+   */
+  readonly versions?: readonly string[];
   readonly range: TimeRange;
   /**
    * The domain's retention in seconds: closed rows whose retention has passed are not shown, whether or

@@ -11,6 +11,8 @@ import {
   CountOpenWorkflowExecutionsCommand,
   type CountOpenWorkflowExecutionsInput,
   type Decision,
+  DeleteWorkflowTypeCommand,
+  DeprecateWorkflowTypeCommand,
   GetWorkflowExecutionHistoryCommand,
   ListClosedWorkflowExecutionsCommand,
   type ListClosedWorkflowExecutionsInput,
@@ -371,6 +373,69 @@ describe('every filter', () => {
     );
     expect(out.executionInfos).toHaveLength(1);
     expect(out.executionInfos?.[0]?.executionStatus).toBe('OPEN');
+  });
+});
+
+describe('a filter by type name', () => {
+  it('merges the rows of every version, a deleted one included, page by page', async () => {
+    const kit = await freshDomain(swf);
+    const shipping = (version: string) => ({ name: 'shipping', version });
+    for (const version of ['1', '2', '3']) {
+      await swf.send(
+        new RegisterWorkflowTypeCommand({
+          domain: kit.domain,
+          ...shipping(version),
+          defaultExecutionStartToCloseTimeout: '3600',
+          defaultTaskStartToCloseTimeout: '60',
+          defaultChildPolicy: 'TERMINATE',
+        }),
+      );
+    }
+    // Started in this order: s1 (v1), s2 (v2), s3 (v1), s4 (v3); then v1 is deprecated and deleted.
+    const started = [];
+    for (const [id, version] of [
+      ['s1', '1'],
+      ['s2', '2'],
+      ['s3', '1'],
+      ['s4', '3'],
+    ] as const) {
+      started.push((await kit.start(shipping(version), { workflowId: id })).execution);
+      await sleep(5);
+    }
+    await swf.send(
+      new DeprecateWorkflowTypeCommand({ domain: kit.domain, workflowType: shipping('1') }),
+    );
+    await swf.send(
+      new DeleteWorkflowTypeCommand({ domain: kit.domain, workflowType: shipping('1') }),
+    );
+    const byName = { startTimeFilter: SINCE, typeFilter: { name: 'shipping' } };
+    await eventually(
+      () => countOpen(kit, byName),
+      (o) => o.count === 4,
+    );
+    expect(ids(await listOpen(kit, byName))).toEqual(['s4', 's3', 's2', 's1']);
+    const pages = await allPages((token) =>
+      listOpen(kit, {
+        ...byName,
+        maximumPageSize: 1,
+        reverseOrder: true,
+        ...(token === undefined ? {} : { nextPageToken: token }),
+      }),
+    );
+    expect(pages.pages).toEqual([['s1'], ['s2'], ['s3'], ['s4']]);
+    expect(ids(await listOpen(kit, { ...byName, typeFilter: shipping('1') }))).toEqual([
+      's3',
+      's1',
+    ]);
+    expect(ids(await listOpen(kit, { ...byName, typeFilter: { name: 'nothing' } }))).toEqual([]);
+    // Closed, by close time: the same merge.
+    for (const execution of started) await terminate(kit, execution);
+    const closedByName = { closeTimeFilter: SINCE, typeFilter: { name: 'shipping' } };
+    await eventually(
+      () => countClosed(kit, closedByName),
+      (o) => o.count === 4,
+    );
+    expect(ids(await listClosed(kit, closedByName))).toEqual(['s4', 's3', 's2', 's1']);
   });
 });
 

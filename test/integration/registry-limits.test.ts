@@ -3,7 +3,9 @@
  * deprecated ones included, and 100 domains per account. The store takes the quota as an argument, so
  * these tests use small ones; the operations pass SWF's (registryLimits, checked below).
  */
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
 import {
   type DomainRecord,
@@ -108,5 +110,37 @@ describe('registry quotas', () => {
     expect(await registry.createDomain(domain('c'), 2)).toBe('limit-exceeded');
     expect(await registry.createDomain(domain('a'), 2)).toBe('exists');
     expect(await registry.getDomain('c')).toBeUndefined();
+  });
+});
+
+describe('the versions of a type name', () => {
+  it('are every version registered, deleted ones too, and those registered before they were recorded', async () => {
+    const registry = await store();
+    expect(await registry.createDomain(domain('versions'), 100)).toBe('created');
+    const version = (name: string, v: string): TypeRecord => ({
+      ...type('workflow', 'versions', name),
+      version: v,
+    });
+    for (const v of ['1', '2', '3'])
+      expect(await registry.createType(version('ship', v), 100)).toBe('created');
+    expect(await registry.createType(version('other', '9'), 100)).toBe('created');
+    const id = { kind: 'workflow' as const, domain: 'versions', name: 'ship', version: '2' };
+    expect(await registry.setTypeStatus(id, 'DEPRECATED', 2)).toBe('changed');
+    expect(await registry.deleteType(id)).toBe('deleted');
+    expect(await registry.typeVersions('workflow', 'versions', 'ship')).toEqual(['1', '2', '3']);
+    expect(await registry.typeVersions('activity', 'versions', 'ship')).toEqual([]);
+    expect(await registry.typeVersions('workflow', 'versions', 'none')).toEqual([]);
+    // A type registered before versions were recorded (no record of it): found through the listing.
+    const { tableName, doc } = await freshTable('legacy');
+    const legacy = new DynamoRegistryStore({ tableName, doc });
+    expect(await legacy.createDomain(domain('versions'), 100)).toBe('created');
+    expect(await legacy.createType(version('ship', '7'), 100)).toBe('created');
+    await doc.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: keys.typeVersions('workflow', 'versions', 'ship'),
+      }),
+    );
+    expect(await legacy.typeVersions('workflow', 'versions', 'ship')).toEqual(['7']);
   });
 });

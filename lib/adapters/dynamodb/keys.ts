@@ -42,6 +42,14 @@ export const keys = {
   typeList: (kind: TypeKind, domain: string, status: RegistrationStatus) => ({
     gsi1pk: `DOMAIN#${domain}#${typePrefix(kind)}#${status}`,
   }),
+  /**
+   * Every version ever registered of one type name (deleted ones too): what a visibility filter by
+   * type name covers. Not under the type prefix, so type queries never meet it.
+   */
+  typeVersions: (kind: TypeKind, domain: string, name: string): ItemKey => ({
+    pk: `DOMAIN#${domain}`,
+    sk: `VERSIONS#${typePrefix(kind)}#${name}`,
+  }),
   typeSortValue: (name: string, version: string) => `${name}${SEPARATOR}${version}`,
   typeNamePrefix: (name: string) => `${name}${SEPARATOR}`,
 

@@ -142,12 +142,44 @@ export class DynamoRegistryStore implements RegistryStore {
           },
         },
       },
+      {
+        Update: {
+          TableName: this.table.tableName,
+          Key: keys.typeVersions(type.kind, type.domain, type.name),
+          UpdateExpression: 'ADD versions :version',
+          ExpressionAttributeValues: { ':version': new Set([type.version]) },
+        },
+      },
     ]);
     if (outcome.ok) return 'created';
     const domain = await this.get(keys.domain(type.domain));
     if (domain === undefined) return 'domain-missing';
     if (outcome.failed.includes(0)) return 'exists';
     return domain.status === 'DEPRECATED' ? 'domain-deprecated' : 'limit-exceeded';
+  }
+
+  /**
+   * Every version of a type name registered since versions were recorded at registration (deleted
+   * ones too), and those registered or deprecated now (types registered before then).
+   */
+  async typeVersions(kind: TypeKind, domain: string, name: string): Promise<readonly string[]> {
+    const recorded = await this.get(keys.typeVersions(kind, domain, name));
+    const versions = new Set<string>(
+      recorded?.versions instanceof Set ? [...recorded.versions].map(String) : [],
+    );
+    for (const status of ['REGISTERED', 'DEPRECATED'] as const) {
+      let after: string | undefined;
+      do {
+        const page = await this.listTypes(kind, domain, status, name, {
+          limit: 1000,
+          reverse: false,
+          ...(after === undefined ? {} : { after }),
+        });
+        for (const type of page.items) versions.add(type.version);
+        after = page.next;
+      } while (after !== undefined);
+    }
+    return [...versions].sort();
   }
 
   async getType(id: TypeId): Promise<TypeRecord | undefined> {

@@ -6,7 +6,12 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ExecutionInfo, VisibilityChanges, VisibilityRow } from '../../core/visibility.js';
+import type {
+  ExecutionInfo,
+  VisibilityChanges,
+  VisibilityFilter,
+  VisibilityRow,
+} from '../../core/visibility.js';
 import type {
   VisibilityCount,
   VisibilityPage,
@@ -103,6 +108,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
     // Newest first by default: `reverse` asks for oldest first (swf-api.md §4).
     const ascending = page.reverse;
     const partitions = this.partitions(query);
+    if (partitions.length === 0) return { infos: [] };
     // Enough from each shard for an even spread of one page (plus the row that tells a next page
     // exists); a shard that runs dry mid-merge is read again, so an uneven spread costs a few queries.
     const batch = Math.ceil((page.limit + 1) / partitions.length) + 1;
@@ -137,6 +143,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
    */
   async count(query: VisibilityQuery): Promise<VisibilityCount> {
     const partitions = this.partitions(query);
+    if (partitions.length === 0) return { count: 0, truncated: false };
     const budget = this.maxCount + 1;
     const share = Math.ceil(budget / partitions.length);
     const first = await Promise.all(
@@ -255,10 +262,22 @@ export class DynamoVisibilityStore implements VisibilityStore {
     };
   }
 
+  /** The partitions a query reads: its filter's shards; a type name's, those of all its versions. */
   private partitions(query: VisibilityQuery): string[] {
-    const count = query.filter.kind === 'workflowId' ? 1 : this.shards;
-    return Array.from({ length: count }, (_, shard) =>
-      keys.visibilityPartition(query.list, query.domain, query.filter, shard),
+    const { filter } = query;
+    const filters: VisibilityFilter[] =
+      filter.kind === 'type'
+        ? (query.versions ?? []).map((version) => ({
+            kind: 'typeVersion',
+            name: filter.name,
+            version,
+          }))
+        : [filter];
+    const count = filter.kind === 'workflowId' ? 1 : this.shards;
+    return filters.flatMap((f) =>
+      Array.from({ length: count }, (_, shard) =>
+        keys.visibilityPartition(query.list, query.domain, f, shard),
+      ),
     );
   }
 

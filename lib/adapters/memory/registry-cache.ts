@@ -116,6 +116,10 @@ export class RegistryCache implements RegistryStore {
     return this.store.listTypes(kind, domain, status, name, page);
   }
 
+  typeVersions(kind: TypeKind, domain: string, name: string): Promise<readonly string[]> {
+    return this.store.typeVersions(kind, domain, name);
+  }
+
   setTypeStatus(id: TypeId, to: RegistrationStatus, now: number): Promise<StatusChangeOutcome> {
     return this.changing(this.store.setTypeStatus(id, to, now));
   }

@@ -44,12 +44,12 @@ const describeRow = (r: VisibilityRow) => [r.list, Object.values(r.filter).join(
 const ids = (rows: readonly VisibilityRow[]) => rows.map(rowId).sort();
 
 describe('visibility rows', () => {
-  it('gives an open run one start-time row per filter value but its workflowId, tags deduplicated', () => {
+  it('gives an open run one start-time row per filter value, tags deduplicated', () => {
     const rows = visibilityRows(opened(['red', 'blue', 'red']));
-    // A workflowId's open run is found through its open-run pointer.
+    // A workflowId's open run is found through its open-run pointer; a type name's listing merges
+    // the rows of its versions.
     expect(rows.map(describeRow)).toEqual([
       ['open', 'all', T0 + 0.25],
-      ['open', 'type:order', T0 + 0.25],
       ['open', 'typeVersion:order:2', T0 + 0.25],
       ['open', 'tag:red', T0 + 0.25],
       ['open', 'tag:blue', T0 + 0.25],
@@ -64,7 +64,6 @@ describe('visibility rows', () => {
     expect(byStart.map((r) => Object.values(r.filter).join(':'))).toEqual([
       'all',
       `workflowId:${WORKFLOW_ID}`,
-      'type:order',
       'typeVersion:order:2',
       'tag:red',
       'closeStatus:TERMINATED',
