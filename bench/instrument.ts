@@ -268,17 +268,24 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
     return arm(fire);
   });
   const disarm = scheduler.disarm.bind(scheduler);
-  // What AwsDeadlineScheduler.disarm does: a DeleteSchedule for a fire beyond the schedule's lead.
-  Reflect.set(scheduler, 'disarm', (fire: DeadlineFire) => {
-    if (fire.at - Date.now() / 1000 > SCHEDULE_LEAD_SECONDS) {
-      counters.requests += 1;
-      const id = idOf(fire);
-      if (schedules.delete(id)) counters.disarmed += 1;
-      // Armed again later (the alarm came back to it), it is a new schedule.
-      seen.delete(id);
-    }
-    return disarm(fire);
-  });
+  // What AwsDeadlineScheduler.disarm does: for a fire beyond the schedule's lead, read whether the run
+  // set it again (the read is metered as the outbox's), and if not, one DeleteSchedule.
+  Reflect.set(
+    scheduler,
+    'disarm',
+    async (fire: DeadlineFire, armedAgain: () => Promise<boolean>) => {
+      if (fire.at - Date.now() / 1000 <= SCHEDULE_LEAD_SECONDS) return disarm(fire, armedAgain);
+      const again = await armedAgain();
+      if (!again) {
+        counters.requests += 1;
+        const id = idOf(fire);
+        if (schedules.delete(id)) counters.disarmed += 1;
+        // Armed again later (the alarm came back to it), it is a new schedule.
+        seen.delete(id);
+      }
+      return disarm(fire, async () => again);
+    },
+  );
 }
 
 /** Whether a write request (in wire form) puts or updates a run's state item. */

@@ -88,11 +88,14 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
  * run sets no alarm again.
  */
 async function disarmAlarm(deps: OutboxDeps, fire: DeadlineFire, closed: boolean): Promise<void> {
-  const current = closed ? undefined : (await deps.executions.loadRun(fire.runId))?.state;
-  const alarm = current?.status === 'OPEN' ? current.alarm : undefined;
-  if (alarm !== undefined && alarm.key === fire.key && alarm.at === fire.at) return;
+  const armedAgain = async () => {
+    if (closed) return false;
+    const current = (await deps.executions.loadRun(fire.runId))?.state;
+    const alarm = current?.status === 'OPEN' ? current.alarm : undefined;
+    return alarm !== undefined && alarm.key === fire.key && alarm.at === fire.at;
+  };
   try {
-    await deps.scheduler.disarm({ runId: fire.runId, key: fire.key, at: fire.at });
+    await deps.scheduler.disarm({ runId: fire.runId, key: fire.key, at: fire.at }, armedAgain);
   } catch (error) {
     // Only a saving: the fire, if it comes, finds nothing to do. The record's other effects go on.
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

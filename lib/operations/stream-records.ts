@@ -69,13 +69,25 @@ export async function handleStreamRecords(
     if (lane === undefined) byRun.set(key, [record]);
     else lane.push(record);
   }
+  // Each record's states are decoded once, one record per turn of the event loop: a whole batch
+  // decoded in one go would hold up every timer of the process meanwhile. One that cannot be decoded
+  // is left to handleRecord (retried, then dead-lettered).
+  const decoded = new Map<StreamRecordLike, RunChange | undefined>();
+  for (const record of records) {
+    await nextTurn();
+    try {
+      decoded.set(record, runChange(record));
+    } catch {
+      // see above
+    }
+  }
   // Deadlines first: a timer must not wait behind other runs' slower effects. A record whose arms
   // fail here arms them again with the rest of its effects.
   const armed = new Set<StreamRecordLike>();
   await Promise.all(
     records.map(async (record) => {
       try {
-        const change = runChange(record);
+        const change = decoded.get(record);
         if (change === undefined) return;
         await armDeadlines(deps, change.before, change.after);
         armed.add(record);
@@ -88,7 +100,10 @@ export async function handleStreamRecords(
   let next = 0;
   const workers = Array.from({ length: Math.min(RUN_CONCURRENCY, lanes.length) }, async () => {
     for (let lane = lanes[next++]; lane !== undefined; lane = lanes[next++]) {
-      for (const record of lane) await handleRecord(deps, record, options, armed.has(record));
+      for (const record of lane) {
+        const change = decoded.has(record) ? { change: decoded.get(record) } : undefined;
+        await handleRecord(deps, record, options, armed.has(record), change);
+      }
     }
   });
   const settled = await Promise.allSettled(workers);
@@ -99,16 +114,20 @@ export async function handleStreamRecords(
 /** Runs whose records are handled at once. */
 const RUN_CONCURRENCY = 32;
 
+/** Resumes on the event loop's next turn, after the timers and I/O that are due. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function handleRecord(
   deps: OutboxDeps,
   record: StreamRecordLike,
   options: StreamHandlingOptions,
   alreadyArmed: boolean,
+  decoded?: { readonly change: RunChange | undefined },
 ): Promise<void> {
   const maxAttempts = options.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
     try {
-      const change = runChange(record);
+      const change = decoded === undefined ? runChange(record) : decoded.change;
       if (change !== undefined)
         await carryOutRunChange(deps, change.before, change.after, alreadyArmed);
       return;

@@ -13,7 +13,8 @@ export interface DeadlineScheduler {
   arm(fire: DeadlineFire): Promise<void>;
   /**
    * Gives up a fire armed earlier that is no longer needed, where that saves something (a schedule
-   * that would otherwise be invoked). Best effort: a fire not disarmed comes and does nothing.
+   * that would otherwise be invoked), unless `armedAgain` says the run has set it again since. Best
+   * effort: a fire not disarmed comes and does nothing.
    */
-  disarm(fire: DeadlineFire): Promise<void>;
+  disarm(fire: DeadlineFire, armedAgain: () => Promise<boolean>): Promise<void>;
 }

@@ -279,7 +279,7 @@ describe('replaying the stream of a finished workflow', () => {
             tries++;
             throw new TypeError('this effect never works');
           },
-          disarm: (fire) => aws.scheduler.disarm(fire),
+          disarm: (fire, armedAgain) => aws.scheduler.disarm(fire, armedAgain),
         },
       };
       const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);

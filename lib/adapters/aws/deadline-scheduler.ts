@@ -76,10 +76,11 @@ export class AwsDeadlineScheduler implements DeadlineScheduler {
    * invocations of schedules, not for creating or deleting them, and a deadline the run outlived would
    * otherwise be invoked, go through SQS twice and run the timer function twice for nothing. A fire
    * that went on SQS (armed within 15 minutes of it) cannot be taken back and has no schedule: the
-   * delete finds none. Closer than the lead, the schedule has fired already.
+   * delete finds none. Closer than the lead, the schedule has fired already (nor is the run read).
    */
-  async disarm(fire: DeadlineFire): Promise<void> {
+  async disarm(fire: DeadlineFire, armedAgain: () => Promise<boolean>): Promise<void> {
     if (fire.at - this.clock.now() / 1000 <= SCHEDULE_LEAD_SECONDS) return;
+    if (await armedAgain()) return;
     try {
       await this.scheduler.send(
         new DeleteScheduleCommand({

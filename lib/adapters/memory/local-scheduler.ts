@@ -45,7 +45,7 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
    * on. (Taking it out of the heap could race the commit that arms the same fire again, as this
    * process arms a change's deadlines at its commit, ahead of the stream.)
    */
-  async disarm(_fire: DeadlineFire): Promise<void> {}
+  async disarm(_fire: DeadlineFire, _armedAgain: () => Promise<boolean>): Promise<void> {}
 
   /** Deadlines waiting (for tests and diagnostics). */
   get size(): number {

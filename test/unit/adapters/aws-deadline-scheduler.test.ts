@@ -33,6 +33,9 @@ const scheduler = () =>
     },
   );
 
+/** The run has not set the fire again: the disarm goes ahead. */
+const notAgain = async () => false;
+
 afterEach(() => {
   sqsMock.reset();
   schedulerMock.reset();
@@ -89,7 +92,7 @@ describe('AwsDeadlineScheduler', () => {
   it('disarms a deadline by deleting its schedule, by the name it was created with', async () => {
     schedulerMock.on(DeleteScheduleCommand).resolves({});
     const fire = { runId: 'r1', key: 'X', at: now + 3600 };
-    await scheduler().disarm(fire);
+    await scheduler().disarm(fire, notAgain);
     expect(schedulerMock.commandCalls(DeleteScheduleCommand).map((c) => c.args[0].input)).toEqual([
       { Name: scheduleName(fire), GroupName: 'swf-deadlines' },
     ]);
@@ -101,19 +104,31 @@ describe('AwsDeadlineScheduler', () => {
       .on(DeleteScheduleCommand)
       .rejects(new ResourceNotFoundException({ message: 'none', Message: 'none', $metadata: {} }));
     await expect(
-      scheduler().disarm({ runId: 'r1', key: 'T:5', at: now + 600 }),
+      scheduler().disarm({ runId: 'r1', key: 'T:5', at: now + 600 }, notAgain),
     ).resolves.toBeUndefined();
     expect(schedulerMock.commandCalls(DeleteScheduleCommand)).toHaveLength(1);
-    // A schedule fires a minute early: this close to its deadline it has fired already.
-    await scheduler().disarm({ runId: 'r1', key: 'X', at: now + 59 });
+    // A schedule fires a minute early: this close to its deadline it has fired already, and the run
+    // is not even read.
+    let reads = 0;
+    await scheduler().disarm({ runId: 'r1', key: 'X', at: now + 59 }, async () => {
+      reads++;
+      return false;
+    });
     expect(schedulerMock.commandCalls(DeleteScheduleCommand)).toHaveLength(1);
+    expect(reads).toBe(0);
+  });
+
+  it('leaves a schedule the run has set again', async () => {
+    schedulerMock.on(DeleteScheduleCommand).resolves({});
+    await scheduler().disarm({ runId: 'r1', key: 'X', at: now + 3600 }, async () => true);
+    expect(schedulerMock.commandCalls(DeleteScheduleCommand)).toHaveLength(0);
   });
 
   it('passes on a failure to delete other than a missing schedule', async () => {
     schedulerMock.on(DeleteScheduleCommand).rejects(new Error('AccessDenied'));
-    await expect(scheduler().disarm({ runId: 'r1', key: 'X', at: now + 3600 })).rejects.toThrow(
-      'AccessDenied',
-    );
+    await expect(
+      scheduler().disarm({ runId: 'r1', key: 'X', at: now + 3600 }, notAgain),
+    ).rejects.toThrow('AccessDenied');
   });
 
   it('names schedules within Scheduler limits, distinctly per deadline', () => {

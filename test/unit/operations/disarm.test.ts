@@ -22,9 +22,11 @@ function deps(current: ExecutionState | undefined) {
     },
     scheduler: {
       arm: async (fire: DeadlineFire) => void calls.push({ op: 'arm', fire }),
-      disarm: async (fire: DeadlineFire) => {
+      // As AwsDeadlineScheduler does for a schedule: asks whether the run set it again.
+      disarm: async (fire: DeadlineFire, armedAgain: () => Promise<boolean>) => {
+        const again = await armedAgain();
         loads.atDisarm.push(loads.count);
-        calls.push({ op: 'disarm', fire });
+        if (!again) calls.push({ op: 'disarm', fire });
       },
     },
   };

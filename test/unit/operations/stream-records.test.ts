@@ -1,0 +1,47 @@
+/**
+ * A batch of stream records is decoded one record per turn of the event loop, so a timer due
+ * meanwhile (a deadline fire) is not held up until the whole batch is decoded.
+ */
+import { describe, expect, it } from 'vitest';
+import type { OutboxDeps } from '../../../lib/operations/outbox.js';
+import {
+  handleStreamRecords,
+  type StreamRecordLike,
+} from '../../../lib/operations/stream-records.js';
+
+describe('handleStreamRecords', () => {
+  it('lets a timer due meanwhile run before the whole batch is decoded', async () => {
+    const size = 200;
+    let reads = 0;
+    // Records of items other than runs (nothing to carry out), counting each read of their images.
+    const records: StreamRecordLike[] = Array.from({ length: size }, (_, i) => {
+      const images = {
+        Keys: { pk: { S: `Q|${i}` } },
+        NewImage: { entity: { S: 'QueuedTask' } },
+        SequenceNumber: String(i),
+      };
+      return {
+        eventID: `e${i}`,
+        get dynamodb() {
+          reads++;
+          return images;
+        },
+      };
+    });
+    let readsWhenTimerRan: number | undefined;
+    const timer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        readsWhenTimerRan = reads;
+        resolve();
+      }, 0),
+    );
+    await handleStreamRecords({} as OutboxDeps, records);
+    await timer;
+    // Grouping by run reads each record once up front; decoding reads each once more, over many
+    // turns: the timer ran when only a few had been decoded.
+    expect(readsWhenTimerRan).toBeDefined();
+    expect(readsWhenTimerRan ?? Number.POSITIVE_INFINITY).toBeLessThan(size + size / 4);
+    // Each record decoded once, not again when its effects are carried out.
+    expect(reads).toBe(2 * size);
+  });
+});
