@@ -20,17 +20,20 @@ export interface StoreRate {
   readonly concurrency: number;
   /** Requests per second at each concurrency tried. */
   readonly byConcurrency: Readonly<Record<string, number>>;
+  /** Size of the loop's items: the average of what the run put and got. */
+  readonly itemBytes: number;
   readonly mix: Readonly<Record<string, number>>;
 }
 
-const ITEM_BYTES = 1_500;
+/** Item size when the run read and wrote none (the state item's budget). */
+const DEFAULT_ITEM_BYTES = 1_000;
 const WARM_UP_MS = 2_000;
 const KEYS = 200;
 const MIXED_OPS = ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'TransactWriteItems', 'UpdateItem'];
 
 /**
  * What DynamoDB Local serves at the bench's concurrency and above: tight loops of the same request types in the
- * same proportions (and transactions of the same size) as the measured run, on items of ~1.5 KB.
+ * same proportions (and transactions of the same size) as the measured run, on items of the size it used.
  */
 export async function measureStoreRate(
   endpoint: string,
@@ -58,7 +61,13 @@ export async function measureStoreRate(
     Math.min(100, Math.round((tx?.itemWrites ?? 3) / Math.max(tx?.requests ?? 1, 1))),
   );
   const total = Object.values(mix).reduce((a, b) => a + b, 0);
-  const filler = { S: 'x'.repeat(ITEM_BYTES) };
+  // Items of the size the run wrote and read (its puts and gets), not bigger: DynamoDB Local's cost
+  // per request grows with the item.
+  const sized = ['PutItem', 'GetItem'].map((op) => observed.byOperation[op]);
+  const bytes = sized.reduce((n, t) => n + (t?.itemBytes ?? 0), 0);
+  const items = sized.reduce((n, t) => n + (t?.sizedItems ?? 0), 0);
+  const itemBytes = items === 0 ? DEFAULT_ITEM_BYTES : Math.max(100, Math.round(bytes / items));
+  const filler = { S: 'x'.repeat(itemBytes) };
   const key = (i: number) => ({ pk: { S: `P#${i % KEYS}` }, sk: { S: `S#${i % 7}` } });
   for (let i = 0; i < KEYS; i++) {
     await client.send(new PutItemCommand({ TableName: table, Item: { ...key(i), v: filler } }));
@@ -153,5 +162,11 @@ export async function measureStoreRate(
     );
   }
   client.destroy();
-  return { requestsPerSecond: best.rate, concurrency: best.concurrency, byConcurrency: rates, mix };
+  return {
+    requestsPerSecond: best.rate,
+    concurrency: best.concurrency,
+    byConcurrency: rates,
+    itemBytes,
+    mix,
+  };
 }

@@ -28,6 +28,10 @@ export interface OperationTotals {
   writeUnits: number;
   /** Items written (stream records emitted) by successful writes. */
   itemWrites: number;
+  /** Bytes of the items a successful PutItem wrote or a GetItem found (by the size rules). */
+  itemBytes: number;
+  /** Items counted in itemBytes. */
+  sizedItems: number;
   estimated: number;
   failed: number;
   /** Requests the store reported a capacity for, and the units it reported vs what the meter charged. */
@@ -80,6 +84,18 @@ export class DynamoMeter {
     t.readUnits += charge.readUnits;
     t.writeUnits += charge.writeUnits;
     t.itemWrites += output === undefined ? 0 : charge.itemWrites;
+    const sized =
+      output === undefined
+        ? undefined
+        : operation === 'PutItem'
+          ? input.Item
+          : operation === 'GetItem'
+            ? output.Item
+            : undefined;
+    if (isRecord(sized)) {
+      t.itemBytes += itemSize(sized);
+      t.sizedItems += 1;
+    }
     if (charge.estimated) t.estimated += 1;
     if (output === undefined) t.failed += 1;
     const reported = output === undefined ? undefined : reportedUnits(output.ConsumedCapacity);
@@ -400,6 +416,8 @@ const emptyTotals = (): OperationTotals => ({
   readUnits: 0,
   writeUnits: 0,
   itemWrites: 0,
+  itemBytes: 0,
+  sizedItems: 0,
   estimated: 0,
   failed: 0,
   reportedRequests: 0,

@@ -31,6 +31,17 @@ describe('DynamoMeter', () => {
     expect(charge.writeUnits).toBe(4);
   });
 
+  it('sums the sizes of the items puts wrote and gets found, not of failed puts or misses', () => {
+    const meter = new DynamoMeter(keys);
+    meter.record('PutItem', { TableName: T, Item: item(300) }, {});
+    meter.record('PutItem', { TableName: T, Item: item(900, {}, 'other') }, undefined);
+    meter.record('GetItem', { TableName: T, Key: {} }, { Item: item(700) });
+    meter.record('GetItem', { TableName: T, Key: {} }, {});
+    const { byOperation } = meter.snapshot();
+    expect(byOperation.PutItem).toMatchObject({ itemBytes: 300, sizedItems: 1 });
+    expect(byOperation.GetItem).toMatchObject({ itemBytes: 700, sizedItems: 1 });
+  });
+
   it('charges a 5 KB eventually consistent GetItem 1 RRU and a strongly consistent one 2', () => {
     const meter = new DynamoMeter(keys);
     const got = { Item: item(5 * 1024) };
