@@ -182,9 +182,20 @@ export function notifyQueued(deps: OperationDeps, writes: readonly RunWrite[]): 
 }
 
 /**
- * The run a request names: its runId, else the open run of its workflowId (a pointer naming a run that
- * is closed or not there is no open run: see findOpenRun). Open runs only, loaded.
+ * The open run of a workflowId, loaded. Its open-run pointer may name a run that is closed or not
+ * there (see findOpenRun): that is no open run.
  */
+export async function loadOpenRun(
+  deps: OperationDeps,
+  domain: string,
+  workflowId: string,
+): Promise<LoadedRun | undefined> {
+  const runId = await deps.executions.findOpenRun(domain, workflowId);
+  const loaded = runId === undefined ? undefined : await deps.executions.loadRun(runId);
+  return loaded !== undefined && isOpenRunOf(loaded.state, domain, workflowId) ? loaded : undefined;
+}
+
+/** The run a request names: its runId, else the open run of its workflowId. Open runs only, loaded. */
 export async function resolveOpenRun(
   deps: OperationDeps,
   domain: string,
@@ -192,17 +203,17 @@ export async function resolveOpenRun(
   runId: string | undefined,
 ): Promise<LoadedRun> {
   const given = runId === '' ? undefined : runId;
-  const unknown = () => new UnknownResourceFault(faultText.unknownExecution(workflowId, given));
-  const target = given ?? (await deps.executions.findOpenRun(domain, workflowId));
-  const loaded = target === undefined ? undefined : await deps.executions.loadRun(target);
-  if (
-    loaded === undefined ||
-    !belongsTo(loaded.state, domain, workflowId) ||
-    loaded.state.status !== 'OPEN'
-  )
-    throw unknown();
+  const loaded =
+    given === undefined
+      ? await loadOpenRun(deps, domain, workflowId)
+      : await deps.executions.loadRun(given);
+  if (loaded === undefined || !isOpenRunOf(loaded.state, domain, workflowId))
+    throw new UnknownResourceFault(faultText.unknownExecution(workflowId, given));
   return loaded;
 }
+
+const isOpenRunOf = (state: ExecutionState, domain: string, workflowId: string) =>
+  state.status === 'OPEN' && belongsTo(state, domain, workflowId);
 
 export const belongsTo = (state: ExecutionState, domain: string, workflowId: string) =>
   state.domain === domain && state.execution.workflowId === workflowId;

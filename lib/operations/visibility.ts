@@ -11,7 +11,7 @@ import type { VisibilityQuery } from '../ports/visibility-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
-import { belongsTo } from './run-mutation.js';
+import { loadOpenRun } from './run-mutation.js';
 
 interface TimeFilter {
   oldestDate: number;
@@ -103,10 +103,8 @@ async function openRunOf(
   selected: Selection,
   workflowId: string,
 ): Promise<ExecutionInfo[]> {
-  const runId = await deps.executions.findOpenRun(selected.domain, workflowId);
-  const run = runId === undefined ? undefined : (await deps.executions.loadRun(runId))?.state;
-  if (run === undefined || run.status !== 'OPEN' || !belongsTo(run, selected.domain, workflowId))
-    return [];
+  const run = (await loadOpenRun(deps, selected.domain, workflowId))?.state;
+  if (run === undefined) return [];
   const { oldest, latest } = selected.range;
   const started = run.startTimestamp;
   return started >= oldest && (latest === undefined || started <= latest)

@@ -171,13 +171,27 @@ export class DynamoExecutionStore implements ExecutionStore {
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
-      const holder = await this.pointerHolder(p.domain, p.workflowId);
-      if (holder?.runId === p.runId) return true;
-      if (holder !== undefined && !(await this.isStale(holder))) return false;
-      stale = holder?.runId;
+      const held = await this.heldBy(p);
+      if (held === 'this run') return true;
+      if (held === 'open') return false;
+      stale = held.stale;
     }
     // Other starts kept changing the pointer: one of them holds the workflowId now.
     return false;
+  }
+
+  /**
+   * Whose a workflowId's pointer is, for a start that found it taken: this run's (a retry), an open
+   * run's (or a start's in flight, within its grace), or nobody's (gone since, or stale: the run it
+   * names, to take it over from).
+   */
+  private async heldBy(
+    p: AcquirePointer,
+  ): Promise<'this run' | 'open' | { stale: string | undefined }> {
+    const holder = await this.pointerHolder(p.domain, p.workflowId);
+    if (holder === undefined) return { stale: undefined };
+    if (holder.runId === p.runId) return 'this run';
+    return (await this.isStale(holder)) ? { stale: holder.runId } : 'open';
   }
 
   /** Best effort, after the close: a pointer left behind is stale and taken over by the next start. */
@@ -241,11 +255,10 @@ export class DynamoExecutionStore implements ExecutionStore {
       if (outcome !== 'already-open') return outcome;
       for (const p of pointers) {
         if (p.kind !== 'acquire') continue;
-        const holder = await this.pointerHolder(p.domain, p.workflowId);
-        if (holder !== undefined && holder.runId !== p.runId && !(await this.isStale(holder)))
-          return 'already-open';
-        if (holder === undefined || holder.runId === p.runId) stale.delete(p);
-        else stale.set(p, holder.runId);
+        const held = await this.heldBy(p);
+        if (held === 'open') return 'already-open';
+        if (held === 'this run' || held.stale === undefined) stale.delete(p);
+        else stale.set(p, held.stale);
       }
     }
     return 'already-open';

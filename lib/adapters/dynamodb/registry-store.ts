@@ -160,25 +160,31 @@ export class DynamoRegistryStore implements RegistryStore {
 
   /**
    * Every version of a type name registered since versions were recorded at registration (deleted
-   * ones too), and those registered or deprecated now (types registered before then).
+   * ones too), and those registered or deprecated now (types registered before then): the name's
+   * types are read from the domain's own partition, consistently, whatever their status.
    */
   async typeVersions(kind: TypeKind, domain: string, name: string): Promise<readonly string[]> {
     const recorded = await this.get(keys.typeVersions(kind, domain, name));
     const versions = new Set<string>(
       recorded?.versions instanceof Set ? [...recorded.versions].map(String) : [],
     );
-    for (const status of ['REGISTERED', 'DEPRECATED'] as const) {
-      let after: string | undefined;
-      do {
-        const page = await this.listTypes(kind, domain, status, name, {
-          limit: 1000,
-          reverse: false,
-          ...(after === undefined ? {} : { after }),
-        });
-        for (const type of page.items) versions.add(type.version);
-        after = page.next;
-      } while (after !== undefined);
-    }
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': keys.domain(domain).pk,
+            ':prefix': keys.type(kind, domain, name, '').sk,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of result.Items ?? []) versions.add(toType(item).version);
+      startKey = result.LastEvaluatedKey;
+    } while (startKey !== undefined);
     return [...versions].sort();
   }
 
