@@ -168,24 +168,44 @@ export class DynamoRegistryStore implements RegistryStore {
     const versions = new Set<string>(
       recorded?.versions instanceof Set ? [...recorded.versions].map(String) : [],
     );
+    for await (const types of this.typesIn(domain, keys.type(kind, domain, name, '').sk))
+      for (const type of types) versions.add(type.version);
+    return [...versions].sort();
+  }
+
+  /**
+   * The types in a domain whose sort key starts with `prefix` (a kind, or a kind and name), a page at
+   * a time, read from the domain's own partition with consistent reads; only REGISTERED ones if asked.
+   */
+  private async *typesIn(
+    domain: string,
+    prefix: string,
+    onlyRegistered = false,
+  ): AsyncGenerator<TypeRecord[]> {
     let startKey: Record<string, unknown> | undefined;
     do {
       const result = await this.table.doc.send(
         new QueryCommand({
           TableName: this.table.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ...(onlyRegistered
+            ? {
+                FilterExpression: '#status = :registered',
+                ExpressionAttributeNames: { '#status': 'status' },
+              }
+            : {}),
           ExpressionAttributeValues: {
             ':pk': keys.domain(domain).pk,
-            ':prefix': keys.type(kind, domain, name, '').sk,
+            ':prefix': prefix,
+            ...(onlyRegistered ? { ':registered': 'REGISTERED' } : {}),
           },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of result.Items ?? []) versions.add(toType(item).version);
+      yield (result.Items ?? []).map(toType);
       startKey = result.LastEvaluatedKey;
     } while (startKey !== undefined);
-    return [...versions].sort();
   }
 
   async getType(id: TypeId): Promise<TypeRecord | undefined> {
@@ -295,29 +315,11 @@ export class DynamoRegistryStore implements RegistryStore {
    */
   private async deprecateTypesOf(domain: string, now: number): Promise<void> {
     for (const kind of ['workflow', 'activity'] as const) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await this.table.doc.send(
-          new QueryCommand({
-            TableName: this.table.tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            FilterExpression: '#status = :registered',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':pk': keys.domain(domain).pk,
-              ':prefix': keys.typePrefix(kind),
-              ':registered': 'REGISTERED',
-            },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        const types = (result.Items ?? []).map(toType);
+      for await (const types of this.typesIn(domain, keys.typePrefix(kind), true)) {
         await inBatches(types, DEPRECATE_CONCURRENCY, (t) =>
           this.setTypeStatus(t, 'DEPRECATED', now),
         );
-        startKey = result.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      }
     }
   }
 
