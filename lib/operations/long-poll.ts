@@ -72,11 +72,19 @@ async function takeFirst<T>(
     const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, PEEK);
     if (entries.length === 0) return undefined;
     // Strictly in queue order (priority, then age: swf-api.md §5.6); a poller that loses the head
-    // to another one moves on to the next entry.
+    // to another one moves on to the next entry, as does one that finds another poller of this
+    // process already on it.
     let dropped = false;
     for (const entry of entries) {
       if (request.signal.aborted) return undefined;
-      const taken = await take(entry);
+      const release = deps.notifier.goFor(entry);
+      if (release === undefined) continue;
+      let taken: Take<T>;
+      try {
+        taken = await take(entry);
+      } finally {
+        release();
+      }
       if (taken === 'dropped') dropped = true;
       else if (taken !== 'pending') return taken.task;
     }

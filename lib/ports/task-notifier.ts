@@ -44,4 +44,10 @@ export interface TaskNotifier {
   reserve(kind: TaskKind, domain: string, taskList: string): Reservation | undefined;
   /** Pollers currently waiting on that list in this process. */
   waiting(kind: TaskKind, domain: string, taskList: string): number;
+  /**
+   * Lets one poller of this process at a time go for a queue entry: the release to call when it is
+   * done with it, or undefined while another poller of the process is on it (the caller moves on to
+   * the next entry instead of reading the same run to lose the same race).
+   */
+  goFor(entry: QueuedTaskRef): (() => void) | undefined;
 }

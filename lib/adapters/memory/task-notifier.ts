@@ -1,4 +1,4 @@
-import type { TaskKind } from '../../core/task-queue.js';
+import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
 import type {
   HandoffStarter,
   PollWait,
@@ -23,6 +23,8 @@ interface Waiter {
  */
 export class InProcessTaskNotifier implements TaskNotifier {
   private readonly waiters = new Map<string, Set<Waiter>>();
+  /** Queue entries a poller of this process is claiming (or dropping) right now. */
+  private readonly entriesInHand = new Set<string>();
 
   notify(kind: TaskKind, domain: string, taskList: string): void {
     const set = this.waiters.get(listKey(kind, domain, taskList));
@@ -93,7 +95,17 @@ export class InProcessTaskNotifier implements TaskNotifier {
   waiting(kind: TaskKind, domain: string, taskList: string): number {
     return this.waiters.get(listKey(kind, domain, taskList))?.size ?? 0;
   }
+
+  goFor(entry: QueuedTaskRef): (() => void) | undefined {
+    const key = entryKey(entry);
+    if (this.entriesInHand.has(key)) return undefined;
+    this.entriesInHand.add(key);
+    return () => this.entriesInHand.delete(key);
+  }
 }
+
+const entryKey = (entry: QueuedTaskRef) =>
+  `${entry.kind}|${entry.runId}|${entry.scheduledEventId}|${entry.taskList}`;
 
 const listKey = (kind: TaskKind, domain: string, taskList: string) =>
   `${kind}|${domain}|${taskList}`;
@@ -127,5 +139,10 @@ export class NoTaskNotifier implements TaskNotifier {
 
   waiting(_kind: TaskKind, _domain: string, _taskList: string): number {
     return 0;
+  }
+
+  /** Requests in different containers cannot see each other's claims: every poller tries. */
+  goFor(_entry: QueuedTaskRef): () => void {
+    return () => {};
   }
 }

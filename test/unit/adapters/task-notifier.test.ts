@@ -73,7 +73,46 @@ describe('InProcessTaskNotifier', () => {
   });
 });
 
+describe('InProcessTaskNotifier.goFor', () => {
+  const entry = (runId: string, scheduledEventId: number) => ({
+    kind: 'activity' as const,
+    domain: 'd',
+    runId,
+    taskList: 'l',
+    taskPriority: '0',
+    scheduledAt: 0,
+    scheduledEventId,
+  });
+
+  it('lets one poller of the process at a time go for an entry, until it lets go', () => {
+    const n = new InProcessTaskNotifier();
+    const release = n.goFor(entry('r1', 5));
+    expect(release).toBeDefined();
+    expect(n.goFor(entry('r1', 5))).toBeUndefined();
+    const other = n.goFor(entry('r1', 6)); // another task of the same run
+    expect(other).toBeDefined();
+    expect(n.goFor(entry('r2', 5))).toBeDefined();
+    release?.();
+    expect(n.goFor(entry('r1', 5))).toBeDefined();
+  });
+});
+
 describe('NoTaskNotifier (each request in a container of its own)', () => {
+  it('lets every poller go for every entry: containers cannot see each other', () => {
+    const n = new NoTaskNotifier();
+    const e = {
+      kind: 'decision' as const,
+      domain: 'd',
+      runId: 'r',
+      taskList: 'l',
+      taskPriority: '0',
+      scheduledAt: 0,
+      scheduledEventId: 2,
+    };
+    expect(n.goFor(e)).toBeDefined();
+    expect(n.goFor(e)).toBeDefined();
+  });
+
   it('never wakes a waiter early nor hands it a task: the poll re-reads the queue when its wait ends', async () => {
     const n = new NoTaskNotifier();
     const stop = new AbortController();
