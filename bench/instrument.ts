@@ -49,6 +49,11 @@ export class DynamoCounters {
    * of other items (chunks, queue entries, visibility rows) never invoke it.
    */
   writeBatches = 0;
+  /**
+   * Only count requests (no sizes, units or ReturnConsumedCapacity): the throughput run, where the
+   * meter's own work would take CPU from the service it measures.
+   */
+  requestsOnly = false;
   /** The first requests whose metered units differ from DynamoDB Local's report (for diagnosis). */
   mismatches: { op: string; metered: number; reported: number; input: string }[] = [];
 
@@ -72,6 +77,10 @@ export function meterDynamo(client: DynamoDBClient, counters: DynamoCounters): v
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const op = String(context.commandName ?? '').replace(/Command$/, '');
+      if (counters.requestsOnly) {
+        counters.meter.count(op);
+        return next(args);
+      }
       if (CAPACITY_OPS.has(op) && isRecord(args.input)) {
         args.input.ReturnConsumedCapacity ??= 'INDEXES';
       }
@@ -81,6 +90,7 @@ export function meterDynamo(client: DynamoDBClient, counters: DynamoCounters): v
   );
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (counters.requestsOnly) return next(args);
       const op = String(context.commandName ?? '').replace(/Command$/, '');
       const input = isRecord(args.input) ? args.input : {};
       const fromOutbox = origin.getStore() === 'outbox';
@@ -144,9 +154,10 @@ function toWire(output: Wire): Wire {
 
 /**
  * Tags the outbox's DynamoDB requests: the stack hands the stream poller and the timer heap one deps
- * object, and its stores are wrapped here so their calls run inside the `outbox` context.
+ * object, and its stores are wrapped here so their calls run inside the `outbox` context. Returns what
+ * turns the context's hooks off again once the stack is closed.
  */
-export function tagOutbox(stack: LocalStack): void {
+export function tagOutbox(stack: LocalStack): () => void {
   for (const name of ['executions', 'visibility', 'registry'] as const) {
     const target: object = stack.outbox[name];
     const wrapped = new Proxy(target, {
@@ -158,6 +169,7 @@ export function tagOutbox(stack: LocalStack): void {
     });
     Reflect.set(stack.outbox, name, wrapped);
   }
+  return () => origin.disable();
 }
 
 /** Per SWF action: calls, summed latency (billed ms, each rounded up), and polls that came back empty. */

@@ -2,7 +2,7 @@
  * `npm run bench`: measures the local stack as users feel it and prints DESIGN.md's "Numbers it is
  * held to" with each target beside each figure. Options:
  *
- *   --only dispatch,throughput,cancellation,timers,cost   run some scenarios (default: all)
+ *   --only throughput,dispatch,cancellation,timers,cost   run some scenarios (default: all)
  *   --json FILE                                           also write every figure as JSON
  *   --quick                                               smaller samples (a smoke run)
  */
@@ -16,7 +16,12 @@ import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
 import { runThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { runTimers, type TimersResult } from './scenarios/timers.js';
 
-export const SCENARIOS = ['dispatch', 'throughput', 'cancellation', 'timers', 'cost'] as const;
+/**
+ * In the order they run. Throughput first: DynamoDB Local serves the reference loop less than half as
+ * fast once other scenarios have filled it (the run itself is not slowed as much), so the store's rate
+ * is taken on a store that holds only the throughput scenario's own executions.
+ */
+export const SCENARIOS = ['throughput', 'dispatch', 'cancellation', 'timers', 'cost'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchResults {
@@ -64,8 +69,24 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const args = parseArgs(process.argv.slice(2));
   const size = args.quick
-    ? { dispatch: 30, workflows: 40, storeMs: 3_000, cancels: 10, timers: 60, cost: 20 }
-    : { dispatch: 150, workflows: 200, storeMs: 10_000, cancels: 30, timers: 300, cost: 60 };
+    ? {
+        dispatch: 30,
+        workflows: 40,
+        storeMs: 3_000,
+        warmUpMs: 15_000,
+        cancels: 10,
+        timers: 60,
+        cost: 20,
+      }
+    : {
+        dispatch: 150,
+        workflows: 200,
+        storeMs: 12_000,
+        warmUpMs: 60_000,
+        cancels: 30,
+        timers: 300,
+        cost: 60,
+      };
   const began = Date.now();
   process.stderr.write('starting the local stack (DynamoDB Local, table, SWF endpoint) …\n');
   const env = await startBenchEnv();
@@ -79,6 +100,7 @@ async function main(): Promise<void> {
           workflows: size.workflows,
           inFlight: 16,
           storeRateMs: size.storeMs,
+          warmUpMs: size.warmUpMs,
         });
       if (scenario === 'cancellation')
         results.cancellation = await runCancellation(env, size.cancels);
@@ -89,6 +111,7 @@ async function main(): Promise<void> {
         const deployed = await startBenchEnv({
           on: { dynamoEndpoint: env.stack.dynamoEndpoint, tableName: 'swf-bench-cost' },
           requestsApart: true,
+          attributeOrigin: true,
           polling: { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS },
         });
         try {

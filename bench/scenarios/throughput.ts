@@ -2,13 +2,15 @@ import type { MeterTotals } from '../../lib/metering/dynamo-meter.js';
 import type { BenchEnv } from '../env.js';
 import { Progress } from '../progress.js';
 import { round, sleep } from '../stats.js';
-import { measureStoreRate, type StoreRate } from '../store-rate.js';
+import { StoreLoop, type StoreRate } from '../store-rate.js';
 import { runSequence } from '../workload.js';
 
 export interface ThroughputOptions {
   readonly workflows: number;
   readonly inFlight: number;
   readonly storeRateMs: number;
+  /** How long DynamoDB Local is loaded before the reference and the run are measured. */
+  readonly warmUpMs: number;
 }
 
 export interface ThroughputResult {
@@ -46,26 +48,52 @@ export async function runThroughput(
       progress,
       onStart: () => env.resetCounters(),
     });
-  // A short pilot run gives the mix of requests (and warms the service up); the store's rate is
-  // measured right after it, before the timed run: DynamoDB Local slows down as a run fills it (a loop
-  // measured after 200 executions served a quarter of what it served after 40), so a reference taken
-  // afterwards would flatter the run's share; taken before, it is if anything too generous.
+  // A short pilot run gives the mix of requests and warms the service up. DynamoDB Local is then
+  // loaded for a while (its JVM is still compiling for the first minute or so), so that the run and
+  // the reference are both measured on a warm store. The reference is taken right
+  // before the timed run and right after it, and their mean is what the store allows.
   await workload(Math.min(o.inFlight, o.workflows));
   const pilot = env.dynamo.meter.snapshot();
-  progress.note(`measuring DynamoDB Local at concurrency ${o.inFlight}`);
   // The reference must have the store to itself: the outbox may still be working through the pilot's
   // last stream records.
   await untilQuiet(env);
-  const store = await measureStoreRate(
-    env.stack.dynamoEndpoint,
-    pilot,
-    o.inFlight,
-    o.storeRateMs,
-    progress,
-  );
-  await untilQuiet(env);
-  const run = await workload(o.workflows);
-  const totals = env.dynamo.meter.snapshot();
+  const loop = await StoreLoop.open(env.stack.dynamoEndpoint, pilot);
+  let store: StoreRate;
+  let run: Awaited<ReturnType<typeof workload>>;
+  let totals: MeterTotals;
+  try {
+    progress.note(`warming DynamoDB Local up (${Math.round(o.warmUpMs / 1000)} s)`);
+    const warmUp = await loop.warmUp(2 * o.inFlight, o.warmUpMs, progress);
+    progress.note(
+      `measuring DynamoDB Local before the run, at concurrency ${o.inFlight} and above`,
+    );
+    const before = await loop.levels(o.inFlight, o.storeRateMs / 2, progress);
+    await untilQuiet(env);
+    // The meter only counts requests during the timed run: sizing every item takes CPU from the
+    // service it measures.
+    env.dynamo.requestsOnly = true;
+    try {
+      run = await workload(o.workflows);
+      await untilQuiet(env);
+    } finally {
+      env.dynamo.requestsOnly = false;
+    }
+    totals = env.dynamo.meter.snapshot();
+    progress.note('measuring DynamoDB Local after the run');
+    const after = await loop.levels(o.inFlight, o.storeRateMs / 2, progress);
+    store = {
+      requestsPerSecond: (before.requestsPerSecond + after.requestsPerSecond) / 2,
+      concurrency: before.concurrency,
+      byConcurrency: before.byConcurrency,
+      itemBytes: loop.itemBytes,
+      mix: loop.requestMix,
+      warmUp,
+      before: { ...before, requestsPerSecond: round(before.requestsPerSecond) },
+      after: { ...after, requestsPerSecond: round(after.requestsPerSecond) },
+    };
+  } finally {
+    loop.close();
+  }
   const apiCalls = env.swf.calls();
   const latencies = env.swf.byAction;
   const requestsPerRoundTrip = dataRequests(totals) / run.roundTrips;

@@ -76,6 +76,13 @@ export class DynamoMeter {
   constructor(private readonly keys: TableKeys) {}
 
   /** Charges one request. `output` is undefined when it failed (a failed conditional write still costs). */
+  /** Counts a request without charging it: for runs measured for their rate, not their cost. */
+  count(operation: string): void {
+    const t = this.totals[operation] ?? emptyTotals();
+    this.totals[operation] = t;
+    t.requests += 1;
+  }
+
   record(operation: string, input: Wire, output: Wire | undefined): RequestCharge {
     const charge = this.charge(operation, input, output);
     const t = this.totals[operation] ?? emptyTotals();
