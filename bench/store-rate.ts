@@ -22,7 +22,9 @@ export interface LevelRates {
   readonly byConcurrency: Readonly<Record<string, number>>;
 }
 
-export interface StoreRate extends LevelRates {
+export interface StoreRate {
+  /** What the store allows: the mean of its best rates before and after the timed run. */
+  readonly requestsPerSecond: number;
   /** Size of the loop's items: the average of what the run put and got. */
   readonly itemBytes: number;
   readonly mix: Readonly<Record<string, number>>;

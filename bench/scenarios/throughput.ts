@@ -83,8 +83,6 @@ export async function runThroughput(
     const after = await loop.levels(o.inFlight, o.storeRateMs / 2, progress);
     store = {
       requestsPerSecond: (before.requestsPerSecond + after.requestsPerSecond) / 2,
-      concurrency: before.concurrency,
-      byConcurrency: before.byConcurrency,
       itemBytes: loop.itemBytes,
       mix: loop.requestMix,
       warmUp,
