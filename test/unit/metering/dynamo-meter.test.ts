@@ -42,6 +42,17 @@ describe('DynamoMeter', () => {
     expect(byOperation.GetItem).toMatchObject({ itemBytes: 700, sizedItems: 1 });
   });
 
+  it('counts a request without charging it when asked only to count', () => {
+    const meter = new DynamoMeter(keys);
+    meter.record('PutItem', { TableName: T, Item: item(300) }, {});
+    meter.count('PutItem');
+    meter.count('Query');
+    const { byOperation, requests, writeUnits } = meter.snapshot();
+    expect(byOperation.PutItem).toMatchObject({ requests: 2, writeUnits: 1, sizedItems: 1 });
+    expect(byOperation.Query).toMatchObject({ requests: 1, readUnits: 0 });
+    expect({ requests, writeUnits }).toEqual({ requests: 3, writeUnits: 1 });
+  });
+
   it('charges a 5 KB eventually consistent GetItem 1 RRU and a strongly consistent one 2', () => {
     const meter = new DynamoMeter(keys);
     const got = { Item: item(5 * 1024) };
