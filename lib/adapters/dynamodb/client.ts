@@ -1,5 +1,10 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 
 export interface TableRef {
   readonly doc: DynamoDBDocumentClient;
@@ -12,4 +17,19 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoD
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },
   });
+}
+
+/** Every page of a query of the table, one after the other (a page may be empty). */
+export async function* queryPages(
+  table: TableRef,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): AsyncGenerator<QueryCommandOutput> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }),
+    );
+    yield page;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
 }

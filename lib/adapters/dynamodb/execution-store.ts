@@ -22,7 +22,7 @@ import type {
   QueueEntry,
   RunWrite,
 } from '../../ports/execution-store.js';
-import type { TableRef } from './client.js';
+import { queryPages, type TableRef } from './client.js';
 import { keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
 import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
@@ -606,22 +606,12 @@ export class DynamoExecutionStore implements ExecutionStore {
   async countQueue(kind: TaskKind, domain: string, taskList: string): Promise<number> {
     let total = 0;
     for (let shard = 0; shard < this.shards; shard++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const result = await this.table.doc.send(
-          new QueryCommand({
-            TableName: this.table.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: {
-              ':pk': keys.queuePartition(kind, domain, taskList, shard),
-            },
-            Select: 'COUNT',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        total += result.Count ?? 0;
-        startKey = result.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      const pages = queryPages(this.table, {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.queuePartition(kind, domain, taskList, shard) },
+        Select: 'COUNT',
+      });
+      for await (const page of pages) total += page.Count ?? 0;
     }
     return total;
   }

@@ -23,7 +23,7 @@ import type {
   StatusChangeOutcome,
   TagOutcome,
 } from '../../ports/registry-store.js';
-import type { TableRef } from './client.js';
+import { queryPages, type TableRef } from './client.js';
 import { keys } from './keys.js';
 import { transactWrite } from './transact.js';
 
@@ -182,30 +182,22 @@ export class DynamoRegistryStore implements RegistryStore {
     prefix: string,
     onlyRegistered = false,
   ): AsyncGenerator<TypeRecord[]> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ...(onlyRegistered
-            ? {
-                FilterExpression: '#status = :registered',
-                ExpressionAttributeNames: { '#status': 'status' },
-              }
-            : {}),
-          ExpressionAttributeValues: {
-            ':pk': keys.domain(domain).pk,
-            ':prefix': prefix,
-            ...(onlyRegistered ? { ':registered': 'REGISTERED' } : {}),
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      yield (result.Items ?? []).map(toType);
-      startKey = result.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const pages = queryPages(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...(onlyRegistered
+        ? {
+            FilterExpression: '#status = :registered',
+            ExpressionAttributeNames: { '#status': 'status' },
+          }
+        : {}),
+      ExpressionAttributeValues: {
+        ':pk': keys.domain(domain).pk,
+        ':prefix': prefix,
+        ...(onlyRegistered ? { ':registered': 'REGISTERED' } : {}),
+      },
+      ConsistentRead: true,
+    });
+    for await (const page of pages) yield (page.Items ?? []).map(toType);
   }
 
   async getType(id: TypeId): Promise<TypeRecord | undefined> {

@@ -18,7 +18,7 @@ import type {
   VisibilityQuery,
   VisibilityStore,
 } from '../../ports/visibility-store.js';
-import type { TableRef } from './client.js';
+import { queryPages, type TableRef } from './client.js';
 import { keys, shardOf } from './keys.js';
 
 const BATCH = 25;
@@ -185,26 +185,20 @@ export class DynamoVisibilityStore implements VisibilityStore {
 
   async expireRun(runId: string, expiresAt: number): Promise<void> {
     const unmarked: { pk: string; sk: string }[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.runPartition(runId) },
-          ProjectionExpression: 'pk, sk, expiresAt',
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of result.Items ?? []) {
+    const pages = queryPages(this.table, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.runPartition(runId) },
+      ProjectionExpression: 'pk, sk, expiresAt',
+      ConsistentRead: true,
+    });
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
         // Marked already, at this time or (written up front, see upFrontExpiry) later: reads go by the
         // state's expiry, so an item kept a little longer is never seen.
         if (typeof item.expiresAt === 'number' && item.expiresAt >= expiresAt) continue;
         unmarked.push({ pk: String(item.pk), sk: String(item.sk) });
       }
-      startKey = result.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    }
     for (let i = 0; i < unmarked.length; i += EXPIRY_WRITES) {
       await Promise.all(
         unmarked.slice(i, i + EXPIRY_WRITES).map((key) => this.markExpiry(key, expiresAt)),
