@@ -57,7 +57,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     ...(options.on === undefined ? {} : { dynamoEndpoint: options.on.dynamoEndpoint }),
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
     ...(options.polling === undefined ? {} : { polling: options.polling }),
-    onDynamoClient: (client) => meterDynamo(client, dynamo),
+    dynamoIntercept: meterDynamo(dynamo),
   });
   const untag = options.attributeOrigin === true ? tagOutbox(stack) : () => {};
   countDeadlines(stack, deadlines);

@@ -1,15 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SWFClient } from '@aws-sdk/client-swf';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import {
   MAX_SQS_DELAY_SECONDS,
   SCHEDULE_LEAD_SECONDS,
 } from '../lib/adapters/aws/deadline-scheduler.js';
+import type { DynamoIntercept } from '../lib/adapters/dynamodb/doc-client.js';
 import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
 import type { LocalStack } from '../lib/local/stack.js';
 import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
-import { isWireItem } from '../lib/metering/item-size.js';
 import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
 
 type Wire = Record<string, unknown>;
@@ -69,87 +67,51 @@ export class DynamoCounters {
 }
 
 /**
- * Adds the meter to a DynamoDB client: every request asks for ReturnConsumedCapacity (to cross-check
- * the meter against DynamoDB Local) and is charged, in wire form, when it ends. Document-client
- * outputs arrive unmarshalled at this step and are marshalled back for sizing.
+ * The meter, around every request of the service's DynamoDB client: each asks for
+ * ReturnConsumedCapacity (to cross-check the meter against DynamoDB Local) and is charged, in the wire
+ * form it was sent and answered in, when it ends.
  */
-export function meterDynamo(client: DynamoDBClient, counters: DynamoCounters): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const op = String(context.commandName ?? '').replace(/Command$/, '');
-      if (counters.requestsOnly) {
-        counters.meter.count(op);
-        return next(args);
-      }
-      if (CAPACITY_OPS.has(op) && isRecord(args.input)) {
-        args.input.ReturnConsumedCapacity ??= 'INDEXES';
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchCapacityRequest', priority: 'high' },
-  );
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (counters.requestsOnly) return next(args);
-      const op = String(context.commandName ?? '').replace(/Command$/, '');
-      const input = isRecord(args.input) ? args.input : {};
-      const fromOutbox = origin.getStore() === 'outbox';
-      const started = performance.now();
-      const account = (output: Wire | undefined) => {
-        const ms = performance.now() - started;
-        if (fromOutbox) {
-          counters.outboxMs += ms;
-          counters.outboxRequests += 1;
-        } else counters.apiMs += ms;
-        const side = counters.byOrigin[fromOutbox ? 'outbox' : 'api'];
-        side[op] = (side[op] ?? 0) + 1;
-        const charge = counters.meter.record(
+export function meterDynamo(counters: DynamoCounters): DynamoIntercept {
+  return async (op, input, send) => {
+    if (counters.requestsOnly) {
+      counters.meter.count(op);
+      return send();
+    }
+    if (CAPACITY_OPS.has(op)) input.ReturnConsumedCapacity ??= 'INDEXES';
+    const fromOutbox = origin.getStore() === 'outbox';
+    const started = performance.now();
+    const account = (output: Wire | undefined) => {
+      const ms = performance.now() - started;
+      if (fromOutbox) {
+        counters.outboxMs += ms;
+        counters.outboxRequests += 1;
+      } else counters.apiMs += ms;
+      const side = counters.byOrigin[fromOutbox ? 'outbox' : 'api'];
+      side[op] = (side[op] ?? 0) + 1;
+      const charge = counters.meter.record(op, input, output);
+      if (output !== undefined && changesRunState(input)) counters.writeBatches += 1;
+      const metered = charge.readUnits + charge.writeUnits;
+      if (
+        charge.reported !== undefined &&
+        charge.reported !== metered &&
+        counters.mismatches.length < 20
+      )
+        counters.mismatches.push({
           op,
-          input,
-          output === undefined ? undefined : toWire(output),
-        );
-        if (output !== undefined && changesRunState(input)) counters.writeBatches += 1;
-        const metered = charge.readUnits + charge.writeUnits;
-        if (
-          charge.reported !== undefined &&
-          charge.reported !== metered &&
-          counters.mismatches.length < 20
-        )
-          counters.mismatches.push({
-            op,
-            metered,
-            reported: charge.reported,
-            input: JSON.stringify(input).slice(0, 1500),
-          });
-      };
-      try {
-        const result = await next(args);
-        account(isRecord(result.output) ? result.output : {});
-        return result;
-      } catch (error) {
-        account(undefined);
-        throw error;
-      }
-    },
-    { step: 'build', name: 'benchMeter', priority: 'low' },
-  );
-}
-
-const toWireItem = (item: unknown): unknown =>
-  isRecord(item) && !isWireItem(item)
-    ? marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: true })
-    : item;
-
-function toWire(output: Wire): Wire {
-  const wire: Wire = { ...output };
-  if (output.Item !== undefined) wire.Item = toWireItem(output.Item);
-  if (output.Attributes !== undefined) wire.Attributes = toWireItem(output.Attributes);
-  if (Array.isArray(output.Items)) wire.Items = output.Items.map(toWireItem);
-  if (Array.isArray(output.Responses))
-    wire.Responses = output.Responses.map((r) =>
-      isRecord(r) ? { ...r, Item: toWireItem(r.Item) } : r,
-    );
-  return wire;
+          metered,
+          reported: charge.reported,
+          input: JSON.stringify(input).slice(0, 1500),
+        });
+    };
+    try {
+      const output = await send();
+      account(output);
+      return output;
+    } catch (error) {
+      account(undefined);
+      throw error;
+    }
+  };
 }
 
 /**

@@ -1,12 +1,6 @@
-import {
-  DeleteItemCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  TransactWriteItemsCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
+import type { DynamoDocClient } from '../lib/adapters/dynamodb/doc-client.js';
 import { localCredentials } from '../lib/local/dynamodb-local.js';
 import { LOCAL_REGION } from '../lib/local/stack.js';
 import { ensureTable } from '../lib/local/table.js';
@@ -50,7 +44,7 @@ export class StoreLoop {
   private counter = 0;
 
   private constructor(
-    private readonly client: DynamoDBClient,
+    private readonly doc: DynamoDocClient,
     private readonly request: (op: string, i: number) => Promise<unknown>,
     private readonly mix: Readonly<Record<string, number>>,
     readonly itemBytes: number,
@@ -81,57 +75,50 @@ export class StoreLoop {
     const bytes = sized.reduce((n, t) => n + (t?.itemBytes ?? 0), 0);
     const items = sized.reduce((n, t) => n + (t?.sizedItems ?? 0), 0);
     const itemBytes = items === 0 ? DEFAULT_ITEM_BYTES : Math.max(100, Math.round(bytes / items));
-    const filler = { S: 'x'.repeat(itemBytes) };
-    const key = (i: number) => ({ pk: { S: `P#${i % KEYS}` }, sk: { S: `S#${i % 7}` } });
-    for (let i = 0; i < KEYS; i++) {
-      await client.send(new PutItemCommand({ TableName: table, Item: { ...key(i), v: filler } }));
-    }
+    // The service's own DynamoDB client, so the loop costs this process what the service's requests do.
+    const doc = createDocumentClient({
+      endpoint,
+      region: LOCAL_REGION,
+      credentials: localCredentials,
+    });
+    const filler = 'x'.repeat(itemBytes);
+    const key = (i: number) => ({ pk: `P#${i % KEYS}`, sk: `S#${i % 7}` });
+    for (let i = 0; i < KEYS; i++)
+      await doc.put({ TableName: table, Item: { ...key(i), v: filler } });
     const request = (op: string, i: number): Promise<unknown> => {
       switch (op) {
         case 'GetItem':
-          return client.send(
-            new GetItemCommand({ TableName: table, Key: key(i), ConsistentRead: true }),
-          );
+          return doc.get({ TableName: table, Key: key(i), ConsistentRead: true });
         case 'PutItem':
-          return client.send(
-            new PutItemCommand({ TableName: table, Item: { ...key(i), v: filler } }),
-          );
+          return doc.put({ TableName: table, Item: { ...key(i), v: filler } });
         case 'DeleteItem':
-          return client.send(new DeleteItemCommand({ TableName: table, Key: key(i + 3) }));
+          return doc.delete({ TableName: table, Key: key(i + 3) });
         case 'UpdateItem':
-          return client.send(
-            new UpdateItemCommand({
-              TableName: table,
-              Key: key(i),
-              UpdateExpression: 'SET n = :n',
-              ExpressionAttributeValues: { ':n': { N: String(i) } },
-            }),
-          );
+          return doc.update({
+            TableName: table,
+            Key: key(i),
+            UpdateExpression: 'SET n = :n',
+            ExpressionAttributeValues: { ':n': i },
+          });
         case 'Query':
-          return client.send(
-            new QueryCommand({
-              TableName: table,
-              KeyConditionExpression: 'pk = :p',
-              ExpressionAttributeValues: { ':p': key(i).pk },
-              Limit: 2,
-              ConsistentRead: true,
-            }),
-          );
+          return doc.query({
+            TableName: table,
+            KeyConditionExpression: 'pk = :p',
+            ExpressionAttributeValues: { ':p': key(i).pk },
+            Limit: 2,
+            ConsistentRead: true,
+          });
         default:
           // Distinct items per transaction: one item may appear only once in a transaction.
-          return client.send(
-            new TransactWriteItemsCommand({
-              TransactItems: Array.from({ length: itemsPerTx }, (_, j) => ({
-                Put: {
-                  TableName: table,
-                  Item: { pk: { S: `T#${i}` }, sk: { S: `S#${j}` }, v: filler },
-                },
-              })),
-            }),
-          );
+          return doc.transactWrite({
+            TransactItems: Array.from({ length: itemsPerTx }, (_, j) => ({
+              Put: { TableName: table, Item: { pk: `T#${i}`, sk: `S#${j}`, v: filler } },
+            })),
+          });
       }
     };
-    return new StoreLoop(client, request, mix, itemBytes);
+    client.destroy();
+    return new StoreLoop(doc, request, mix, itemBytes);
   }
 
   get requestMix(): Readonly<Record<string, number>> {
@@ -204,6 +191,6 @@ export class StoreLoop {
   }
 
   close(): void {
-    this.client.destroy();
+    this.doc.destroy();
   }
 }

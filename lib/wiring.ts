@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocClient } from './adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
 import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
 import { DynamoVisibilityStore } from './adapters/dynamodb/visibility-store.js';
@@ -15,7 +15,7 @@ import type { SigningKeySource } from './ports/secrets.js';
 import type { TaskNotifier } from './ports/task-notifier.js';
 
 export interface WiringOptions {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocClient;
   readonly tableName: string;
   readonly identity: ServiceIdentity;
   readonly clock?: Clock;

@@ -1,11 +1,11 @@
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import {
   AwsDeadlineScheduler,
   type AwsSchedulerConfig,
 } from '../../lib/adapters/aws/deadline-scheduler.js';
+import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
@@ -13,7 +13,7 @@ import { createDeps } from '../../lib/wiring.js';
 import { accountIdFromArn } from './config.js';
 
 export interface OutboxWiring {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocClient;
   readonly tableName: string;
   readonly region: string;
   /** When unset, read from the invoked function's ARN on the first invocation. */

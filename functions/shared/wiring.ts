@@ -1,5 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
 import { operations } from '../../lib/operations/index.js';
@@ -9,7 +9,7 @@ import { accountIdFromArn } from './config.js';
 import { type HttpApiOptions, httpApiHandler } from './http-api.js';
 
 export interface ApiWiring {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocClient;
   readonly tableName: string;
   readonly region: string;
   /** When unset, read from the invoked function's ARN on the first invocation. */

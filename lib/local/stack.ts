@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../adapters/dynamodb/client.js';
+import type { DynamoIntercept } from '../adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
 import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
@@ -32,8 +33,8 @@ export interface LocalStackOptions {
   readonly clock?: Clock;
   /** Long-poll settings (tests shorten the 60 s wait). */
   readonly polling?: Partial<PollingConfig>;
-  /** Called with the DynamoDB client before first use (the bench adds a request meter to it). */
-  readonly onDynamoClient?: (client: DynamoDBClient) => void;
+  /** Around every request of the service's DynamoDB client (the bench's meter). */
+  readonly dynamoIntercept?: DynamoIntercept;
   /**
    * Serve requests as separate Lambda containers do: no poller is woken or handed a task by another
    * request; polls re-read their queue instead (NoTaskNotifier). For the bench's cost figures.
@@ -69,11 +70,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     region: LOCAL_REGION,
     credentials: localCredentials,
   });
-  options.onDynamoClient?.(client);
   try {
     await ensureTable(client, tableName);
-    const doc = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true },
+    const doc = createDocumentClient({
+      endpoint: dynamoEndpoint,
+      region: LOCAL_REGION,
+      credentials: localCredentials,
+      ...(options.dynamoIntercept === undefined ? {} : { intercept: options.dynamoIntercept }),
     });
     const lambda = new LocalLambdaFunctions();
     let outbox: OutboxDeps | undefined;
@@ -121,6 +124,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await poller.stop();
         await scheduler.stop();
         client.destroy();
+        doc.destroy();
         await dynamo?.stop();
       },
     };

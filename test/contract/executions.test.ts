@@ -24,7 +24,6 @@ import {
   type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
@@ -315,17 +314,15 @@ describe('StartWorkflowExecution', () => {
       credentials: localCredentials,
     });
     try {
-      await client.send(
-        new PutCommand({
-          TableName: stack.tableName,
-          Item: {
-            ...keys.openRun(domain, execution.workflowId),
-            entity: 'OpenRun',
-            runId: execution.runId,
-            since: Date.now() / 1000,
-          },
-        }),
-      );
+      await client.put({
+        TableName: stack.tableName,
+        Item: {
+          ...keys.openRun(domain, execution.workflowId),
+          entity: 'OpenRun',
+          runId: execution.runId,
+          since: Date.now() / 1000,
+        },
+      });
     } finally {
       client.destroy();
     }

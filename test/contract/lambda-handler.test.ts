@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiHandler } from '../../functions/shared/wiring.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import type { DynamoDocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_IDENTITY, LOCAL_REGION } from '../../lib/local/stack.js';
 import { dynamoEndpoint, startTestServer } from '../support/local.js';
@@ -34,7 +34,7 @@ const POLL_MS = 500;
 const FUNCTION_ARN = `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_IDENTITY.accountId}:function:swf-api`;
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
-let doc: DynamoDBDocumentClient;
+let doc: DynamoDocClient;
 let handler: ReturnType<typeof createApiHandler>;
 
 beforeAll(async () => {

@@ -11,7 +11,6 @@ import {
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
@@ -60,12 +59,10 @@ afterAll(async () => close?.());
 async function putEntry(entry: QueuedTaskRef): Promise<void> {
   const client = doc();
   try {
-    await client.send(
-      new PutCommand({
-        TableName: stack.tableName,
-        Item: { ...keys.queueEntry(entry, 1), entity: 'QueuedTask', ...entry },
-      }),
-    );
+    await client.put({
+      TableName: stack.tableName,
+      Item: { ...keys.queueEntry(entry, 1), entity: 'QueuedTask', ...entry },
+    });
   } finally {
     client.destroy();
   }

@@ -28,7 +28,6 @@ import {
   UnknownResourceFault,
   type WorkflowExecutionInfo,
 } from '@aws-sdk/client-swf';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { replay } from '../../lib/core/replay.js';
@@ -718,9 +717,7 @@ describe('retention', () => {
       const items: Record<string, unknown>[] = [];
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const out = await doc.send(
-          new ScanCommand({ TableName: stack.tableName, ExclusiveStartKey }),
-        );
+        const out = await doc.scan({ TableName: stack.tableName, ExclusiveStartKey });
         items.push(...(out.Items ?? []));
         ExclusiveStartKey = out.LastEvaluatedKey;
       } while (ExclusiveStartKey !== undefined);

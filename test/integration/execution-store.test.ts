@@ -5,7 +5,6 @@
  * another writer moved; queue entries exist before the commit that schedules their task.
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
@@ -101,14 +100,12 @@ async function readPaged(
 }
 
 async function chunksOf(runId: string) {
-  const result = await table.doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
-      ExpressionAttributeValues: { ':pk': keys.runPartition(runId), ':h': 'H|' },
-      ConsistentRead: true,
-    }),
-  );
+  const result = await table.doc.query({
+    TableName: table.tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
+    ExpressionAttributeValues: { ':pk': keys.runPartition(runId), ':h': 'H|' },
+    ConsistentRead: true,
+  });
   return (result.Items ?? []).map((item) => ({
     first: Number(item.first),
     last: Number(item.last),
@@ -116,9 +113,11 @@ async function chunksOf(runId: string) {
 }
 
 async function stateItemBytes(runId: string): Promise<number> {
-  const { Item } = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: keys.runState(runId), ConsistentRead: true }),
-  );
+  const { Item } = await table.doc.get({
+    TableName: table.tableName,
+    Key: keys.runState(runId),
+    ConsistentRead: true,
+  });
   return Item === undefined ? 0 : itemSize(marshall(Item));
 }
 
@@ -312,15 +311,12 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
   const pointerKey = (run: StoredRun) =>
     keys.openRun(run.driver.state.domain, run.driver.state.execution.workflowId);
   const readPointer = async (run: StoredRun) =>
-    (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: pointerKey(run) })))
-      .Item;
+    (await table.doc.get({ TableName: table.tableName, Key: pointerKey(run) })).Item;
   const putPointer = (run: StoredRun, runId: string, since: number) =>
-    table.doc.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...pointerKey(run), entity: 'OpenRun', runId, since },
-      }),
-    );
+    table.doc.put({
+      TableName: table.tableName,
+      Item: { ...pointerKey(run), entity: 'OpenRun', runId, since },
+    });
   /** A new run of its own workflowId, not committed yet. */
   const newRun = (name: string, workflowId = `wf-${randomBytes(6).toString('hex')}`) => {
     const run = new StoredRun(store, `${name}-${randomBytes(6).toString('hex')}`);
@@ -394,12 +390,10 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     expect((await readPointer(run))?.runId).toBe(run.runId);
     // A pointer written before pointers had a time counts as old.
     const older = newRun('after-untimed');
-    await table.doc.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...pointerKey(older), entity: 'OpenRun', runId: 'ghost-untimed' },
-      }),
-    );
+    await table.doc.put({
+      TableName: table.tableName,
+      Item: { ...pointerKey(older), entity: 'OpenRun', runId: 'ghost-untimed' },
+    });
     expect(await store.commit([startWrite(older)], [pointer('acquire', older)])).toBe('committed');
   });
 

@@ -3,7 +3,6 @@
  * deprecated ones included, and 100 domains per account. The store takes the quota as an argument, so
  * these tests use small ones; the operations pass SWF's (registryLimits, checked below).
  */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
@@ -135,12 +134,10 @@ describe('the versions of a type name', () => {
     const legacy = new DynamoRegistryStore({ tableName, doc });
     expect(await legacy.createDomain(domain('versions'), 100)).toBe('created');
     expect(await legacy.createType(version('ship', '7'), 100)).toBe('created');
-    await doc.send(
-      new DeleteCommand({
-        TableName: tableName,
-        Key: keys.typeVersions('workflow', 'versions', 'ship'),
-      }),
-    );
+    await doc.delete({
+      TableName: tableName,
+      Key: keys.typeVersions('workflow', 'versions', 'ship'),
+    });
     expect(await legacy.typeVersions('workflow', 'versions', 'ship')).toEqual(['7']);
   });
 });

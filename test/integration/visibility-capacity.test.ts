@@ -3,9 +3,9 @@
  * whose DynamoDB reads are counted (ScannedCount of every Query: the items DynamoDB read, before any
  * filter). Every filter must read about what it returns (the design target of issue 5), never Scan.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import type { DynamoDocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { DynamoVisibilityStore } from '../../lib/adapters/dynamodb/visibility-store.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { startRun, terminateExecution } from '../../lib/core/executions.js';
@@ -61,33 +61,26 @@ class ReadCounter {
 let writer: DynamoVisibilityStore;
 let reader: DynamoVisibilityStore;
 let capped: DynamoVisibilityStore;
-let raw: DynamoDBClient;
+let counting: DynamoDocClient;
 const reads = new ReadCounter();
 const all: ExecutionState[] = [];
 
 beforeAll(async () => {
   const { tableName, doc, client } = await freshTable('vis-cap');
   client.destroy();
-  raw = new DynamoDBClient({
+  counting = createDocumentClient({
     endpoint: dynamoEndpoint(),
     region: LOCAL_REGION,
     credentials: localCredentials,
-  });
-  raw.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      if (context.commandName === 'ScanCommand') reads.scans++;
-      if (context.commandName === 'QueryCommand') {
+    intercept: async (operation, _input, send) => {
+      const output = await send();
+      if (operation === 'Scan') reads.scans++;
+      if (operation === 'Query') {
         reads.queries++;
-        const output = result.output as { ScannedCount?: number };
-        reads.scanned += output.ScannedCount ?? 0;
+        reads.scanned += Number(output.ScannedCount ?? 0);
       }
-      return result;
+      return output;
     },
-    { step: 'initialize', name: 'readCounter' },
-  );
-  const counting = DynamoDBDocumentClient.from(raw, {
-    marshallOptions: { removeUndefinedValues: true },
   });
   writer = new DynamoVisibilityStore({ doc, tableName }, { nowSeconds: () => NOW });
   reader = new DynamoVisibilityStore({ doc: counting, tableName }, { nowSeconds: () => NOW });
@@ -107,7 +100,7 @@ beforeAll(async () => {
     );
   }
 }, 600_000);
-afterAll(() => raw?.destroy());
+afterAll(() => counting?.destroy());
 
 /** What a query should return, worked out from the states themselves, newest first. */
 function expected(list: VisibilityList, filter: VisibilityFilter, oldest = 0, latest = Infinity) {

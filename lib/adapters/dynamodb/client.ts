@@ -1,34 +1,28 @@
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DocClient, type DocClientOptions, DynamoDocClient } from './doc-client.js';
 
 export interface TableRef {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocClient;
   readonly tableName: string;
 }
 
-/** A document client with the marshalling options every adapter relies on. */
-export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    unmarshallOptions: { wrapNumbers: false },
-  });
+/** The client every adapter reads and writes the table with. */
+export function createDocumentClient(options: DocClientOptions = {}): DynamoDocClient {
+  return new DynamoDocClient(options);
 }
 
 /** Every page of a query of the table, one after the other (a page may be empty). */
 export async function* queryPages(
   table: TableRef,
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
-): AsyncGenerator<QueryCommandOutput> {
+): AsyncGenerator<Awaited<ReturnType<DocClient['query']>>> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await table.doc.send(
-      new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }),
-    );
+    const page = await table.doc.query({
+      ...input,
+      TableName: table.tableName,
+      ExclusiveStartKey: startKey,
+    });
     yield page;
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);

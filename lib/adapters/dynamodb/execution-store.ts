@@ -1,12 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
 import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
@@ -22,7 +13,9 @@ import type {
   QueueEntry,
   RunWrite,
 } from '../../ports/execution-store.js';
+import { toWireItem } from './attribute-values.js';
 import { queryPages, type TableRef } from './client.js';
+import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
 import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
@@ -125,10 +118,10 @@ export class DynamoExecutionStore implements ExecutionStore {
     const put = item.Put;
     if (put === undefined) throw new Error('a state item is written by a Put');
     try {
-      await this.table.doc.send(new PutCommand(put));
+      await this.table.doc.put(put);
       return 'committed';
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException || isLockConflict(error))
+      if (isDynamoError(error, 'ConditionalCheckFailedException') || isLockConflict(error))
         return 'conflict';
       throw error;
     }
@@ -160,16 +153,14 @@ export class DynamoExecutionStore implements ExecutionStore {
     let stale: string | undefined;
     for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
       try {
-        await this.table.doc.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: this.pointerRecord(p.domain, p.workflowId, p.runId),
-            ...acquireCondition(stale),
-          }),
-        );
+        await this.table.doc.put({
+          TableName: this.table.tableName,
+          Item: this.pointerRecord(p.domain, p.workflowId, p.runId),
+          ...acquireCondition(stale),
+        });
         return true;
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
       }
       const held = await this.heldBy(p);
       if (held === 'this run') return true;
@@ -197,14 +188,12 @@ export class DynamoExecutionStore implements ExecutionStore {
   /** Best effort, after the close: a pointer left behind is stale and taken over by the next start. */
   private async releasePointer(p: AcquirePointer | ReleasePointer): Promise<void> {
     try {
-      await this.table.doc.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: keys.openRun(p.domain, p.workflowId),
-          ConditionExpression: 'runId = :r',
-          ExpressionAttributeValues: { ':r': p.runId },
-        }),
-      );
+      await this.table.doc.delete({
+        TableName: this.table.tableName,
+        Key: keys.openRun(p.domain, p.workflowId),
+        ConditionExpression: 'runId = :r',
+        ExpressionAttributeValues: { ':r': p.runId },
+      });
     } catch {
       // see above
     }
@@ -223,13 +212,11 @@ export class DynamoExecutionStore implements ExecutionStore {
     domain: string,
     workflowId: string,
   ): Promise<{ runId: string; since: number } | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.openRun(domain, workflowId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.table.doc.get({
+      TableName: this.table.tableName,
+      Key: keys.openRun(domain, workflowId),
+      ConsistentRead: true,
+    });
     if (typeof Item?.runId !== 'string') return undefined;
     return { runId: Item.runId, since: typeof Item.since === 'number' ? Item.since : 0 };
   }
@@ -340,9 +327,10 @@ export class DynamoExecutionStore implements ExecutionStore {
     };
     for (const task of write.queue.add) {
       before.push(async () => {
-        await this.table.doc.send(
-          new PutCommand({ TableName: this.table.tableName, Item: queueItem(task, this.shards) }),
-        );
+        await this.table.doc.put({
+          TableName: this.table.tableName,
+          Item: queueItem(task, this.shards),
+        });
       });
     }
     // The claimed entry is usually among the withdrawn tasks (a started task leaves the queue); each
@@ -385,18 +373,16 @@ export class DynamoExecutionStore implements ExecutionStore {
     expiresAt: number | undefined,
   ): Promise<void> {
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: this.chunkItem(runId, events, expiresAt),
-          ConditionExpression: 'attribute_not_exists(pk) OR #last <= :last',
-          ExpressionAttributeNames: { '#last': 'last' },
-          ExpressionAttributeValues: { ':last': (events[0]?.eventId ?? 0) + events.length - 1 },
-        }),
-      );
+      await this.table.doc.put({
+        TableName: this.table.tableName,
+        Item: this.chunkItem(runId, events, expiresAt),
+        ConditionExpression: 'attribute_not_exists(pk) OR #last <= :last',
+        ExpressionAttributeNames: { '#last': 'last' },
+        ExpressionAttributeValues: { ':last': (events[0]?.eventId ?? 0) + events.length - 1 },
+      });
     } catch (error) {
       // A longer chunk is there already.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
     }
   }
 
@@ -443,13 +429,11 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   async loadRun(runId: string): Promise<LoadedRun | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.runState(runId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.table.doc.get({
+      TableName: this.table.tableName,
+      Key: keys.runState(runId),
+      ConsistentRead: true,
+    });
     if (Item === undefined || !isPacked(Item.state) || typeof Item.version !== 'number')
       return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return undefined;
@@ -497,14 +481,12 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   private async readRecent(runId: string): Promise<HistoryEvent[]> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.runState(runId),
-        ProjectionExpression: 'recent',
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.table.doc.get({
+      TableName: this.table.tableName,
+      Key: keys.runState(runId),
+      ProjectionExpression: 'recent',
+      ConsistentRead: true,
+    });
     return parseEvents(Item?.recent);
   }
 
@@ -557,21 +539,19 @@ export class DynamoExecutionStore implements ExecutionStore {
       startKey?: Record<string, unknown>;
     },
   ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
-    const result = await this.table.doc.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
-        ExpressionAttributeValues: {
-          ':pk': keys.runPartition(runId),
-          ':low': q.low,
-          ':high': q.high,
-        },
-        ScanIndexForward: q.forward,
-        ConsistentRead: true,
-        ...(q.limit === undefined ? {} : { Limit: q.limit }),
-        ...(q.startKey === undefined ? {} : { ExclusiveStartKey: q.startKey }),
-      }),
-    );
+    const result = await this.table.doc.query({
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
+      ExpressionAttributeValues: {
+        ':pk': keys.runPartition(runId),
+        ':low': q.low,
+        ':high': q.high,
+      },
+      ScanIndexForward: q.forward,
+      ConsistentRead: true,
+      ...(q.limit === undefined ? {} : { Limit: q.limit }),
+      ...(q.startKey === undefined ? {} : { ExclusiveStartKey: q.startKey }),
+    });
     const items = result.Items ?? [];
     return result.LastEvaluatedKey === undefined
       ? { items }
@@ -586,16 +566,14 @@ export class DynamoExecutionStore implements ExecutionStore {
   ): Promise<QueueEntry[]> {
     const shards = await Promise.all(
       Array.from({ length: this.shards }, (_, shard) =>
-        this.table.doc.send(
-          new QueryCommand({
-            TableName: this.table.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: {
-              ':pk': keys.queuePartition(kind, domain, taskList, shard),
-            },
-            Limit: limit,
-          }),
-        ),
+        this.table.doc.query({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: {
+            ':pk': keys.queuePartition(kind, domain, taskList, shard),
+          },
+          Limit: limit,
+        }),
       ),
     );
     const items = shards.flatMap((r) => r.Items ?? []);
@@ -619,35 +597,29 @@ export class DynamoExecutionStore implements ExecutionStore {
   async dropQueueEntries(entries: readonly QueuedTaskRef[]): Promise<void> {
     await Promise.all(
       entries.map((task) =>
-        this.table.doc.send(
-          new DeleteCommand({
-            TableName: this.table.tableName,
-            Key: keys.queueEntry(task, this.shards),
-          }),
-        ),
+        this.table.doc.delete({
+          TableName: this.table.tableName,
+          Key: keys.queueEntry(task, this.shards),
+        }),
       ),
     );
   }
 
   async putDeadLetter(id: string, record: string, error: string): Promise<void> {
     const at = Date.now();
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: { ...keys.deadLetter(at, id), entity: 'DeadLetter', id, record, error, at },
-      }),
-    );
+    await this.table.doc.put({
+      TableName: this.table.tableName,
+      Item: { ...keys.deadLetter(at, id), entity: 'DeadLetter', id, record, error, at },
+    });
   }
 
   async listDeadLetters(): Promise<DeadLetter[]> {
-    const result = await this.table.doc.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.deadLetterPartition },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.table.doc.query({
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.deadLetterPartition },
+      ConsistentRead: true,
+    });
     return (result.Items ?? []).map((item) => ({
       id: String(item.id),
       record: String(item.record),
@@ -664,14 +636,12 @@ export class DynamoExecutionStore implements ExecutionStore {
     const states: ExecutionState[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.table.doc.send(
-        new ScanCommand({
-          TableName: this.table.tableName,
-          FilterExpression: 'entity = :run',
-          ExpressionAttributeValues: { ':run': 'Run' },
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const result = await this.table.doc.scan({
+        TableName: this.table.tableName,
+        FilterExpression: 'entity = :run',
+        ExpressionAttributeValues: { ':run': 'Run' },
+        ExclusiveStartKey: startKey,
+      });
       for (const item of result.Items ?? []) {
         const state = isPacked(item.state) ? parseState(item.state) : undefined;
         if (state?.status === 'OPEN') states.push(state);
@@ -687,30 +657,26 @@ export class DynamoExecutionStore implements ExecutionStore {
     heartbeat: ActivityHeartbeat,
     expiresAt?: number,
   ): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.heartbeat(runId, scheduledEventId),
-          entity: 'Heartbeat',
-          ...heartbeat,
-          ...(expiresAt === undefined ? {} : { expiresAt }),
-        },
-      }),
-    );
+    await this.table.doc.put({
+      TableName: this.table.tableName,
+      Item: {
+        ...keys.heartbeat(runId, scheduledEventId),
+        entity: 'Heartbeat',
+        ...heartbeat,
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      },
+    });
   }
 
   async getHeartbeat(
     runId: string,
     scheduledEventId: number,
   ): Promise<ActivityHeartbeat | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: keys.heartbeat(runId, scheduledEventId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.table.doc.get({
+      TableName: this.table.tableName,
+      Key: keys.heartbeat(runId, scheduledEventId),
+      ConsistentRead: true,
+    });
     if (Item === undefined || typeof Item.at !== 'number') return undefined;
     return { at: Item.at, ...(typeof Item.details === 'string' ? { details: Item.details } : {}) };
   }
@@ -759,8 +725,7 @@ const parseEvents = (stored: unknown): HistoryEvent[] =>
   isPacked(stored) ? unpackJson(stored) : [];
 
 /** The item's size by DynamoDB's rules (what its write is billed on). */
-const itemBytes = (item: Record<string, unknown>) =>
-  itemSize(marshall(item, { removeUndefinedValues: true }));
+const itemBytes = (item: Record<string, unknown>) => itemSize(toWireItem(item));
 
 /** A pointer is put where there is none, or over the stale one a reader found (still naming that run). */
 const acquireCondition = (stale: string | undefined) =>

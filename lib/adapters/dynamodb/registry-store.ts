@@ -1,11 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type {
   DomainRecord,
   RegistrationStatus,
@@ -24,6 +17,7 @@ import type {
   TagOutcome,
 } from '../../ports/registry-store.js';
 import { queryPages, type TableRef } from './client.js';
+import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
 import { transactWrite } from './transact.js';
 
@@ -98,19 +92,17 @@ export class DynamoRegistryStore implements RegistryStore {
       if (merged.length > maxTags) return 'too-many';
       const version = typeof item.tagVersion === 'number' ? item.tagVersion : 0;
       try {
-        await this.table.doc.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: keys.domain(name),
-            UpdateExpression: 'SET tags = :tags, tagVersion = :next',
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(tagVersion) OR tagVersion = :v)',
-            ExpressionAttributeValues: { ':tags': merged, ':next': version + 1, ':v': version },
-          }),
-        );
+        await this.table.doc.update({
+          TableName: this.table.tableName,
+          Key: keys.domain(name),
+          UpdateExpression: 'SET tags = :tags, tagVersion = :next',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(tagVersion) OR tagVersion = :v)',
+          ExpressionAttributeValues: { ':tags': merged, ':next': version + 1, ':v': version },
+        });
         return 'tagged';
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
       }
     }
     throw new Error(`tags of domain ${name} kept changing under ${MAX_TAG_RETRIES} attempts`);
@@ -260,9 +252,11 @@ export class DynamoRegistryStore implements RegistryStore {
   }
 
   private async get(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-    const result = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: key, ConsistentRead: true }),
-    );
+    const result = await this.table.doc.get({
+      TableName: this.table.tableName,
+      Key: key,
+      ConsistentRead: true,
+    });
     return result.Item;
   }
 
@@ -279,23 +273,21 @@ export class DynamoRegistryStore implements RegistryStore {
     const dateClause =
       deprecationDate === undefined ? ' REMOVE deprecationDate' : ', deprecationDate = :date';
     try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk${dateClause}`,
-          ConditionExpression: 'attribute_exists(pk) AND #status <> :to',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':to': to,
-            ':gsi1pk': gsi1pk,
-            ...(deprecationDate === undefined ? {} : { ':date': deprecationDate }),
-          },
-        }),
-      );
+      await this.table.doc.update({
+        TableName: this.table.tableName,
+        Key: key,
+        UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk${dateClause}`,
+        ConditionExpression: 'attribute_exists(pk) AND #status <> :to',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':gsi1pk': gsi1pk,
+          ...(deprecationDate === undefined ? {} : { ':date': deprecationDate }),
+        },
+      });
       return 'changed';
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
       return (await this.get(key)) === undefined ? 'missing' : 'already';
     }
   }
@@ -341,13 +333,11 @@ export class DynamoRegistryStore implements RegistryStore {
     const items: Record<string, unknown>[] = [];
     let lastKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.table.doc.send(
-        new QueryCommand({
-          ...input,
-          Limit: page.limit + 1 - items.length,
-          ExclusiveStartKey: lastKey ?? input.ExclusiveStartKey,
-        }),
-      );
+      const result = await this.table.doc.query({
+        ...input,
+        Limit: page.limit + 1 - items.length,
+        ExclusiveStartKey: lastKey ?? input.ExclusiveStartKey,
+      });
       items.push(...(result.Items ?? []));
       lastKey = result.LastEvaluatedKey;
     } while (lastKey !== undefined && items.length <= page.limit);
@@ -364,15 +354,13 @@ export class DynamoRegistryStore implements RegistryStore {
     if (existing !== undefined && typeof existing.key === 'string')
       return Buffer.from(existing.key, 'base64');
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...keys.signingKey(), entity: 'SigningKey', key: generate().toString('base64') },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.table.doc.put({
+        TableName: this.table.tableName,
+        Item: { ...keys.signingKey(), entity: 'SigningKey', key: generate().toString('base64') },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
     }
     const stored = await this.get(keys.signingKey());
     if (stored === undefined || typeof stored.key !== 'string')

@@ -1,6 +1,5 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DocClient, isDynamoError } from './doc-client.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -10,6 +9,7 @@ export type TransactOutcome =
   | { readonly ok: false; readonly failed: readonly number[] };
 
 const MAX_CONFLICT_RETRIES = 8;
+const CANCELED = 'TransactionCanceledException';
 
 /**
  * Runs a TransactWriteItems and turns a cancellation into data: which conditions failed. Conflicts with
@@ -17,18 +17,18 @@ const MAX_CONFLICT_RETRIES = 8;
  * writer's outcome may make ours succeed.
  */
 export async function transactWrite(
-  doc: DynamoDBDocumentClient,
+  doc: DocClient,
   items: readonly TransactItem[],
   /** Report a conflict that outlasts the retries as a failure with no failed condition, not an error. */
   options: { readonly conflictAsOutcome?: boolean } = {},
 ): Promise<TransactOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await doc.send(new TransactWriteCommand({ TransactItems: [...items] }));
+      await doc.transactWrite({ TransactItems: [...items] });
       return { ok: true };
     } catch (error) {
       if (!isConflict(error)) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
+        if (!isDynamoError(error, CANCELED)) throw error;
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
         if (failed.length > 0) return { ok: false, failed };
@@ -36,7 +36,7 @@ export async function transactWrite(
       }
       // DynamoDB Local reports a conflict only after waiting out a lock, and the SDK has already retried:
       // a caller that re-reads gets on faster than another wait would.
-      const waitedForLock = !(error instanceof TransactionCanceledException);
+      const waitedForLock = !isDynamoError(error, CANCELED);
       if (
         attempt >= MAX_CONFLICT_RETRIES ||
         (waitedForLock && options.conflictAsOutcome === true)
@@ -55,7 +55,7 @@ export async function transactWrite(
  * waits are shorter, an InternalServerError "...waiting for a lock...".
  */
 function isConflict(error: unknown): boolean {
-  if (error instanceof TransactionCanceledException) {
+  if (isDynamoError(error, CANCELED)) {
     const reasons = error.CancellationReasons ?? [];
     return (
       !reasons.some((r) => r.Code === 'ConditionalCheckFailed') &&

@@ -1,11 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { BatchWriteCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type {
   ExecutionInfo,
   VisibilityChanges,
@@ -19,6 +12,7 @@ import type {
   VisibilityStore,
 } from '../../ports/visibility-store.js';
 import { queryPages, type TableRef } from './client.js';
+import { isDynamoError } from './doc-client.js';
 import { keys, shardOf } from './keys.js';
 
 const BATCH = 25;
@@ -94,9 +88,9 @@ export class DynamoVisibilityStore implements VisibilityStore {
     let pending: WriteRequest[] = batch;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await sleep(10 * 2 ** Math.min(attempt, 6));
-      const result = await this.table.doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.table.tableName]: pending } }),
-      );
+      const result = await this.table.doc.batchWrite({
+        RequestItems: { [this.table.tableName]: pending },
+      });
       pending = result.UnprocessedItems?.[this.table.tableName] ?? [];
     }
   }
@@ -169,14 +163,12 @@ export class DynamoVisibilityStore implements VisibilityStore {
     limit: number,
     startKey: Record<string, unknown> | undefined,
   ): Promise<{ count: number; next?: Record<string, unknown> }> {
-    const result = await this.table.doc.send(
-      new QueryCommand({
-        ...this.query(query, pk, true),
-        Select: 'COUNT',
-        Limit: limit,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const result = await this.table.doc.query({
+      ...this.query(query, pk, true),
+      Select: 'COUNT',
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    });
     const count = result.Count ?? 0;
     return result.LastEvaluatedKey === undefined
       ? { count }
@@ -209,17 +201,15 @@ export class DynamoVisibilityStore implements VisibilityStore {
   /** Sets the TTL attribute of an item that still exists (a deleted one is not brought back). */
   private async markExpiry(key: { pk: string; sk: string }, expiresAt: number): Promise<void> {
     try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: key,
-          UpdateExpression: 'SET expiresAt = :e',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':e': expiresAt },
-        }),
-      );
+      await this.table.doc.update({
+        TableName: this.table.tableName,
+        Key: key,
+        UpdateExpression: 'SET expiresAt = :e',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':e': expiresAt },
+      });
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
     }
   }
 
@@ -319,9 +309,11 @@ class ShardCursor {
 
   async peek(): Promise<Row | undefined> {
     while (this.buffer.length === 0 && !this.done) {
-      const result = await this.table.doc.send(
-        new QueryCommand({ ...this.query, Limit: this.batch, ExclusiveStartKey: this.startKey }),
-      );
+      const result = await this.table.doc.query({
+        ...this.query,
+        Limit: this.batch,
+        ExclusiveStartKey: this.startKey,
+      });
       this.buffer = (result.Items ?? []).map((item) => ({
         sk: String(item.sk),
         // The row's JSON was written by this store's apply().

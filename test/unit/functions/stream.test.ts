@@ -5,19 +5,19 @@
  */
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withAlarm } from '../../../lib/core/deadlines.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import { RUN_ID, RunDriver } from '../../support/core-builders.js';
+import { mockDocClient } from '../../support/doc-client-mock.js';
 import { lambdaContext, streamEvent } from '../../support/lambda-events.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDocClient();
 
 let handler: typeof import('../../../functions/stream.js').handler;
 let logged: { error: ReturnType<typeof vi.spyOn>; warn: ReturnType<typeof vi.spyOn> };
@@ -39,7 +39,7 @@ beforeEach(() => {
   dynamo.reset();
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
   scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:s' });
-  dynamo.on(PutCommand).resolves({});
+  dynamo.on('put', () => ({}));
   logged = {
     error: vi.spyOn(console, 'error').mockImplementation(() => undefined),
     warn: vi.spyOn(console, 'warn').mockImplementation(() => undefined),
@@ -177,7 +177,7 @@ describe('functions/stream.ts', () => {
     const result = await handler(streamEvent([poison, good]), lambdaContext());
 
     expect(result).toEqual({ batchItemFailures: [] });
-    const letters = dynamo.commandCalls(PutCommand).map((c) => c.args[0].input);
+    const letters = dynamo.calls('put');
     expect(letters).toEqual([
       {
         TableName: OUTBOX_ENV.TABLE_NAME,
@@ -205,7 +205,7 @@ describe('functions/stream.ts', () => {
     const sends = sqs.commandCalls(SendMessageCommand).length;
     expect(sends).toBeGreaterThanOrEqual(3);
     expect(sends).toBeLessThanOrEqual(4);
-    expect(dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item).toMatchObject({
+    expect(dynamo.calls('put')[0]?.Item).toMatchObject({
       error: 'TypeError: the message is malformed',
     });
   });
@@ -233,7 +233,7 @@ describe('functions/stream.ts', () => {
     const behindAt = behind.dynamodb?.NewImage?.state?.S ?? '';
     const behindFireAt = JSON.parse(behindAt).timers.t0.fireAt;
     expect(sends.map((b) => JSON.parse(b ?? '{}').at)).not.toContain(behindFireAt);
-    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+    expect(dynamo.calls('put')).toHaveLength(0);
   });
 
   it('carries out other runs while one run waits on a transient failure, reporting the earliest', async () => {
@@ -260,13 +260,13 @@ describe('functions/stream.ts', () => {
     const armedAt = fires().map((f) => f.at);
     expect(armedAt).toContain(fireAt(other)); // the other run went on
     expect(armedAt).not.toContain(fireAt(stuckLater)); // the stuck run's next record waited
-    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+    expect(dynamo.calls('put')).toHaveLength(0);
   });
 
   it('hands the record back when its dead letter cannot be written', async () => {
-    dynamo
-      .on(PutCommand)
-      .rejects(Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' }));
+    dynamo.on('put', () => {
+      throw Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' });
+    });
     const poison = runRecord(withTimers(30), { state: 'corrupt' });
 
     const result = await handler(streamEvent([poison]), lambdaContext());

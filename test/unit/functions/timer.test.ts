@@ -5,15 +5,15 @@
  */
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockDocClient } from '../../support/doc-client-mock.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../../support/lambda-events.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDocClient();
 
 let handler: typeof import('../../../functions/timer.js').handler;
 
@@ -37,7 +37,7 @@ beforeEach(() => {
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
   scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:s' });
   // No run item: the run expired with its retention, or never was.
-  dynamo.on(GetCommand).resolves({});
+  dynamo.on('get', () => ({}));
   warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
   return () => {
@@ -83,7 +83,7 @@ describe('functions/timer.ts', () => {
     );
 
     expect(result).toEqual({ batchItemFailures: [] });
-    const gets = dynamo.commandCalls(GetCommand).map((c) => c.args[0].input);
+    const gets = dynamo.calls('get');
     expect(gets[0]).toMatchObject({ TableName: OUTBOX_ENV.TABLE_NAME, ConsistentRead: true });
     expect(JSON.stringify(gets[0]?.Key)).toContain('gone-run');
     expect(sqs.calls()).toHaveLength(0);
@@ -102,7 +102,7 @@ describe('functions/timer.ts', () => {
   });
 
   it('reports only the fires that failed, by message id', async () => {
-    dynamo.on(GetCommand).callsFake((input: { Key?: Record<string, unknown> }) => {
+    dynamo.on('get', (input) => {
       if (JSON.stringify(input.Key).includes('unlucky'))
         throw Object.assign(new Error('Throughput exceeded'), {
           name: 'ProvisionedThroughputExceededException',

@@ -1,0 +1,339 @@
+/**
+ * DynamoDocClient against a stub DynamoDB on localhost: what it sends (DynamoDB JSON, a Signature
+ * Version 4 the AWS SDK's own signer agrees with), how it reads answers and errors, and what it retries.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DynamoDbError,
+  DynamoDocClient,
+  isDynamoError,
+} from '../../../lib/adapters/dynamodb/doc-client.js';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+type Answer = { status: number; body: unknown };
+
+let server: Server;
+let endpoint: string;
+let received: Received[] = [];
+let answers: Answer[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
+      const answer = answers.shift() ?? { status: 200, body: {} };
+      res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterEach(() => {
+  received = [];
+  answers = [];
+});
+
+const credentials = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+};
+const client = (options: Partial<ConstructorParameters<typeof DynamoDocClient>[0]> = {}) =>
+  new DynamoDocClient({ endpoint, region: 'eu-west-1', credentials, ...options });
+const fault = (type: string, message: string, extra: object = {}) => ({
+  __type: `com.amazonaws.dynamodb.v20120810#${type}`,
+  message,
+  ...extra,
+});
+
+/** The SDK's signer over node:crypto, to check ours against. */
+class NodeSha256 {
+  readonly #hash;
+  constructor(secret?: string | Uint8Array) {
+    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  }
+  update(data: string | Uint8Array) {
+    this.#hash.update(data);
+  }
+  digest() {
+    return Promise.resolve(new Uint8Array(this.#hash.digest()));
+  }
+}
+
+describe('DynamoDocClient', () => {
+  it('sends DynamoDB JSON with a signature the AWS SDK computes the same', async () => {
+    const doc = client({ credentials: { ...credentials, sessionToken: 'session/token=' } });
+    answers.push({
+      status: 200,
+      body: { Item: { pk: { S: 'a' }, blob: { B: 'aGk=' }, n: { N: '7' } } },
+    });
+
+    const out = await doc.get({ TableName: 't', Key: { pk: 'a', sk: 1 }, ConsistentRead: true });
+
+    expect(out.Item).toEqual({ pk: 'a', blob: Buffer.from('hi'), n: 7 });
+    const [request] = received as [Received];
+    expect(request.body).toEqual({
+      TableName: 't',
+      Key: { pk: { S: 'a' }, sk: { N: '1' } },
+      ConsistentRead: true,
+    });
+    expect(request.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+    expect(request.headers['x-amz-security-token']).toBe('session/token=');
+    const amzDate = String(request.headers['x-amz-date']);
+    const signer = new SignatureV4({
+      credentials: { ...credentials, sessionToken: 'session/token=' },
+      region: 'eu-west-1',
+      service: 'dynamodb',
+      sha256: NodeSha256 as never,
+      applyChecksum: false,
+    });
+    const url = new URL(endpoint);
+    const expected = await signer.sign(
+      {
+        method: 'POST',
+        protocol: 'http:',
+        hostname: url.hostname,
+        port: Number(url.port),
+        path: '/',
+        query: {},
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          host: url.host,
+          'x-amz-target': 'DynamoDB_20120810.GetItem',
+        },
+        body: JSON.stringify(request.body),
+      },
+      {
+        signingDate: new Date(
+          `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+        ),
+      },
+    );
+    const signature = (auth: unknown) => /Signature=([0-9a-f]{64})/.exec(String(auth))?.[1];
+    expect(signature(request.headers.authorization)).toBeDefined();
+    expect(signature(request.headers.authorization)).toBe(
+      signature(expected.headers.authorization),
+    );
+    expect(request.headers.authorization).toContain(
+      'Credential=AKIDEXAMPLE/' + amzDate.slice(0, 8) + '/eu-west-1/dynamodb/aws4_request',
+    );
+    doc.destroy();
+  });
+
+  it('marshals the items of a transaction and gives it one idempotency token across retries', async () => {
+    const doc = client();
+    answers.push({ status: 500, body: fault('InternalServerError', 'try again') });
+
+    await doc.transactWrite({
+      TransactItems: [
+        { Put: { TableName: 't', Item: { pk: 'a', tags: new Set(['x']) } } },
+        {
+          Update: {
+            TableName: 't',
+            Key: { pk: 'b' },
+            UpdateExpression: 'SET v = :v',
+            ExpressionAttributeValues: { ':v': 2 },
+          },
+        },
+        {
+          ConditionCheck: {
+            TableName: 't',
+            Key: { pk: 'c' },
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+      ],
+    });
+
+    expect(received).toHaveLength(2);
+    const [first, second] = received as [Received, Received];
+    expect(first.body.TransactItems).toEqual([
+      { Put: { TableName: 't', Item: { pk: { S: 'a' }, tags: { SS: ['x'] } } } },
+      {
+        Update: {
+          TableName: 't',
+          Key: { pk: { S: 'b' } },
+          UpdateExpression: 'SET v = :v',
+          ExpressionAttributeValues: { ':v': { N: '2' } },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: 't',
+          Key: { pk: { S: 'c' } },
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+    ]);
+    expect(first.body.ClientRequestToken).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.body.ClientRequestToken).toBe(first.body.ClientRequestToken);
+    doc.destroy();
+  });
+
+  it('reads pages, their keys and unprocessed batch writes back to native values', async () => {
+    const doc = client();
+    answers.push({
+      status: 200,
+      body: {
+        Items: [{ pk: { S: 'a' } }],
+        Count: 1,
+        ScannedCount: 3,
+        LastEvaluatedKey: { pk: { S: 'a' } },
+      },
+    });
+    answers.push({
+      status: 200,
+      body: { UnprocessedItems: { t: [{ DeleteRequest: { Key: { pk: { S: 'z' } } } }] } },
+    });
+
+    const page = await doc.query({
+      TableName: 't',
+      KeyConditionExpression: 'pk = :p',
+      ExpressionAttributeValues: { ':p': 'a' },
+      ExclusiveStartKey: { pk: 'start' },
+    });
+    const batch = await doc.batchWrite({
+      RequestItems: {
+        t: [{ PutRequest: { Item: { pk: 'y' } } }, { DeleteRequest: { Key: { pk: 'z' } } }],
+      },
+    });
+
+    expect(page).toMatchObject({
+      Items: [{ pk: 'a' }],
+      ScannedCount: 3,
+      LastEvaluatedKey: { pk: 'a' },
+    });
+    expect(received[0]?.body.ExclusiveStartKey).toEqual({ pk: { S: 'start' } });
+    expect(received[1]?.body.RequestItems).toEqual({
+      t: [
+        { PutRequest: { Item: { pk: { S: 'y' } } } },
+        { DeleteRequest: { Key: { pk: { S: 'z' } } } },
+      ],
+    });
+    expect(batch.UnprocessedItems).toEqual({ t: [{ DeleteRequest: { Key: { pk: 'z' } } }] });
+    doc.destroy();
+  });
+
+  it('throws what DynamoDB answered, by its type, with the reasons and items of a cancellation', async () => {
+    const doc = client();
+    answers.push({
+      status: 400,
+      body: fault('ConditionalCheckFailedException', 'The conditional request failed'),
+    });
+    answers.push({
+      status: 400,
+      body: fault('TransactionCanceledException', 'Transaction cancelled', {
+        CancellationReasons: [
+          { Code: 'None' },
+          {
+            Code: 'ConditionalCheckFailed',
+            Message: 'failed',
+            Item: { pk: { S: 'b' }, v: { N: '1' } },
+          },
+        ],
+      }),
+    });
+
+    const put = doc.put({
+      TableName: 't',
+      Item: { pk: 'a' },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    await expect(put).rejects.toThrow('The conditional request failed');
+    await put.catch((error: unknown) => {
+      expect(isDynamoError(error, 'ConditionalCheckFailedException')).toBe(true);
+      expect((error as DynamoDbError).statusCode).toBe(400);
+    });
+    const error = await doc.transactWrite({ TransactItems: [] }).catch((e: unknown) => e);
+    expect(isDynamoError(error, 'TransactionCanceledException')).toBe(true);
+    expect((error as DynamoDbError).CancellationReasons).toEqual([
+      { Code: 'None' },
+      { Code: 'ConditionalCheckFailed', Message: 'failed', Item: { pk: 'b', v: 1 } },
+    ]);
+    expect(received).toHaveLength(2); // client errors are not retried
+    doc.destroy();
+  });
+
+  it('retries throttling and 5xx answers up to its attempts, then throws the last', async () => {
+    const doc = client({ maxAttempts: 3 });
+    answers.push({
+      status: 400,
+      body: fault('ProvisionedThroughputExceededException', 'slow down'),
+    });
+    answers.push({ status: 503, body: fault('ServiceUnavailable', 'busy') });
+    await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).resolves.toEqual({
+      Item: undefined,
+    });
+    expect(received).toHaveLength(3);
+
+    received = [];
+    for (let i = 0; i < 3; i++)
+      answers.push({ status: 500, body: fault('InternalServerError', `fault ${i}`) });
+    await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).rejects.toThrow('fault 2');
+    expect(received).toHaveLength(3);
+    doc.destroy();
+  });
+
+  it('retries a connection that could not be made, and gives up after its attempts', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    let attempts = 0;
+    const doc = new DynamoDocClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'eu-west-1',
+      credentials: async () => {
+        attempts++;
+        return credentials;
+      },
+      maxAttempts: 2,
+    });
+
+    await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    expect(attempts).toBe(2);
+    doc.destroy();
+  });
+
+  it('lets an intercept see and extend each request in wire form, and its answer', async () => {
+    const seen: string[] = [];
+    const doc = client({
+      intercept: async (operation, input, send) => {
+        input.ReturnConsumedCapacity = 'TOTAL';
+        const output = await send();
+        seen.push(`${operation} ${JSON.stringify(input.Item)} ${JSON.stringify(output)}`);
+        return output;
+      },
+    });
+    answers.push({ status: 200, body: { ConsumedCapacity: { CapacityUnits: 1 } } });
+
+    await doc.put({ TableName: 't', Item: { pk: 'a' } });
+
+    expect(received[0]?.body.ReturnConsumedCapacity).toBe('TOTAL');
+    expect(seen).toEqual(['PutItem {"pk":{"S":"a"}} {"ConsumedCapacity":{"CapacityUnits":1}}']);
+    doc.destroy();
+  });
+
+  it('refuses a value DynamoDB cannot store before sending anything', async () => {
+    const doc = client();
+    await expect(doc.put({ TableName: 't', Item: { pk: 'a', v: Number.NaN } })).rejects.toThrow(
+      'v: NaN cannot be stored',
+    );
+    expect(received).toHaveLength(0);
+    expect(() => new DynamoDocClient({ region: '', credentials })).toThrow(/no region/);
+    expect(new DynamoDbError('X', 'm', 400, {})).toBeInstanceOf(Error);
+    doc.destroy();
+  });
+});
