@@ -12,8 +12,8 @@ import {
   DeadlineCounters,
   DynamoCounters,
   meterDynamo,
-  meterSwf,
   SwfCounters,
+  swfObserver,
   tagOutbox,
 } from './instrument.js';
 
@@ -63,8 +63,11 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   countDeadlines(stack, deadlines);
   const clients: SWFClient[] = [];
   const client = () => {
-    const c = createSwfClient({ endpoint: stack.endpoint, maxAttempts: 1 });
-    meterSwf(c, swf);
+    const c = createSwfClient({
+      endpoint: stack.endpoint,
+      maxAttempts: 1,
+      observe: swfObserver(swf),
+    });
     clients.push(c);
     return c;
   };

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { SWFClient } from '@aws-sdk/client-swf';
 import {
   MAX_SQS_DELAY_SECONDS,
   SCHEDULE_LEAD_SECONDS,
@@ -9,6 +8,7 @@ import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
 import type { LocalStack } from '../lib/local/stack.js';
 import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
 import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
+import type { SwfCall } from '../lib/sdk/index.js';
 
 type Wire = Record<string, unknown>;
 const isRecord = (value: unknown): value is Wire =>
@@ -162,28 +162,9 @@ export class SwfCounters {
 }
 
 /** Counts every SWF call a client makes, its latency, and whether a poll returned a task. */
-export function meterSwf(client: SWFClient, counters: SwfCounters): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const action = String(context.commandName ?? '').replace(/Command$/, '');
-      const started = performance.now();
-      const result = await next(args).catch((error: unknown) => {
-        record(action, performance.now() - started, false);
-        throw error;
-      });
-      const output: Wire = isRecord(result.output) ? result.output : {};
-      const empty = action.startsWith('PollFor') && !output.taskToken;
-      record(action, performance.now() - started, empty);
-      if (action === 'RespondDecisionTaskCompleted' && isRecord(args.input)) {
-        const token = String(args.input.taskToken ?? '');
-        counters.onDecisionResponded.get(token)?.();
-        counters.onDecisionResponded.delete(token);
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'benchSwfMeter', priority: 'high' },
-  );
-  function record(action: string, ms: number, empty: boolean) {
+export function swfObserver(counters: SwfCounters): (call: SwfCall) => void {
+  return ({ action, input, output, durationMs }) => {
+    const empty = action.startsWith('PollFor') && output !== undefined && !output.taskToken;
     const t = counters.byAction[action] ?? {
       calls: 0,
       billedMs: 0,
@@ -193,13 +174,18 @@ export function meterSwf(client: SWFClient, counters: SwfCounters): void {
     };
     counters.byAction[action] = t;
     t.calls += 1;
-    t.billedMs += Math.ceil(ms);
-    t.latencies.push(ms);
+    t.billedMs += Math.ceil(durationMs);
+    t.latencies.push(durationMs);
     if (empty) {
       t.emptyPolls += 1;
-      t.emptyPollMs += Math.ceil(ms);
+      t.emptyPollMs += Math.ceil(durationMs);
     }
-  }
+    if (action === 'RespondDecisionTaskCompleted' && output !== undefined && isRecord(input)) {
+      const token = String(input.taskToken ?? '');
+      counters.onDecisionResponded.get(token)?.();
+      counters.onDecisionResponded.delete(token);
+    }
+  };
 }
 
 /**

@@ -38,5 +38,6 @@ export {
   type DeciderWorkerOptions,
 } from './decider/worker.js';
 export { describeError, isRetryable, isUnknownResource } from './errors.js';
+export type { SwfCall } from './json-path.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { sleep } from './util.js';

@@ -1,6 +1,4 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { randomUUID } from 'node:crypto';
 import type {
   BatchWriteCommandInput,
   BatchWriteCommandOutput,
@@ -19,6 +17,8 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
+import { AwsJsonError, type Json, JsonRpcClient } from '../../aws-json/rpc-client.js';
+import { type Credentials, SigV4Signer } from '../../aws-json/sigv4.js';
 import { fromWireItem, toWireItem, type WireItem } from './attribute-values.js';
 
 /**
@@ -37,13 +37,8 @@ export interface DocClient {
 }
 
 type Output<T> = Omit<T, '$metadata'>;
-type Json = Record<string, unknown>;
 
-export interface Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
+export type { Credentials };
 
 /**
  * Sees every request in the DynamoDB JSON it is sent as (and may add to it), and its parsed answer:
@@ -95,41 +90,35 @@ export const isDynamoError = (error: unknown, name: string): error is DynamoDbEr
   error instanceof DynamoDbError && error.name === name;
 
 /**
- * DynamoDB's JSON API over keep-alive HTTP, signed with Signature Version 4: what the AWS SDK's
- * document client does for these eight operations, at a tenth of its CPU per request (its middleware
- * stack, endpoint rules and serde cost ~0.4 ms a request; the service makes 15–25 per activity round
- * trip). Retries as the SDK's standard mode does: throttling, 5xx answers and broken connections, three
- * attempts with jittered exponential backoff. TransactWriteItems gets a ClientRequestToken, so a retried
- * transaction that had in fact been applied is not applied twice.
+ * DynamoDB's JSON API through the lean AWS JSON client (lib/aws-json): what the AWS SDK's document
+ * client does for these eight operations, at a tenth of its CPU per request (its middleware stack,
+ * endpoint rules and serde cost ~0.4 ms a request; the service makes 15–25 per activity round trip).
+ * Retries as the SDK's standard mode does: throttling, 5xx answers and broken connections, three
+ * attempts with jittered exponential backoff. TransactWriteItems gets a ClientRequestToken, so a
+ * retried transaction that had in fact been applied is not applied twice.
  */
 export class DynamoDocClient implements DocClient {
-  readonly #url: URL;
-  readonly #region: string;
-  readonly #credentials: () => Promise<Credentials>;
-  readonly #maxAttempts: number;
+  readonly #rpc: JsonRpcClient;
   readonly #intercept: DynamoIntercept | undefined;
-  readonly #agent: HttpAgent;
-  readonly #request: typeof httpRequest;
-  #signingKey: { readonly day: string; readonly secret: string; readonly key: Buffer } | undefined;
 
   constructor(options: DocClientOptions = {}) {
     const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
     if (region === undefined || region === '')
       throw new Error('DynamoDocClient: no region (options.region or AWS_REGION)');
-    this.#region = region;
-    this.#url = new URL(options.endpoint ?? `https://dynamodb.${region}.amazonaws.com`);
     const credentials = options.credentials;
-    this.#credentials =
-      credentials === undefined
-        ? defaultCredentials()
-        : typeof credentials === 'function'
-          ? credentials
-          : () => Promise.resolve(credentials);
-    this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+    this.#rpc = new JsonRpcClient({
+      endpoint: options.endpoint ?? `https://dynamodb.${region}.amazonaws.com`,
+      signer: new SigV4Signer(region, 'dynamodb'),
+      targetPrefix: 'DynamoDB_20120810',
+      credentials:
+        credentials === undefined
+          ? defaultCredentials()
+          : typeof credentials === 'function'
+            ? credentials
+            : () => Promise.resolve(credentials),
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    });
     this.#intercept = options.intercept;
-    const https = this.#url.protocol === 'https:';
-    this.#agent = new (https ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 50 });
-    this.#request = https ? httpsRequest : httpRequest;
   }
 
   get(input: GetCommandInput) {
@@ -188,122 +177,22 @@ export class DynamoDocClient implements DocClient {
 
   /** Closes the idle keep-alive connections. */
   destroy(): void {
-    this.#agent.destroy();
+    this.#rpc.destroy();
   }
 
   #send(operation: string, input: Json): Promise<Json> {
-    const send = () => this.#withRetries(operation, input);
+    const send = () => this.#call(operation, input);
     return this.#intercept === undefined ? send() : this.#intercept(operation, input, send);
   }
 
-  async #withRetries(operation: string, input: Json): Promise<Json> {
-    const body = JSON.stringify(input);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#post(operation, body);
-      } catch (error) {
-        const retry = retryDelayBase(error);
-        if (retry === undefined || attempt >= this.#maxAttempts) throw error;
-        await sleep(Math.random() * Math.min(20_000, retry * 2 ** attempt));
-      }
+  async #call(operation: string, input: Json): Promise<Json> {
+    try {
+      return (await this.#rpc.call(operation, JSON.stringify(input))).body;
+    } catch (error) {
+      if (!(error instanceof AwsJsonError)) throw error;
+      throw new DynamoDbError(error.name, error.message, error.statusCode, error.body);
     }
   }
-
-  async #post(operation: string, body: string): Promise<Json> {
-    const headers = await this.#sign(`DynamoDB_20120810.${operation}`, body);
-    const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = this.#request(
-        this.#url,
-        { method: 'POST', agent: this.#agent, headers },
-        (res: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-    const parsed = parseBody(response.text);
-    if (response.status >= 200 && response.status < 300 && parsed !== undefined) return parsed;
-    const type = String(parsed?.__type ?? `HTTP${response.status}`);
-    const message = String(parsed?.message ?? parsed?.Message ?? response.text.slice(0, 200));
-    throw new DynamoDbError(
-      type.slice(type.lastIndexOf('#') + 1),
-      message,
-      response.status,
-      parsed ?? {},
-    );
-  }
-
-  /** Signature Version 4 headers of one POST to `/` (AWS General Reference, "Signing AWS API requests"). */
-  async #sign(target: string, body: string): Promise<Record<string, string>> {
-    const credentials = await this.#credentials();
-    const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
-    const day = amzDate.slice(0, 8);
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-amz-json-1.0',
-      host: this.#url.host,
-      'x-amz-date': amzDate,
-      ...(credentials.sessionToken === undefined
-        ? {}
-        : { 'x-amz-security-token': credentials.sessionToken }),
-      'x-amz-target': target,
-    };
-    const names = Object.keys(headers); // already in lower case and sorted
-    const signedHeaders = names.join(';');
-    const canonicalRequest = [
-      'POST',
-      '/',
-      '',
-      ...names.map((name) => `${name}:${headers[name]}`),
-      '',
-      signedHeaders,
-      sha256(body),
-    ].join('\n');
-    const scope = `${day}/${this.#region}/dynamodb/aws4_request`;
-    const stringToSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${sha256(canonicalRequest)}`;
-    const signature = createHmac('sha256', this.#keyFor(day, credentials.secretAccessKey))
-      .update(stringToSign)
-      .digest('hex');
-    headers.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-    headers['content-length'] = String(Buffer.byteLength(body));
-    return headers;
-  }
-
-  /** The day's signing key, derived once per day and secret. */
-  #keyFor(day: string, secret: string): Buffer {
-    const cached = this.#signingKey;
-    if (cached !== undefined && cached.day === day && cached.secret === secret) return cached.key;
-    let key: Buffer = createHmac('sha256', `AWS4${secret}`).update(day).digest();
-    for (const part of [this.#region, 'dynamodb', 'aws4_request'])
-      key = createHmac('sha256', key).update(part).digest();
-    this.#signingKey = { day, secret, key };
-    return key;
-  }
-}
-
-const THROTTLING = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'TooManyRequestsException',
-  'TransactionInProgressException',
-]);
-
-/** The backoff base of an error worth another attempt (as the SDK's standard mode), or undefined. */
-function retryDelayBase(error: unknown): number | undefined {
-  if (error instanceof DynamoDbError) {
-    if (THROTTLING.has(error.name)) return 500;
-    return error.statusCode >= 500 ? 100 : undefined;
-  }
-  // No answer: the connection broke or could not be made (ECONNRESET, EPIPE, ECONNREFUSED, ...).
-  return error instanceof Error && 'code' in error ? 100 : undefined;
 }
 
 function defaultCredentials(): () => Promise<Credentials> {
@@ -314,19 +203,8 @@ function defaultCredentials(): () => Promise<Credentials> {
   };
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isJson = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function parseBody(text: string): Json | undefined {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return isJson(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The members of a request that hold items or attribute values, as DynamoDB JSON. */
 const ITEM_MEMBERS = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const;

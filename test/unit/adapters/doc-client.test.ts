@@ -2,47 +2,37 @@
  * DynamoDocClient against a stub DynamoDB on localhost: what it sends (DynamoDB JSON, a Signature
  * Version 4 the AWS SDK's own signer agrees with), how it reads answers and errors, and what it retries.
  */
-import { createHash, createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DynamoDbError,
   DynamoDocClient,
   isDynamoError,
 } from '../../../lib/adapters/dynamodb/doc-client.js';
+import {
+  type Received,
+  type StubService,
+  sdkSignature,
+  signatureOf,
+  startStubService,
+} from '../../support/stub-aws-json.js';
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-type Answer = { status: number; body: unknown };
-
-let server: Server;
+let stub: StubService;
 let endpoint: string;
 let received: Received[] = [];
-let answers: Answer[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
-      const answer = answers.shift() ?? { status: 200, body: {} };
-      res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
-      res.end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stub = await startStubService();
+  endpoint = stub.endpoint;
+  received = stub.received;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => stub.close());
 afterEach(() => {
-  received = [];
-  answers = [];
+  stub.received.length = 0;
+  stub.answers.length = 0;
 });
+const answers = { push: (...a: StubService['answers']) => stub.answers.push(...a) };
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -55,20 +45,6 @@ const fault = (type: string, message: string, extra: object = {}) => ({
   message,
   ...extra,
 });
-
-/** The SDK's signer over node:crypto, to check ours against. */
-class NodeSha256 {
-  readonly #hash;
-  constructor(secret?: string | Uint8Array) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
-  }
-  update(data: string | Uint8Array) {
-    this.#hash.update(data);
-  }
-  digest() {
-    return Promise.resolve(new Uint8Array(this.#hash.digest()));
-  }
-}
 
 describe('DynamoDocClient', () => {
   it('sends DynamoDB JSON with a signature the AWS SDK computes the same', async () => {
@@ -90,40 +66,13 @@ describe('DynamoDocClient', () => {
     expect(request.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
     expect(request.headers['x-amz-security-token']).toBe('session/token=');
     const amzDate = String(request.headers['x-amz-date']);
-    const signer = new SignatureV4({
+    const expected = await sdkSignature(request, {
       credentials: { ...credentials, sessionToken: 'session/token=' },
       region: 'eu-west-1',
       service: 'dynamodb',
-      sha256: NodeSha256 as never,
-      applyChecksum: false,
     });
-    const url = new URL(endpoint);
-    const expected = await signer.sign(
-      {
-        method: 'POST',
-        protocol: 'http:',
-        hostname: url.hostname,
-        port: Number(url.port),
-        path: '/',
-        query: {},
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          host: url.host,
-          'x-amz-target': 'DynamoDB_20120810.GetItem',
-        },
-        body: JSON.stringify(request.body),
-      },
-      {
-        signingDate: new Date(
-          `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
-        ),
-      },
-    );
-    const signature = (auth: unknown) => /Signature=([0-9a-f]{64})/.exec(String(auth))?.[1];
-    expect(signature(request.headers.authorization)).toBeDefined();
-    expect(signature(request.headers.authorization)).toBe(
-      signature(expected.headers.authorization),
-    );
+    expect(signatureOf(request.headers.authorization)).toBeDefined();
+    expect(signatureOf(request.headers.authorization)).toBe(expected);
     expect(request.headers.authorization).toContain(
       'Credential=AKIDEXAMPLE/' + amzDate.slice(0, 8) + '/eu-west-1/dynamodb/aws4_request',
     );
@@ -276,7 +225,7 @@ describe('DynamoDocClient', () => {
     });
     expect(received).toHaveLength(3);
 
-    received = [];
+    received.length = 0;
     for (let i = 0; i < 3; i++)
       answers.push({ status: 500, body: fault('InternalServerError', `fault ${i}`) });
     await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).rejects.toThrow('fault 2');
