@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       if (scenario === 'throughput')
         results.throughput = await runThroughput(env, {
           workflows: size.workflows,
-          inFlight: 16,
+          inFlight: args.quick ? [16, 32] : [16, 32, 64],
           storeRateMs: size.storeMs,
           warmUpMs: size.warmUpMs,
         });

@@ -17,14 +17,14 @@ export interface LevelRates {
 }
 
 export interface StoreRate {
-  /** What the store allows: the mean of its best rates before and after the timed run. */
+  /** What the store allows: the better of its best rates before and after the timed runs. */
   readonly requestsPerSecond: number;
   /** Size of the loop's items: the average of what the run put and got. */
   readonly itemBytes: number;
   readonly mix: Readonly<Record<string, number>>;
   /** Requests per second of each warm-up window. */
   readonly warmUp: readonly number[];
-  /** The store's rate right before the timed run and right after it; requestsPerSecond is their mean. */
+  /** The store's rate right before the timed runs and right after them; requestsPerSecond is the better. */
   readonly before: LevelRates;
   readonly after: LevelRates;
 }
