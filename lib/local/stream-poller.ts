@@ -1,13 +1,7 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  type _Record,
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  ExpiredIteratorException,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  TrimmedDataAccessException,
-} from '@aws-sdk/client-dynamodb-streams';
+import { AwsJsonError, type Json, JsonRpcClient } from '../aws-json/rpc-client.js';
+import { SigV4Signer } from '../aws-json/sigv4.js';
+import type { StreamRecordLike } from '../operations/stream-records.js';
 import { localCredentials } from './dynamodb-local.js';
 
 /**
@@ -22,7 +16,7 @@ export interface StreamPollerOptions {
   readonly tableName: string;
   readonly dynamo: DynamoDBClient;
   /** Carries out a batch of records, in order (the same handler functions/stream.ts runs). */
-  readonly handle: (records: readonly _Record[]) => Promise<void>;
+  readonly handle: (records: readonly StreamRecordLike[]) => Promise<void>;
   /** Wait between reads of a shard with nothing new. */
   readonly idleMs?: number;
 }
@@ -48,48 +42,52 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   );
   const streamArn = Table?.LatestStreamArn;
   if (streamArn === undefined) throw new Error(`table ${options.tableName} has no stream`);
-  const client = new DynamoDBStreamsClient({
+  // The Streams API's JSON as it comes (binary values in base64), the form Lambda delivers too.
+  const client = new JsonRpcClient({
     endpoint: options.endpoint,
-    region: options.region,
-    credentials: localCredentials,
+    signer: new SigV4Signer(options.region, 'dynamodb'),
+    targetPrefix: 'DynamoDBStreams_20120810',
+    credentials: () => Promise.resolve(localCredentials),
+    connections: 2,
   });
+  const call = async (operation: string, input: Json) =>
+    (await client.call(operation, JSON.stringify(input))).body;
   const cursors = new Map<string, ShardCursor>();
   let stopped = false;
   const idleMs = options.idleMs ?? 10;
 
   const discover = async () => {
-    const { StreamDescription } = await client.send(
-      new DescribeStreamCommand({ StreamArn: streamArn }),
-    );
-    for (const shard of StreamDescription?.Shards ?? []) {
-      const shardId = shard.ShardId;
-      if (shardId === undefined || cursors.has(shardId)) continue;
-      const { ShardIterator } = await client.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shardId,
-          ShardIteratorType: 'TRIM_HORIZON',
-        }),
-      );
-      cursors.set(shardId, { shardId, iterator: ShardIterator });
+    const { StreamDescription } = await call('DescribeStream', { StreamArn: streamArn });
+    for (const shard of arrayOf(field(StreamDescription, 'Shards'))) {
+      const shardId = field(shard, 'ShardId');
+      if (typeof shardId !== 'string' || cursors.has(shardId)) continue;
+      const { ShardIterator } = await call('GetShardIterator', {
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      });
+      cursors.set(shardId, { shardId, iterator: stringOf(ShardIterator) });
     }
   };
 
   const pollShard = async (cursor: ShardCursor): Promise<number> => {
     if (cursor.iterator === undefined) return 0;
     try {
-      const result = await client.send(
-        new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: RECORDS_PER_READ }),
-      );
-      const records = result.Records ?? [];
+      const result = await call('GetRecords', {
+        ShardIterator: cursor.iterator,
+        Limit: RECORDS_PER_READ,
+      });
+      // Records of this table's own items, as the Streams API describes them.
+      const records = arrayOf(result.Records) as StreamRecordLike[];
       if (records.length > 0) await options.handle(records);
-      cursor.iterator = result.NextShardIterator;
+      cursor.iterator = stringOf(result.NextShardIterator);
       return records.length;
     } catch (error) {
       // An iterator past its time, or behind records the stream has trimmed (a busy table's shard
       // rolls over): start the shard again from its oldest record. The handler is idempotent.
       if (
-        !(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)
+        !(error instanceof AwsJsonError) ||
+        !['ExpiredIteratorException', 'TrimmedDataAccessException'].includes(error.name)
       )
         throw error;
       cursors.delete(cursor.shardId); // rediscovered from the oldest record: the handler is idempotent
@@ -124,5 +122,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     },
   };
 }
+
+const field = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
+const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const stringOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
