@@ -4,7 +4,7 @@ import {
   SCHEDULE_LEAD_SECONDS,
 } from '../lib/adapters/aws/deadline-scheduler.js';
 import type { DynamoIntercept } from '../lib/adapters/dynamodb/doc-client.js';
-import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
+import { outboxRecords, tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
 import type { LocalStack } from '../lib/local/stack.js';
 import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
 import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
@@ -42,9 +42,10 @@ export class DynamoCounters {
     outbox: {},
   };
   /**
-   * Write requests that changed a run's state item: the stream function's invocations. The deployed
-   * event source filters the stream on `entity = Run` (infra/constructs/swf-outbox.ts), so the records
-   * of other items (chunks, queue entries, visibility rows) never invoke it.
+   * Write requests that changed a run's state item with work for the outbox: the stream function's
+   * invocations. The deployed event source filters the stream on `entity = Run` and the writer's mark
+   * (infra/constructs/swf-outbox.ts), so the records of other items (chunks, queue entries,
+   * visibility rows) and of changes with nothing for the outbox never invoke it.
    */
   writeBatches = 0;
   /**
@@ -89,7 +90,7 @@ export function meterDynamo(counters: DynamoCounters): DynamoIntercept {
       const side = counters.byOrigin[fromOutbox ? 'outbox' : 'api'];
       side[op] = (side[op] ?? 0) + 1;
       const charge = counters.meter.record(op, input, output);
-      if (output !== undefined && changesRunState(input)) counters.writeBatches += 1;
+      if (output !== undefined && invokesStreamFunction(input)) counters.writeBatches += 1;
       const metered = charge.readUnits + charge.writeUnits;
       if (
         charge.reported !== undefined &&
@@ -248,12 +249,17 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
   );
 }
 
-/** Whether a write request (in wire form) puts or updates a run's state item. */
-export function changesRunState(input: Record<string, unknown>): boolean {
+/** Whether a write request (in wire form) invokes the stream function: a change of a run's state item that the event filter passes. */
+export function invokesStreamFunction(input: Record<string, unknown>): boolean {
   const isState = (request: unknown): boolean => {
     if (!isRecord(request)) return false;
     const item = request.Item;
-    if (isRecord(item) && isRecord(item.entity) && item.entity.S === 'Run') return true;
+    // The event filter lets through a run's state item unless the writer marked it as having no
+    // work for the outbox (outboxRecords in table-schema.ts).
+    if (isRecord(item) && isRecord(item.entity) && item.entity.S === outboxRecords.entity) {
+      const mark = item[outboxRecords.workAttribute];
+      return !(isRecord(mark) && mark.BOOL === false);
+    }
     const key = request.Key;
     return (
       isRecord(key) && isRecord(key.sk) && key.sk.S === 'STATE' && 'UpdateExpression' in request

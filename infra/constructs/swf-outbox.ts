@@ -14,6 +14,7 @@ import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { outboxRecords } from '../../lib/adapters/dynamodb/table-schema.js';
 import { HouseFunction } from './house-function.js';
 import type { SwfTable } from './swf-table.js';
 
@@ -165,10 +166,26 @@ export class SwfOutbox extends Construct {
         retryAttempts: 10,
         maxRecordAge: Duration.hours(6),
         onFailure: new SqsDlq(this.streamFailures),
-        // Only changes of a run's state item carry effects (lib/operations/stream-records.ts runChange).
+        // Only changes of a run's state item carry effects (lib/operations/stream-records.ts
+        // runChange), and most have none: the writer marks those that do (lib/core/outbox.ts
+        // outboxEffects of the replaced and the new state). Items written before the mark existed
+        // lack it and are let through. Records filtered out cost no invocation.
         filters: [
           FilterCriteria.filter({
-            dynamodb: { NewImage: { entity: { S: FilterRule.isEqual('Run') } } },
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual(outboxRecords.entity) },
+                [outboxRecords.workAttribute]: { BOOL: [true] },
+              },
+            },
+          }),
+          FilterCriteria.filter({
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual(outboxRecords.entity) },
+                [outboxRecords.workAttribute]: { BOOL: FilterRule.notExists() },
+              },
+            },
           }),
         ],
       }),

@@ -38,9 +38,11 @@ import { timerBatchHandler } from '../../functions/shared/timer-batch.js';
 import { AwsDeadlineScheduler } from '../../lib/adapters/aws/deadline-scheduler.js';
 import { unpackAttribute } from '../../lib/adapters/dynamodb/packed-json.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
+import { outboxEffects } from '../../lib/core/outbox.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
+import { runChange } from '../../lib/operations/stream-records.js';
 import { parseFire } from '../../lib/operations/timer-messages.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
 import { decide, eventTypes, SwfKit, single, sleep, uid } from '../support/decider.js';
@@ -172,6 +174,20 @@ describe('replaying the stream of a finished workflow', () => {
     // Every change of both runs is in the stream: run items were inserted and modified many times.
     const runRecords = records.filter((r) => r.dynamodb?.NewImage?.entity?.S === 'Run');
     expect(runRecords.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('marks exactly the changes with work for the outbox: the ones the stream function is invoked for', () => {
+    const runRecords = records.filter((r) => r.dynamodb?.NewImage?.entity?.S === 'Run');
+    const marks = runRecords.map((record) => {
+      const change = runChange(record);
+      if (change === undefined) throw new Error('a run record without its state');
+      const work = outboxEffects(change.before, change.after).length > 0;
+      return { work, marked: record.dynamodb?.NewImage?.fx?.BOOL };
+    });
+    expect(marks.filter((m) => m.marked !== m.work)).toEqual([]);
+    // Starts, closes, signals, the child and the timer have work; most task starts and results none.
+    expect(marks.filter((m) => m.work).length).toBeGreaterThan(0);
+    expect(marks.filter((m) => !m.work).length).toBeGreaterThan(0);
   });
 
   it('changes nothing in the table, through the stream and timer functions', async () => {

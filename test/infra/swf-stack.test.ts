@@ -280,10 +280,23 @@ describe('SwfStack', () => {
       expect(props.MaximumRetryAttempts).toBeLessThanOrEqual(20);
       expect(props.MaximumRecordAgeInSeconds).toBeGreaterThanOrEqual(60);
       expect(props.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(24 * 3600);
-      // Only run-state changes carry effects; the filter matches what runChange reads.
+      // Only run-state changes carry effects, and only those the writer marked as having work for
+      // the outbox (or written before the mark existed) invoke the function.
+      const patterns: unknown[] = props.FilterCriteria.Filters.map((f: { Pattern: string }) =>
+        JSON.parse(f.Pattern),
+      );
+      const passes = (record: object) => patterns.some((p) => matchesPattern(p, record));
+      const image = (extra: object) => ({
+        dynamodb: { NewImage: { pk: { S: 'RUN#r' }, ...extra } },
+      });
+      expect(passes(image({ entity: { S: 'Run' }, fx: { BOOL: true } }))).toBe(true);
+      expect(passes(image({ entity: { S: 'Run' } }))).toBe(true);
+      expect(passes(image({ entity: { S: 'Run' }, fx: { BOOL: false } }))).toBe(false);
+      expect(passes(image({ entity: { S: 'QueuedTask' }, fx: { BOOL: true } }))).toBe(false);
+      expect(passes(image({}))).toBe(false);
       expect(
-        props.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern)),
-      ).toEqual([{ dynamodb: { NewImage: { entity: { S: ['Run'] } } } }]);
+        passes({ eventName: 'REMOVE', dynamodb: { OldImage: { entity: { S: 'Run' } } } }),
+      ).toBe(false);
     });
 
     it('feeds the timer queue to the timer function, reporting failed fires one by one', () => {
@@ -467,4 +480,25 @@ function sortByName(definitions: unknown): unknown {
     .map((d: unknown) => JSON.stringify(d))
     .sort()
     .map((d) => JSON.parse(d));
+}
+
+/**
+ * Whether an event filter pattern matches an event, for the rules these patterns use: an object
+ * matches when each of its keys does, an array when any of its values does (a value equal to the
+ * event's, or `{ exists: false }` where the event has nothing).
+ */
+function matchesPattern(pattern: unknown, event: unknown): boolean {
+  if (Array.isArray(pattern))
+    return pattern.some((rule) =>
+      typeof rule === 'object' && rule !== null && 'exists' in rule
+        ? (event !== undefined) === rule.exists
+        : rule === event,
+    );
+  if (typeof pattern !== 'object' || pattern === null) return false;
+  return Object.entries(pattern).every(([key, inner]) =>
+    matchesPattern(
+      inner,
+      typeof event === 'object' && event !== null ? Reflect.get(event, key) : undefined,
+    ),
+  );
 }

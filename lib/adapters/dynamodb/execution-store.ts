@@ -1,5 +1,6 @@
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
+import { outboxEffects } from '../../core/outbox.js';
 import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
 import { itemSize } from '../../metering/item-size.js';
 import type {
@@ -18,6 +19,7 @@ import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
+import { outboxRecords } from './table-schema.js';
 import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
 
 /** DynamoDB's limits on one transaction (100 items) and one item (400 KB, kept well clear of). */
@@ -294,11 +296,17 @@ export class DynamoExecutionStore implements ExecutionStore {
     const before: (() => Promise<void>)[] = [];
     const chunks: TransactItem[] = [];
     const packedState = packJson(write.state);
+    // Whether the outbox has anything to do for this change: the same pure function the stream
+    // handler runs on the record's old and new images (this write replaces `base`, guarded by its
+    // version). Most changes of a run have nothing for it (a task started, a result recorded).
+    const outboxWork = outboxEffects(base?.state, write.state).length > 0;
     const stateItem = (recent: readonly HistoryEvent[]): Record<string, unknown> => ({
       ...keys.runState(runId),
-      // What the stream's event filter selects on (infra/constructs/swf-outbox.ts); everything else
-      // is in the packed state, as every top-level byte is paid for on every change of the run.
-      entity: 'Run',
+      // What the stream's event filter selects on (infra/constructs/swf-outbox.ts): a run's state
+      // item, when its change has work for the outbox. Everything else is in the packed state, as
+      // every top-level byte is paid for on every change of the run.
+      entity: outboxRecords.entity,
+      [outboxRecords.workAttribute]: outboxWork,
       version,
       state: packedState,
       ...(recent.length === 0 ? {} : { recent: packJson(recent) }),

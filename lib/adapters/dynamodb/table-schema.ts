@@ -13,6 +13,13 @@ export const tableSchema = {
   streamView: 'NEW_AND_OLD_IMAGES',
 } as const;
 
+/**
+ * What the stream's records are selected on (the stream function's event filter): a run's state item
+ * is `entity = Run`, and says in a boolean whether its change has work for the outbox. Items written
+ * before that attribute existed lack it, and are selected whatever they hold.
+ */
+export const outboxRecords = { entity: 'Run', workAttribute: 'fx' } as const;
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyAttributes = [
     tableSchema.partitionKey,

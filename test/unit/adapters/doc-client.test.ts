@@ -74,7 +74,7 @@ describe('DynamoDocClient', () => {
     expect(signatureOf(request.headers.authorization)).toBeDefined();
     expect(signatureOf(request.headers.authorization)).toBe(expected);
     expect(request.headers.authorization).toContain(
-      'Credential=AKIDEXAMPLE/' + amzDate.slice(0, 8) + '/eu-west-1/dynamodb/aws4_request',
+      `Credential=AKIDEXAMPLE/${amzDate.slice(0, 8)}/eu-west-1/dynamodb/aws4_request`,
     );
     doc.destroy();
   });
