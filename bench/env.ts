@@ -35,8 +35,8 @@ export interface BenchEnv {
 }
 
 export interface BenchEnvOptions {
-  /** A table of its own on a DynamoDB Local already running (another env's), instead of a new one. */
-  readonly on?: { readonly dynamoEndpoint: string; readonly tableName: string };
+  /** The table's name, on a DynamoDB Local of the env's own (default swf-bench). */
+  readonly tableName?: string;
   /** Serve requests as the deployed API's Lambda containers do (see LocalStackOptions.requestsApart). */
   readonly requestsApart?: boolean;
   readonly polling?: Partial<PollingConfig>;
@@ -53,8 +53,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   const swf = new SwfCounters();
   const deadlines = new DeadlineCounters();
   const stack = await startLocalStack({
-    tableName: options.on?.tableName ?? 'swf-bench',
-    ...(options.on === undefined ? {} : { dynamoEndpoint: options.on.dynamoEndpoint }),
+    tableName: options.tableName ?? 'swf-bench',
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
     ...(options.polling === undefined ? {} : { polling: options.polling }),
     dynamoIntercept: meterDynamo(dynamo),

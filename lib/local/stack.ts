@@ -80,6 +80,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const lambda = new LocalLambdaFunctions();
     let outbox: OutboxDeps | undefined;
+    let poller: StreamPoller | undefined;
     const deps = createDeps({
       doc,
       tableName,
@@ -91,6 +92,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // A new deadline is armed the moment its change commits, not when the stream gets to it.
       onCommitted: (before, after) => {
         if (outbox !== undefined) armDeadlines(outbox, before, after).catch(() => {});
+        poller?.wake();
       },
     });
     // Timers and timeouts: an in-process heap whose fires run the same handler as functions/timer.ts.
@@ -99,7 +101,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     outbox = { ...deps, scheduler };
     const ready = outbox;
-    const poller: StreamPoller = await startStreamPoller({
+    poller = await startStreamPoller({
       endpoint: dynamoEndpoint,
       region: LOCAL_REGION,
       tableName,
