@@ -46,18 +46,24 @@ export function buildTable(r: BenchResults): Row[] {
     });
   }
   if (r.cost !== undefined) {
-    rows.push({
-      what: 'cost per million activity round trips, Lambda push mode (modelled)',
-      target: '≤ $8 (Amazon SWF: $25)',
-      measured: `$${r.cost.lambdaPush.perMillion.toFixed(2)}`,
-      verdict: verdict(r.cost.lambdaPush.perMillion <= 8),
-    });
-    rows.push({
-      what: 'cost per million activity round trips, HTTP polling',
-      target: '≤ $15 (Amazon SWF: $25)',
-      measured: `$${r.cost.httpPolling.perMillion.toFixed(2)}`,
-      verdict: verdict(r.cost.httpPolling.perMillion <= 15),
-    });
+    const fronts = [
+      ['API Gateway', r.cost],
+      ['function URL', r.cost.functionUrl],
+    ] as const;
+    for (const [front, cost] of fronts) {
+      rows.push({
+        what: `cost per million activity round trips, Lambda push mode (modelled), ${front}`,
+        target: '≤ $8 (Amazon SWF: $25)',
+        measured: `$${cost.lambdaPush.perMillion.toFixed(2)}`,
+        verdict: verdict(cost.lambdaPush.perMillion <= 8),
+      });
+      rows.push({
+        what: `cost per million activity round trips, HTTP polling, ${front}`,
+        target: '≤ $15 (Amazon SWF: $25)',
+        measured: `$${cost.httpPolling.perMillion.toFixed(2)}`,
+        verdict: verdict(cost.httpPolling.perMillion <= 15),
+      });
+    }
   }
   if (r.throughput !== undefined) {
     const t = r.throughput;

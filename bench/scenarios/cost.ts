@@ -1,6 +1,9 @@
 import {
   type CostEstimate,
+  type CostMode,
+  cpuScale,
   estimateCost,
+  type FrontDoor,
   idlePollerCostPerHour,
   type LambdaSettings,
   type RunUsage,
@@ -13,7 +16,7 @@ import { round } from '../stats.js';
 import { runSequence } from '../workload.js';
 
 /** The deployed functions' settings (infra/constructs/house-function.ts and swf-api.ts defaults). */
-export const DEPLOYED_LAMBDA: LambdaSettings = { memoryMb: 1024, arch: 'arm64' };
+export const DEPLOYED_LAMBDA: LambdaSettings = { memoryMb: 1024, apiMemoryMb: 512, arch: 'arm64' };
 export const DEPLOYED_POLL_MAX_WAIT_MS = 20_000;
 
 /**
@@ -31,7 +34,12 @@ export const NOMINAL_DYNAMO_MS: Readonly<Record<string, number>> = {
   TransactGetItems: 8,
   TransactWriteItems: 12,
 };
-/** Per API invocation beyond DynamoDB: parsing, validation, signing a token, replay. */
+/**
+ * Per API invocation beyond DynamoDB, at 1,024 MB (see cpuScale): the runtime, parsing, validation,
+ * signing a token, replay, signing and parsing its DynamoDB requests. This process spends about
+ * 0.9 ms of one core per SWF call on the service's side (CPU profile of the throughput run), 1.6 ms
+ * at 1,024 MB's share of a core.
+ */
 export const API_OVERHEAD_MS = 3;
 
 const nominalMs = (requests: Readonly<Record<string, number>>) =>
@@ -54,6 +62,8 @@ export interface CostResult {
   >;
   readonly httpPolling: CostEstimate;
   readonly lambdaPush: CostEstimate;
+  /** The same behind the API function's own URL instead of API Gateway (a deploy option). */
+  readonly functionUrl: { readonly httpPolling: CostEstimate; readonly lambdaPush: CostEstimate };
   readonly idlePollerPerHour: number;
   /** What this machine measured: SWF call latencies and DynamoDB time by origin (not priced). */
   readonly measured: {
@@ -90,7 +100,9 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
   const callCount = Object.values(measuredCalls).reduce((n, t) => n + t.calls, 0);
   // API Lambda time: the API side's DynamoDB requests at nominal latency plus a per-call overhead,
   // spread over the calls (so that push mode can take the polls' share out of the API function).
-  const apiMs = nominalMs(env.dynamo.byOrigin.api) + callCount * API_OVERHEAD_MS;
+  const apiMs =
+    nominalMs(env.dynamo.byOrigin.api) +
+    callCount * API_OVERHEAD_MS * cpuScale(DEPLOYED_LAMBDA.apiMemoryMb ?? DEPLOYED_LAMBDA.memoryMb);
   const apiCalls = Object.fromEntries(
     Object.entries(measuredCalls).map(([action, t]) => [
       action,
@@ -110,8 +122,10 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
     deadlineRequests: env.deadlines.requests,
   };
   const per = (n: number) => round(n / run.roundTrips, 2);
-  const httpPolling = rounded(estimateCost(usage, 'http-polling', US_EAST_1, DEPLOYED_LAMBDA));
-  const lambdaPush = rounded(estimateCost(usage, 'lambda-push', US_EAST_1, DEPLOYED_LAMBDA));
+  const estimate = (mode: CostMode, front: FrontDoor) =>
+    rounded(estimateCost(usage, mode, US_EAST_1, DEPLOYED_LAMBDA, front));
+  const httpPolling = estimate('http-polling', 'http-api');
+  const lambdaPush = estimate('lambda-push', 'http-api');
   const result: CostResult = {
     usage,
     perRoundTrip: {
@@ -131,6 +145,10 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
     ),
     httpPolling,
     lambdaPush,
+    functionUrl: {
+      httpPolling: estimate('http-polling', 'function-url'),
+      lambdaPush: estimate('lambda-push', 'function-url'),
+    },
     idlePollerPerHour: round(
       idlePollerCostPerHour(DEPLOYED_POLL_MAX_WAIT_MS, US_EAST_1, DEPLOYED_LAMBDA),
       4,

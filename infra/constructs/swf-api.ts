@@ -6,69 +6,145 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import {
   type Alarm,
   ComparisonOperator,
-  type Metric,
+  Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { type FunctionUrl, FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { HouseFunction } from './house-function.js';
 
 const apiEntry = fileURLToPath(new URL('../../functions/api.ts', import.meta.url));
 
+/**
+ * What clients reach the function through. `http-api` (DESIGN.md's front door): API Gateway's HTTP
+ * API with IAM authorization, clients signing for `execute-api`. `function-url`: the function's own
+ * URL with IAM authorization, clients signing for `lambda`: no API Gateway request charge ($1 per
+ * million, five calls per activity round trip) and no 30 s limit on a request.
+ */
+export type FrontDoor = 'http-api' | 'function-url';
+
 export interface SwfApiProps {
+  /** @default 'http-api' */
+  readonly frontDoor?: FrontDoor;
   /**
-   * How long a long poll (PollFor*Task) may wait. API Gateway ends every request at 30 s, so this stays
-   * well under it; the poll then answers an empty task, as SWF does after 60 s. @default 20 s
+   * How long a long poll (PollFor*Task) may wait before it answers an empty task, as SWF does after
+   * 60 s. Behind the HTTP API it must end well under API Gateway's 30 s limit (at most 25 s); a
+   * function URL allows SWF's 60 s. @default 20 s
    */
   readonly pollMaxWait?: Duration;
   readonly logRetention?: RetentionDays;
 }
 
+/** The API function's memory (the bench's cost model prices the same). */
+export const API_MEMORY_MB = 512;
+/** Longest poll behind API Gateway, whose integrations end at 30 s. */
+const HTTP_API_MAX_POLL_SECONDS = 25;
+/** SWF's own long poll. */
+const SWF_MAX_POLL_SECONDS = 60;
+
 /**
- * The SWF endpoint: an HTTP API whose only route, `POST /` (every awsJson1_0 action), needs SigV4
- * credentials (IAM authorization) and runs functions/api.ts. Alarms watch the function and the API.
+ * The SWF endpoint: functions/api.ts behind an HTTP API whose only route, `POST /` (every awsJson1_0
+ * action), needs SigV4 credentials (IAM authorization), or behind its own function URL with IAM
+ * authorization. Alarms watch the function and the front door's 5xx answers.
  */
 export class SwfApi extends Construct {
-  readonly httpApi: HttpApi;
+  readonly frontDoor: FrontDoor;
+  /** The HTTP API, when it is the front door. */
+  readonly httpApi: HttpApi | undefined;
+  /** The function URL, when it is the front door. */
+  readonly functionUrl: FunctionUrl | undefined;
   readonly handler: HouseFunction;
   /** Errors, throttles and 5xx answers; add actions to them (e.g. an SNS topic) in the stack. */
   readonly alarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: SwfApiProps = {}) {
     super(scope, id);
+    this.frontDoor = props.frontDoor ?? 'http-api';
     const pollMaxWait = props.pollMaxWait ?? Duration.seconds(20);
+    const maxPoll =
+      this.frontDoor === 'http-api' ? HTTP_API_MAX_POLL_SECONDS : SWF_MAX_POLL_SECONDS;
+    if (pollMaxWait.toSeconds() < 1 || pollMaxWait.toSeconds() > maxPoll)
+      throw new Error(
+        `pollMaxWait must be from 1 to ${maxPoll} s behind a ${this.frontDoor} (got ${pollMaxWait.toSeconds()} s)`,
+      );
     this.handler = new HouseFunction(this, 'Handler', {
       entry: apiEntry,
-      description: 'SWF API: awsJson1_0 actions from API Gateway',
-      // Under API Gateway's 30 s integration limit, so a late request still gets an SWF-shaped answer.
-      timeout: Duration.seconds(28),
+      description: `SWF API: awsJson1_0 actions through its ${this.frontDoor}`,
+      // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
+      // integration limit, so a late request still gets an SWF-shaped answer.
+      timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
       environment: { POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()) },
+      // A call mostly waits on DynamoDB (15-25 ms) and spends about 1 ms of CPU with the lean
+      // clients; a long poll only waits. Half the house size halves what each costs, for ~2 ms more
+      // CPU time per call (bench/scenarios/cost.ts prices it so).
+      memorySize: API_MEMORY_MB,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
     });
-    this.httpApi = new HttpApi(this, 'HttpApi', {
-      description: 'Amazon SWF-compatible endpoint (awsJson1_0, SigV4)',
-    });
-    this.httpApi.addRoutes({
-      path: '/',
-      methods: [HttpMethod.POST],
-      integration: new HttpLambdaIntegration('Integration', this.handler),
-      authorizer: new HttpIamAuthorizer(),
-    });
-    this.alarms = [
+    const functionAlarms = [
       this.alarmOn('HandlerErrors', this.handler.metricErrors(), 'The SWF API function failed'),
       this.alarmOn(
         'HandlerThrottles',
         this.handler.metricThrottles(),
         'The SWF API function was throttled',
       ),
-      // The handler answers internal failures as 500s instead of failing, so Errors alone misses them.
-      this.alarmOn('ServerErrors', this.httpApi.metricServerError(), 'The SWF API answered 5xx'),
     ];
+    if (this.frontDoor === 'http-api') {
+      this.functionUrl = undefined;
+      this.httpApi = new HttpApi(this, 'HttpApi', {
+        description: 'Amazon SWF-compatible endpoint (awsJson1_0, SigV4)',
+      });
+      this.httpApi.addRoutes({
+        path: '/',
+        methods: [HttpMethod.POST],
+        integration: new HttpLambdaIntegration('Integration', this.handler),
+        authorizer: new HttpIamAuthorizer(),
+      });
+      // The handler answers internal failures as 500s instead of failing, so Errors alone misses them.
+      this.alarms = [
+        ...functionAlarms,
+        this.alarmOn('ServerErrors', this.httpApi.metricServerError(), 'The SWF API answered 5xx'),
+      ];
+    } else {
+      this.httpApi = undefined;
+      this.functionUrl = this.handler.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM });
+      const url5xx = new Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Url5xxCount',
+        dimensionsMap: { FunctionName: this.handler.functionName },
+      });
+      this.alarms = [
+        ...functionAlarms,
+        this.alarmOn('ServerErrors', url5xx, 'The SWF API answered 5xx'),
+      ];
+    }
   }
 
   /** The endpoint SWF clients are pointed at. */
   get url(): string {
-    return this.httpApi.apiEndpoint;
+    if (this.functionUrl !== undefined) return this.functionUrl.url;
+    if (this.httpApi !== undefined) return this.httpApi.apiEndpoint;
+    throw new Error('SwfApi has no front door');
+  }
+
+  /** The SigV4 signing name clients use for the front door. */
+  get signingName(): 'execute-api' | 'lambda' {
+    return this.frontDoor === 'http-api' ? 'execute-api' : 'lambda';
+  }
+
+  /**
+   * Lets `grantee` call the SWF endpoint: `execute-api:Invoke` on `POST /` of the HTTP API, or
+   * `lambda:InvokeFunctionUrl` and `lambda:InvokeFunction` (through the URL) on the function.
+   */
+  grantInvoke(grantee: IGrantable): Grant {
+    if (this.functionUrl !== undefined) return this.handler.grantInvokeUrl(grantee);
+    if (this.httpApi === undefined) throw new Error('SwfApi has no front door');
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['execute-api:Invoke'],
+      resourceArns: [this.httpApi.arnForExecuteApi('POST', '/')],
+    });
   }
 
   private alarmOn(id: string, metric: Metric, description: string): Alarm {

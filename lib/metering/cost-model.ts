@@ -23,11 +23,28 @@ export interface RunUsage {
 }
 
 export interface LambdaSettings {
+  /** The outbox's functions (stream, timer). */
   readonly memoryMb: number;
+  /** The API function (default: memoryMb). */
+  readonly apiMemoryMb?: number;
   readonly arch: 'arm64' | 'x86_64';
 }
 
+/** Memory at which Lambda gives a function one full vCPU; below it, CPU in proportion to memory. */
+export const FULL_VCPU_MB = 1_769;
+
+/**
+ * How long CPU work measured at 1,024 MB takes at `memoryMb` (one thread: no faster beyond one vCPU).
+ * Waiting on DynamoDB takes as long at any size.
+ */
+export const cpuScale = (memoryMb: number) => 1_024 / Math.min(memoryMb, FULL_VCPU_MB);
+
 export type CostMode = 'http-polling' | 'lambda-push';
+/**
+ * What clients call the API function through: API Gateway's HTTP API (DESIGN.md's front door, $1 per
+ * million requests), or the function's own URL (no charge beyond the function's).
+ */
+export type FrontDoor = 'http-api' | 'function-url';
 
 export interface CostLine {
   readonly item: string;
@@ -37,6 +54,7 @@ export interface CostLine {
 
 export interface CostEstimate {
   readonly mode: CostMode;
+  readonly front: FrontDoor;
   readonly lines: readonly CostLine[];
   readonly perMillion: number;
 }
@@ -44,7 +62,10 @@ export interface CostEstimate {
 export const POLL_ACTIONS = ['PollForDecisionTask', 'PollForActivityTask'] as const;
 /** SQS requests per deadline: SendMessage, then the Lambda event source's ReceiveMessage and DeleteMessage. */
 export const SQS_REQUESTS_PER_FIRE = 3;
-/** Milliseconds of Lambda time per invocation beyond its DynamoDB requests (runtime, parsing, logic). */
+/**
+ * Milliseconds of Lambda time per stream or timer invocation beyond its DynamoDB requests (runtime,
+ * decoding, logic), at 1,024 MB (see cpuScale).
+ */
 export const INVOCATION_OVERHEAD_MS = 2;
 /** Milliseconds the stream function waits for one SendMessage, CreateSchedule or DeleteSchedule. */
 export const DEADLINE_REQUEST_MS = 10;
@@ -59,16 +80,19 @@ export const DEADLINE_REQUEST_MS = 10;
  * - Lambda push: the same, except that no polls go through API Gateway: the stream consumer hands each
  *   task to the worker's function (one async invocation per task) and does the poll's claim itself,
  *   for the poll's measured service time. Responses and heartbeats still come back over the HTTP API.
+ * - Behind a function URL, the calls that would go through the HTTP API cost the API function only.
  */
 export function estimateCost(
   usage: RunUsage,
   mode: CostMode,
   prices: PriceList,
   lambda: LambdaSettings,
+  front: FrontDoor = 'http-api',
 ): CostEstimate {
   const perRoundTrip = (dollars: number) => (dollars / Math.max(usage.roundTrips, 1)) * 1e6;
   const gbSecond = lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
   const gb = lambda.memoryMb / 1024;
+  const apiGb = (lambda.apiMemoryMb ?? lambda.memoryMb) / 1024;
   const isPoll = (action: string) => (POLL_ACTIONS as readonly string[]).includes(action);
   let apiRequests = 0;
   let apiMs = 0;
@@ -93,7 +117,7 @@ export function estimateCost(
   const fires = usage.sqsDeadlines + 2 * invokedSchedules;
   const streamMs =
     usage.outboxDynamoMs +
-    usage.streamBatches * INVOCATION_OVERHEAD_MS +
+    usage.streamBatches * INVOCATION_OVERHEAD_MS * cpuScale(lambda.memoryMb) +
     usage.deadlineRequests * DEADLINE_REQUEST_MS;
   const pushMs = mode === 'lambda-push' ? pollMs : 0;
   const pushInvocations = mode === 'lambda-push' ? polls : 0;
@@ -106,10 +130,15 @@ export function estimateCost(
       item: 'DynamoDB read units',
       perMillion: perRoundTrip(usage.readUnits * prices.dynamoReadUnit),
     },
-    { item: 'HTTP API requests', perMillion: perRoundTrip(apiRequests * prices.httpApiRequest) },
+    {
+      item: 'HTTP API requests',
+      perMillion: front === 'http-api' ? perRoundTrip(apiRequests * prices.httpApiRequest) : 0,
+    },
     {
       item: 'API Lambda (requests + GB-s)',
-      perMillion: perRoundTrip(apiRequests * prices.lambdaRequest + (gb * apiMs * gbSecond) / 1000),
+      perMillion: perRoundTrip(
+        apiRequests * prices.lambdaRequest + (apiGb * apiMs * gbSecond) / 1000,
+      ),
     },
     {
       item: 'stream/timer Lambda (requests + GB-s)',
@@ -131,7 +160,12 @@ export function estimateCost(
       perMillion: perRoundTrip(invokedSchedules * prices.schedulerInvocation),
     },
   ];
-  return { mode, lines, perMillion: lines.reduce((sum, line) => sum + line.perMillion, 0) };
+  return {
+    mode,
+    front,
+    lines,
+    perMillion: lines.reduce((sum, line) => sum + line.perMillion, 0),
+  };
 }
 
 /** What an idle HTTP poller costs per hour on Lambda: one empty long poll after another. */
@@ -145,6 +179,6 @@ export function idlePollerCostPerHour(
   const perPoll =
     prices.httpApiRequest +
     prices.lambdaRequest +
-    (lambda.memoryMb / 1024) * (pollMaxWaitMs / 1000) * gbSecond;
+    ((lambda.apiMemoryMb ?? lambda.memoryMb) / 1024) * (pollMaxWaitMs / 1000) * gbSecond;
   return polls * perPoll;
 }

@@ -87,8 +87,9 @@ async function viaLambda(
   encoding: Encoding,
   call: ReturnType<typeof createApiHandler> = handler,
   context: Context = lambdaContext(),
+  front: FrontDoor = 'http-api',
 ): Promise<Answer> {
-  const result = await call(apiGatewayEvent(request, encoding), context);
+  const result = await call(apiGatewayEvent(request, encoding, front), context);
   expect(result.headers?.['x-amzn-requestid']).toBeTruthy();
   expect(result.isBase64Encoded).toBe(false);
   const contentType = result.headers?.['content-type'];
@@ -99,11 +100,16 @@ async function viaLambda(
   };
 }
 
-/** Sends the request as HTTP, then as a plain and as a base64 event: one answer for all three. */
+/**
+ * Sends the request as HTTP, then as plain and base64 events from API Gateway and from a function
+ * URL (the two front doors the stack offers): one answer for all five.
+ */
 async function expectSameAnswer(request: WireRequest): Promise<Answer> {
   const http = await viaHttp(request);
-  expect(await viaLambda(request, 'plain')).toEqual(http);
-  expect(await viaLambda(request, 'base64')).toEqual(http);
+  for (const front of ['http-api', 'function-url'] as const) {
+    expect(await viaLambda(request, 'plain', handler, lambdaContext(), front)).toEqual(http);
+    expect(await viaLambda(request, 'base64', handler, lambdaContext(), front)).toEqual(http);
+  }
   return http;
 }
 
@@ -280,29 +286,43 @@ describe('the Lambda handler', () => {
   });
 });
 
-/** An HTTP API (payload v2) event as API Gateway sends it after IAM authorization. */
-function apiGatewayEvent(request: WireRequest, encoding: Encoding): APIGatewayProxyEventV2 {
+type FrontDoor = 'http-api' | 'function-url';
+
+/**
+ * A payload v2 event as API Gateway's HTTP API sends it after IAM authorization, or as a function
+ * URL with IAM authorization does (the same format: another host, route key `$default`).
+ */
+function apiGatewayEvent(
+  request: WireRequest,
+  encoding: Encoding,
+  front: FrontDoor = 'http-api',
+): APIGatewayProxyEventV2 {
+  const viaUrl = front === 'function-url';
+  const apiId = viaUrl ? 'u7x3k2lq5yzwvbn4uf5ktzkzdm0twtpl' : 'abc123';
+  const domainName = viaUrl
+    ? `${apiId}.lambda-url.us-east-1.on.aws`
+    : `${apiId}.execute-api.us-east-1.amazonaws.com`;
+  const routeKey = viaUrl ? '$default' : 'POST /';
   const headers: Record<string, string> = {
     'content-type': 'application/x-amz-json-1.0',
-    host: 'abc123.execute-api.us-east-1.amazonaws.com',
+    host: domainName,
     'user-agent': 'aws-sdk-js/3 ua/2.1 os/linux lang/js md/nodejs#20',
     'x-amz-date': '20250101T000000Z',
-    authorization:
-      'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20250101/us-east-1/execute-api/aws4_request',
+    authorization: `AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20250101/us-east-1/${viaUrl ? 'lambda' : 'execute-api'}/aws4_request`,
     'content-length': String(Buffer.byteLength(request.body ?? '')),
   };
   if (request.target !== undefined) headers['x-amz-target'] = request.target;
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
-    routeKey: 'POST /',
+    routeKey,
     rawPath: '/',
     rawQueryString: '',
     headers,
     requestContext: {
       accountId: LOCAL_IDENTITY.accountId,
-      apiId: 'abc123',
-      domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'abc123',
+      apiId,
+      domainName,
+      domainPrefix: apiId,
       http: {
         method: 'POST',
         path: '/',
@@ -311,7 +331,7 @@ function apiGatewayEvent(request: WireRequest, encoding: Encoding): APIGatewayPr
         userAgent: 'aws-sdk-js/3',
       },
       requestId: randomUUID(),
-      routeKey: 'POST /',
+      routeKey,
       stage: '$default',
       time: '01/Jan/2025:00:00:00 +0000',
       timeEpoch: Date.now(),

@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOYED_LAMBDA } from '../../bench/scenarios/cost.js';
 import { SwfStack } from '../../infra/swf-stack.js';
 import { createTableInput, tableSchema } from '../../lib/adapters/dynamodb/table-schema.js';
 
@@ -103,6 +104,14 @@ describe('SwfStack', () => {
       });
     });
 
+    it('has the memory the cost model prices it at, half that of the outbox functions', () => {
+      const memory = (id: string) =>
+        template.findResources('AWS::Lambda::Function')[id]?.Properties.MemorySize;
+      expect(memory(functionId())).toBe(DEPLOYED_LAMBDA.apiMemoryMb);
+      expect(memory(functionNamed('OutboxStreamHandler'))).toBe(DEPLOYED_LAMBDA.memoryMb);
+      expect(memory(functionNamed('OutboxTimerHandler'))).toBe(DEPLOYED_LAMBDA.memoryMb);
+    });
+
     it('logs to its own log group with a retention', () => {
       template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     });
@@ -162,9 +171,10 @@ describe('SwfStack', () => {
       });
     });
 
-    it('outputs the endpoint', () => {
+    it('outputs the endpoint and the signing name its clients use', () => {
       const apiId = only(template.findResources('AWS::ApiGatewayV2::Api'));
       template.hasOutput('SwfEndpoint', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
+      template.hasOutput('SwfSigningName', { Value: 'execute-api' });
     });
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cpuScale,
   estimateCost,
   idlePollerCostPerHour,
   type RunUsage,
@@ -59,6 +60,25 @@ describe('estimateCost', () => {
     expect(line(cost, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(10_000 * 0.0000133334);
   });
 
+  it('charges no API Gateway requests behind a function URL, and everything else alike', () => {
+    const usage = {
+      ...none,
+      apiCalls: {
+        PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
+        RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
+      },
+    };
+    for (const mode of ['http-polling', 'lambda-push'] as const) {
+      const gateway = estimateCost(usage, mode, US_EAST_1, lambda);
+      const url = estimateCost(usage, mode, US_EAST_1, lambda, 'function-url');
+      expect(url.front).toBe('function-url');
+      expect(line(url, 'HTTP API requests')).toBe(0);
+      expect(url.perMillion).toBeCloseTo(
+        gateway.perMillion - (line(gateway, 'HTTP API requests') ?? Number.NaN),
+      );
+    }
+  });
+
   it('charges a deadline past 15 minutes a schedule and two fires through SQS', () => {
     const short = estimateCost(
       { ...none, sqsDeadlines: 1_000_000 },
@@ -96,6 +116,25 @@ describe('estimateCost', () => {
     // 2 M requests of 10 ms each in a 1 GB function: 20,000 GB-s.
     expect(line(requests, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(
       20_000 * 0.0000133334,
+    );
+  });
+});
+
+describe('Lambda memory', () => {
+  it('prices the API function at its own size, its CPU work taking longer below one vCPU', () => {
+    expect(cpuScale(1_024)).toBe(1);
+    expect(cpuScale(512)).toBe(2);
+    expect(cpuScale(3_008)).toBeCloseTo(1_024 / 1_769);
+    const usage = {
+      ...none,
+      apiCalls: { RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 } },
+    };
+    const half = estimateCost(usage, 'http-polling', US_EAST_1, { ...lambda, apiMemoryMb: 512 });
+    // 10,000 s at 0.5 GB: half the GB-s of the same time at 1 GB; requests cost the same.
+    expect(line(half, 'API Lambda (requests + GB-s)')).toBeCloseTo(0.2 + 5_000 * 0.0000133334);
+    expect(idlePollerCostPerHour(20_000, US_EAST_1, { ...lambda, apiMemoryMb: 512 })).toBeCloseTo(
+      180 * (0.000001 + 0.0000002 + 0.5 * 20 * 0.0000133334),
+      8,
     );
   });
 });
