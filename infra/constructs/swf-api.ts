@@ -76,7 +76,7 @@ export class SwfApi extends Construct {
       // integration limit, so a late request still gets an SWF-shaped answer.
       timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
       environment: { POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()) },
-      // A call mostly waits on DynamoDB (15-25 ms) and spends about 1 ms of CPU with the lean
+      // A call mostly waits on DynamoDB (15-25 ms) and spends about 1.3 ms of a core with the lean
       // clients; a long poll only waits. Half the house size halves what each costs, for ~2 ms more
       // CPU time per call (bench/scenarios/cost.ts prices it so).
       memorySize: API_MEMORY_MB,

@@ -84,7 +84,8 @@ describe('front door: HTTP API', () => {
     expect(others).toEqual([]);
     expect(statement?.Action).toBe('execute-api:Invoke');
     // arn:<partition>:execute-api:<region>:<account>:<api id>/*/POST/ : any stage, POST /, nothing else
-    const parts = (statement?.Resource as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const resource = statement?.Resource as { 'Fn::Join': [string, unknown[]] } | undefined;
+    const parts = resource?.['Fn::Join'][1] ?? [];
     expect(parts.at(-2)).toEqual({ Ref: expect.stringMatching(/^ApiHttpApi/) });
     expect(parts.at(-1)).toBe('/*/POST/');
     expect(api.signingName).toBe('execute-api');

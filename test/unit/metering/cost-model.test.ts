@@ -20,6 +20,14 @@ const none: RunUsage = {
   disarmedDeadlines: 0,
   deadlineRequests: 0,
 };
+/** A million polls that got a task and a million responses, 10 ms each. */
+const pollAndResponse = {
+  ...none,
+  apiCalls: {
+    PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
+    RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
+  },
+};
 const line = (estimate: ReturnType<typeof estimateCost>, item: string) =>
   estimate.lines.find((l) => l.item === item)?.perMillion;
 
@@ -33,13 +41,7 @@ describe('estimateCost', () => {
   });
 
   it('bills every call, polls included, through the HTTP API when polling', () => {
-    const usage = {
-      ...none,
-      apiCalls: {
-        PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
-        RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
-      },
-    };
+    const usage = pollAndResponse;
     const cost = estimateCost(usage, 'http-polling', US_EAST_1, lambda);
     expect(line(cost, 'HTTP API requests')).toBeCloseTo(2);
     // 2 M invocations at $0.20/M plus 20,000 GB-s at the Arm price.
@@ -47,13 +49,7 @@ describe('estimateCost', () => {
   });
 
   it('drops polls from the HTTP API in push mode and invokes the worker instead', () => {
-    const usage = {
-      ...none,
-      apiCalls: {
-        PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
-        RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
-      },
-    };
+    const usage = pollAndResponse;
     const cost = estimateCost(usage, 'lambda-push', US_EAST_1, lambda);
     expect(line(cost, 'HTTP API requests')).toBeCloseTo(1);
     expect(line(cost, 'worker push invocations')).toBeCloseTo(0.2);
@@ -61,13 +57,7 @@ describe('estimateCost', () => {
   });
 
   it('charges no API Gateway requests behind a function URL, and everything else alike', () => {
-    const usage = {
-      ...none,
-      apiCalls: {
-        PollForActivityTask: { calls: 1_000_000, billedMs: 10_000_000 },
-        RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 },
-      },
-    };
+    const usage = pollAndResponse;
     for (const mode of ['http-polling', 'lambda-push'] as const) {
       const gateway = estimateCost(usage, mode, US_EAST_1, lambda);
       const url = estimateCost(usage, mode, US_EAST_1, lambda, 'function-url');
