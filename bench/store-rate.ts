@@ -33,7 +33,15 @@ export interface StoreRate {
 const DEFAULT_ITEM_BYTES = 1_000;
 const WARM_UP_WINDOW_MS = 3_000;
 const KEYS = 200;
-const MIXED_OPS = ['GetItem', 'PutItem', 'DeleteItem', 'Query', 'TransactWriteItems', 'UpdateItem'];
+const MIXED_OPS = [
+  'GetItem',
+  'PutItem',
+  'DeleteItem',
+  'Query',
+  'TransactWriteItems',
+  'UpdateItem',
+  'BatchWriteItem',
+];
 
 /**
  * Tight loops of the same request types in the same proportions (and transactions of the same size) as
@@ -64,17 +72,28 @@ export class StoreLoop {
       if (n > 0) mix[op] = n;
     }
     if (Object.keys(mix).length === 0) mix.GetItem = 1;
-    const tx = observed.byOperation.TransactWriteItems;
-    const itemsPerTx = Math.max(
-      1,
-      Math.min(100, Math.round((tx?.itemWrites ?? 3) / Math.max(tx?.requests ?? 1, 1))),
-    );
+    // Transactions and batches of as many items as the run's.
+    const itemsPer = (op: string, fallback: number, most: number) => {
+      const t = observed.byOperation[op];
+      return Math.max(
+        1,
+        Math.min(most, Math.round((t?.itemWrites ?? fallback) / Math.max(t?.requests ?? 1, 1))),
+      );
+    };
+    const itemsPerTx = itemsPer('TransactWriteItems', 3, 100);
+    const itemsPerBatch = itemsPer('BatchWriteItem', 6, 25);
     // Items of the size the run wrote and read (its puts and gets), not bigger: DynamoDB Local's cost
     // per request grows with the item.
     const sized = ['PutItem', 'GetItem'].map((op) => observed.byOperation[op]);
     const bytes = sized.reduce((n, t) => n + (t?.itemBytes ?? 0), 0);
     const items = sized.reduce((n, t) => n + (t?.sizedItems ?? 0), 0);
     const itemBytes = items === 0 ? DEFAULT_ITEM_BYTES : Math.max(100, Math.round(bytes / items));
+    const batch = observed.byOperation.BatchWriteItem;
+    const batchItemBytes =
+      batch === undefined || batch.sizedItems === 0
+        ? itemBytes
+        : Math.max(100, Math.round(batch.itemBytes / batch.sizedItems));
+    const batchFiller = 'x'.repeat(batchItemBytes);
     // The service's own DynamoDB client, so the loop costs this process what the service's requests do.
     const doc = createDocumentClient({
       endpoint,
@@ -107,6 +126,15 @@ export class StoreLoop {
             ExpressionAttributeValues: { ':p': key(i).pk },
             Limit: 2,
             ConsistentRead: true,
+          });
+        case 'BatchWriteItem':
+          // Distinct items per batch, as a batch may name an item only once.
+          return doc.batchWrite({
+            RequestItems: {
+              [table]: Array.from({ length: itemsPerBatch }, (_, j) => ({
+                PutRequest: { Item: { pk: `B#${i}`, sk: `S#${j}`, v: batchFiller } },
+              })),
+            },
           });
         default:
           // Distinct items per transaction: one item may appear only once in a transaction.

@@ -22,6 +22,8 @@ export interface SequenceOptions {
   readonly progress: Progress;
   /** Called once every worker is polling, just before the first execution starts. */
   readonly onStart?: () => void;
+  /** Awaited once the last execution has closed; the run ends when it resolves. */
+  readonly settle?: () => Promise<void>;
 }
 
 export interface SequenceResult {
@@ -101,6 +103,7 @@ export async function runSequence(env: BenchEnv, o: SequenceOptions): Promise<Se
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.inFlight, o.workflows) }, lane));
+  await o.settle?.();
   const elapsedMs = performance.now() - begin;
   await Promise.all([deciders.shutdown(), workers.shutdown()]);
   return { workflows: o.workflows, roundTrips: o.workflows * ACTIVITIES_PER_WORKFLOW, elapsedMs };

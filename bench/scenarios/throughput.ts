@@ -66,6 +66,8 @@ export async function runThroughput(
       activityPollers: Math.max(8, inFlight / 2),
       progress,
       onStart: () => env.resetCounters(),
+      // A run ends when its outbox has caught up: work the stream still holds is part of it.
+      settle: () => env.stack.streamCaughtUp(),
     });
   const lowest = Math.min(...o.inFlight);
   // A short pilot run gives the mix of requests and warms the service up. DynamoDB Local is then

@@ -89,12 +89,25 @@ export class JsonRpcClient {
     options: { readonly signal?: AbortSignal | undefined } = {},
   ): Promise<JsonAnswer> {
     const target = `${this.#options.targetPrefix}.${operation}`;
+    const linked = linkedSignal(options.signal);
+    try {
+      return await this.#attempts(target, body, linked.signal);
+    } finally {
+      linked.release();
+    }
+  }
+
+  async #attempts(
+    target: string,
+    body: string,
+    signal: AbortSignal | undefined,
+  ): Promise<JsonAnswer> {
     let totalRetryDelayMs = 0;
     for (let attempt = 1; ; attempt++) {
       let answer: RawAnswer | undefined;
       let failure: unknown;
       try {
-        answer = await this.#post(target, body, options.signal);
+        answer = await this.#post(target, body, signal);
       } catch (error) {
         failure = error;
       }
@@ -109,11 +122,11 @@ export class JsonRpcClient {
         };
       const error =
         answer === undefined ? failure : errorOf(answer, parsed, attempt, totalRetryDelayMs);
-      const base = options.signal?.aborted === true ? undefined : retryDelayBase(error);
+      const base = signal?.aborted === true ? undefined : retryDelayBase(error);
       if (base === undefined || attempt >= this.#maxAttempts) throw error;
       const delay = Math.random() * Math.min(20_000, base * 2 ** attempt);
       totalRetryDelayMs += delay;
-      await sleep(delay, options.signal);
+      await sleep(delay, signal);
     }
   }
 
@@ -143,6 +156,42 @@ export class JsonRpcClient {
       requestId: typeof requestId === 'string' ? requestId : undefined,
     };
   }
+}
+
+/** The per-call controllers linked to each caller's signal. */
+const linkedCalls = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * A signal of the call's own that aborts with the caller's. However many calls share one signal (a
+ * worker's pollers share theirs) it gets one listener, not one per call: Node warns past ten.
+ */
+function linkedSignal(signal: AbortSignal | undefined): {
+  readonly signal: AbortSignal | undefined;
+  release(): void;
+} {
+  if (signal === undefined) return { signal: undefined, release: () => {} };
+  const own = new AbortController();
+  if (signal.aborted) {
+    own.abort(signal.reason);
+    return { signal: own.signal, release: () => {} };
+  }
+  let calls = linkedCalls.get(signal);
+  if (calls === undefined) {
+    const created = new Set<AbortController>();
+    calls = created;
+    linkedCalls.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of created) call.abort(signal.reason);
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  const registry = calls;
+  registry.add(own);
+  return { signal: own.signal, release: () => registry.delete(own) };
 }
 
 interface RawAnswer {

@@ -10,7 +10,7 @@ import { createDispatcher } from '../http/dispatch.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { operations } from '../operations/index.js';
 import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
-import { handleStreamRecords } from '../operations/stream-records.js';
+import { handleStreamRecords, isOutboxRecord } from '../operations/stream-records.js';
 import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
@@ -54,6 +54,8 @@ export interface LocalStack {
   /** Register Lambda functions that ScheduleLambdaFunction decisions may run locally. */
   readonly lambda: LocalLambdaFunctions;
   readonly scheduler: LocalDeadlineScheduler;
+  /** Resolves once the outbox has handled every record of the table's stream written before. */
+  streamCaughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -106,7 +108,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       region: LOCAL_REGION,
       tableName,
       dynamo: client,
-      handle: (records) => handleStreamRecords(ready, records),
+      // What the stream function's event source delivers on AWS: the records with work for the
+      // outbox (the others' images are never decoded).
+      handle: (records) => handleStreamRecords(ready, records.filter(isOutboxRecord)),
     });
     await rearmDeadlines(deps.executions, scheduler);
     const server = await startServer(createDispatcher(operations, deps), {
@@ -121,6 +125,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       outbox: ready,
       lambda,
       scheduler,
+      streamCaughtUp: () => poller?.caughtUp() ?? Promise.resolve(),
       close: async () => {
         await server.close();
         await poller.stop();

@@ -5,10 +5,12 @@ import type { StreamRecordLike } from '../operations/stream-records.js';
 import { localCredentials } from './dynamodb-local.js';
 
 /**
- * Records per read. Small batches keep each burst of decoding short, so the server's timers and
- * requests sharing this process are not held up behind a thousand records at once.
+ * Records per read: the Streams API's most. A read of DynamoDB Local's stream costs its JVM about the
+ * same whatever it returns, and slows as the stream grows: at 100 a read, a busy stack's outbox fell
+ * behind by thousands of records. The handler decodes each record it keeps on its own turn of the
+ * event loop, so a large batch holds no timer up.
  */
-const RECORDS_PER_READ = 100;
+const RECORDS_PER_READ = 1_000;
 
 export interface StreamPollerOptions {
   readonly endpoint: string;
@@ -30,6 +32,11 @@ export interface StreamPollerOptions {
 export interface StreamPoller {
   /** Something was written to the table: read the stream now rather than after the idle wait. */
   wake(): void;
+  /**
+   * Resolves once every record written before the call has been handed over and handled: at the end
+   * of the first full pass over the shards, begun after the call, that found nothing new.
+   */
+  caughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +76,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   // executions in the first): an idle poller backs off, and the local stack wakes it on every commit.
   let idle = idleMs;
   let wakeUp: (() => void) | undefined;
+  // Waiters for a pass that begins after they asked and finds nothing new.
+  let waiting: (() => void)[] = [];
   const nap = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
@@ -124,7 +133,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const loop = (async () => {
     let lastDiscovery = Date.now();
     while (!stopped) {
+      const passWaiters = waiting;
+      waiting = [];
       let read = 0;
+      let failed = false;
       try {
         for (const cursor of [...cursors.values()]) read += await pollShard(cursor);
         if (Date.now() - lastDiscovery > 1_000) {
@@ -132,11 +144,15 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           lastDiscovery = Date.now();
         }
       } catch (error) {
+        failed = true;
         if (!stopped) console.error('stream poller: read failed, retrying', error);
         await sleep(500);
       }
-      if (read > 0) idle = idleMs;
-      else if (!stopped) {
+      if (read > 0 || failed) {
+        idle = idleMs;
+        waiting.push(...passWaiters);
+      } else if (!stopped) {
+        for (const resolve of passWaiters) resolve();
         await nap(idle);
         idle = Math.min(maxIdleMs, idle * 2);
       }
@@ -148,10 +164,17 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       idle = idleMs;
       wakeUp?.();
     },
+    caughtUp: () =>
+      new Promise<void>((resolve) => {
+        if (stopped) return resolve();
+        waiting.push(resolve);
+        wakeUp?.();
+      }),
     stop: async () => {
       stopped = true;
       wakeUp?.();
       await loop;
+      for (const resolve of waiting) resolve();
       client.destroy();
     },
   };

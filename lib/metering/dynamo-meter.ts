@@ -91,16 +91,8 @@ export class DynamoMeter {
     t.readUnits += charge.readUnits;
     t.writeUnits += charge.writeUnits;
     t.itemWrites += output === undefined ? 0 : charge.itemWrites;
-    const sized =
-      output === undefined
-        ? undefined
-        : operation === 'PutItem'
-          ? input.Item
-          : operation === 'GetItem'
-            ? output.Item
-            : undefined;
-    if (isRecord(sized)) {
-      t.itemBytes += itemSize(sized);
+    for (const item of output === undefined ? [] : sizedItems(operation, input, output)) {
+      t.itemBytes += itemSize(item);
       t.sizedItems += 1;
     }
     if (charge.estimated) t.estimated += 1;
@@ -431,3 +423,19 @@ const emptyTotals = (): OperationTotals => ({
   reportedUnits: 0,
   meteredUnitsOfReported: 0,
 });
+
+/** The items a request put or got whole, whose sizes the totals sum: puts, gets and batched puts. */
+function sizedItems(operation: string, input: Wire, output: Wire): Wire[] {
+  if (operation === 'PutItem') return isRecord(input.Item) ? [input.Item] : [];
+  if (operation === 'GetItem') return isRecord(output.Item) ? [output.Item] : [];
+  if (operation !== 'BatchWriteItem' || !isRecord(input.RequestItems)) return [];
+  return Object.values(input.RequestItems).flatMap((writes) =>
+    Array.isArray(writes)
+      ? writes.flatMap((w) =>
+          isRecord(w) && isRecord(w.PutRequest) && isRecord(w.PutRequest.Item)
+            ? [w.PutRequest.Item]
+            : [],
+        )
+      : [],
+  );
+}

@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unpackAttribute } from '../adapters/dynamodb/packed-json.js';
+import { outboxRecords } from '../adapters/dynamodb/table-schema.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { armDeadlines, carryOutRunChange, type OutboxDeps } from './outbox.js';
 
@@ -27,6 +28,17 @@ export interface StreamHandlingOptions {
    */
   readonly isTransient?: (error: unknown) => boolean;
   readonly onDeadLetter?: (record: StreamRecordLike, error: unknown) => void;
+}
+
+/**
+ * Whether the stream function's event source delivers this record (infra/constructs/swf-outbox.ts
+ * filters on the same): a change of a run's state item, unless its writer marked it as having no work
+ * for the outbox. The local stream poller hands over the same records.
+ */
+export function isOutboxRecord(record: StreamRecordLike): boolean {
+  const image = record.dynamodb?.NewImage;
+  if (image?.[outboxRecords.entityAttribute]?.S !== outboxRecords.entity) return false;
+  return image[outboxRecords.workAttribute]?.BOOL !== false;
 }
 
 /** The run states of a record, when it is a change of a run's state item; other items carry no effects. */

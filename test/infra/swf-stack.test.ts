@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYED_LAMBDA } from '../../bench/scenarios/cost.js';
 import { SwfStack } from '../../infra/swf-stack.js';
 import { createTableInput, tableSchema } from '../../lib/adapters/dynamodb/table-schema.js';
+import { isOutboxRecord } from '../../lib/operations/stream-records.js';
 
 describe('SwfStack', () => {
   let template: Template;
@@ -295,7 +296,12 @@ describe('SwfStack', () => {
       const patterns: unknown[] = props.FilterCriteria.Filters.map((f: { Pattern: string }) =>
         JSON.parse(f.Pattern),
       );
-      const passes = (record: object) => patterns.some((p) => matchesPattern(p, record));
+      // The local stream poller hands the outbox the same records (isOutboxRecord).
+      const passes = (record: object) => {
+        const filtered = patterns.some((p) => matchesPattern(p, record));
+        expect(isOutboxRecord(record)).toBe(filtered);
+        return filtered;
+      };
       const image = (extra: object) => ({
         dynamodb: { NewImage: { pk: { S: 'RUN#r' }, ...extra } },
       });

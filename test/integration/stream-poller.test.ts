@@ -62,6 +62,14 @@ describe('the local stream poller', () => {
     expect(first.record.dynamodb?.NewImage?.payload).toEqual({ B: 'aGk=' });
   });
 
+  it('says when every record written before has been handled', async () => {
+    const pks = Array.from({ length: 30 }, (_, i) => `c-${i}`);
+    await Promise.all(pks.map((pk) => put(pk, 'x')));
+    await poller.caughtUp();
+    const handled = new Set(seen.map((s) => s.record.dynamodb?.Keys?.pk?.S));
+    expect(pks.filter((pk) => !handled.has(pk))).toEqual([]);
+  });
+
   it('reads an idle stream less and less often, and at once when woken', async () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // idle: the wait has grown to its cap
     const idleReads = reads;

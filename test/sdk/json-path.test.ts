@@ -319,6 +319,30 @@ describe('createSwfClient JSON path', () => {
     c.destroy();
   });
 
+  it("stops twenty calls sharing one signal, as a worker's pollers do, without a listener warning", async () => {
+    const c = client({ maxAttempts: 1 });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const polls = new AbortController();
+    for (let i = 0; i < 20; i++) stub.answers.push({ status: 200, body: {}, delayMs: 3_000 });
+    const calls = Array.from({ length: 20 }, () =>
+      c
+        .send(new PollForDecisionTaskCommand({ domain: 'd', taskList: { name: 'tl' } }), {
+          abortSignal: polls.signal,
+        })
+        .catch((e: unknown) => e),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    polls.abort();
+    const errors = await Promise.all(calls);
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(errors.every(isAbort)).toBe(true);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    c.destroy();
+  });
+
   it('tells its observer of every call it made, answered or not', async () => {
     const calls: SwfCall[] = [];
     const c = client({ observe: (call) => calls.push(call) });

@@ -305,7 +305,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       // What the stream's event filter selects on (infra/constructs/swf-outbox.ts): a run's state
       // item, when its change has work for the outbox. Everything else is in the packed state, as
       // every top-level byte is paid for on every change of the run.
-      entity: outboxRecords.entity,
+      [outboxRecords.entityAttribute]: outboxRecords.entity,
       [outboxRecords.workAttribute]: outboxWork,
       version,
       state: packedState,

@@ -18,7 +18,11 @@ export const tableSchema = {
  * is `entity = Run`, and says in a boolean whether its change has work for the outbox. Items written
  * before that attribute existed lack it, and are selected whatever they hold.
  */
-export const outboxRecords = { entity: 'Run', workAttribute: 'fx' } as const;
+export const outboxRecords = {
+  entityAttribute: 'entity',
+  entity: 'Run',
+  workAttribute: 'fx',
+} as const;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyAttributes = [

@@ -42,6 +42,27 @@ describe('DynamoMeter', () => {
     expect(byOperation.GetItem).toMatchObject({ itemBytes: 700, sizedItems: 1 });
   });
 
+  it('sums the sizes of the items a batch put, not of the keys it deleted', () => {
+    const meter = new DynamoMeter(keys);
+    meter.record(
+      'BatchWriteItem',
+      {
+        RequestItems: {
+          [T]: [
+            { PutRequest: { Item: item(200, {}, 'a') } },
+            { PutRequest: { Item: item(400, {}, 'b') } },
+            { DeleteRequest: { Key: item(100, {}, 'c') } },
+          ],
+        },
+      },
+      {},
+    );
+    expect(meter.snapshot().byOperation.BatchWriteItem).toMatchObject({
+      itemBytes: 600,
+      sizedItems: 2,
+    });
+  });
+
   it('counts a request without charging it when asked only to count', () => {
     const meter = new DynamoMeter(keys);
     meter.record('PutItem', { TableName: T, Item: item(300) }, {});

@@ -35,6 +35,12 @@ describe('handleStreamRecords', () => {
         resolve();
       }, 0),
     );
+    // The timer is overdue before the batch begins (a 1 ms timer on a fast machine is not due yet
+    // after dozens of quick turns): it runs at the batch's first yields, or after the whole batch.
+    const overdue = performance.now() + 5;
+    while (performance.now() < overdue) {
+      // busy: the timer's 1 ms passes
+    }
     await handleStreamRecords({} as OutboxDeps, records);
     await timer;
     // Grouping by run reads each record once up front; decoding reads each once more, over many
