@@ -174,7 +174,7 @@ export class SwfOutbox extends Construct {
           FilterCriteria.filter({
             dynamodb: {
               NewImage: {
-                entity: { S: FilterRule.isEqual(outboxRecords.entity) },
+                [outboxRecords.entityAttribute]: { S: FilterRule.isEqual(outboxRecords.entity) },
                 [outboxRecords.workAttribute]: { BOOL: [true] },
               },
             },
@@ -182,7 +182,7 @@ export class SwfOutbox extends Construct {
           FilterCriteria.filter({
             dynamodb: {
               NewImage: {
-                entity: { S: FilterRule.isEqual(outboxRecords.entity) },
+                [outboxRecords.entityAttribute]: { S: FilterRule.isEqual(outboxRecords.entity) },
                 [outboxRecords.workAttribute]: { BOOL: FilterRule.notExists() },
               },
             },
