@@ -4,9 +4,10 @@ import {
   SCHEDULE_LEAD_SECONDS,
 } from '../lib/adapters/aws/deadline-scheduler.js';
 import type { DynamoIntercept } from '../lib/adapters/dynamodb/doc-client.js';
-import { outboxRecords, tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
+import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
 import type { LocalStack } from '../lib/local/stack.js';
 import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
+import { isOutboxImage } from '../lib/operations/stream-records.js';
 import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
 import type { SwfCall } from '../lib/sdk/index.js';
 
@@ -253,13 +254,9 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
 export function invokesStreamFunction(input: Record<string, unknown>): boolean {
   const isState = (request: unknown): boolean => {
     if (!isRecord(request)) return false;
-    const item = request.Item;
-    // The event filter lets through a run's state item unless the writer marked it as having no
-    // work for the outbox (outboxRecords in table-schema.ts).
-    if (isRecord(item) && isRecord(item.entity) && item.entity.S === outboxRecords.entity) {
-      const mark = item[outboxRecords.workAttribute];
-      return !(isRecord(mark) && mark.BOOL === false);
-    }
+    // A put: what the event filter lets through (a run's state item unless its writer marked it as
+    // having no work for the outbox), as the local stream poller selects it.
+    if (isRecord(request.Item)) return isOutboxImage(request.Item);
     const key = request.Key;
     return (
       isRecord(key) && isRecord(key.sk) && key.sk.S === 'STATE' && 'UpdateExpression' in request

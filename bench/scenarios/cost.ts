@@ -1,4 +1,5 @@
 import {
+  apiMemoryMb,
   type CostEstimate,
   type CostMode,
   cpuScale,
@@ -102,7 +103,7 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
   // spread over the calls (so that push mode can take the polls' share out of the API function).
   const apiMs =
     nominalMs(env.dynamo.byOrigin.api) +
-    callCount * API_OVERHEAD_MS * cpuScale(DEPLOYED_LAMBDA.apiMemoryMb ?? DEPLOYED_LAMBDA.memoryMb);
+    callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA));
   const apiCalls = Object.fromEntries(
     Object.entries(measuredCalls).map(([action, t]) => [
       action,

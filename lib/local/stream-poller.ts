@@ -1,6 +1,7 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AwsJsonError, type Json, JsonRpcClient } from '../aws-json/rpc-client.js';
 import { SigV4Signer } from '../aws-json/sigv4.js';
+import { sleep } from '../aws-json/sleep.js';
 import type { StreamRecordLike } from '../operations/stream-records.js';
 import { localCredentials } from './dynamodb-local.js';
 
@@ -184,5 +185,3 @@ const field = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
 const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const stringOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

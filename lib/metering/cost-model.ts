@@ -30,6 +30,9 @@ export interface LambdaSettings {
   readonly arch: 'arm64' | 'x86_64';
 }
 
+/** The API function's memory. */
+export const apiMemoryMb = (lambda: LambdaSettings) => lambda.apiMemoryMb ?? lambda.memoryMb;
+
 /** Memory at which Lambda gives a function one full vCPU; below it, CPU in proportion to memory. */
 export const FULL_VCPU_MB = 1_769;
 
@@ -92,7 +95,7 @@ export function estimateCost(
   const perRoundTrip = (dollars: number) => (dollars / Math.max(usage.roundTrips, 1)) * 1e6;
   const gbSecond = lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
   const gb = lambda.memoryMb / 1024;
-  const apiGb = (lambda.apiMemoryMb ?? lambda.memoryMb) / 1024;
+  const apiGb = apiMemoryMb(lambda) / 1024;
   const isPoll = (action: string) => (POLL_ACTIONS as readonly string[]).includes(action);
   let apiRequests = 0;
   let apiMs = 0;
@@ -179,6 +182,6 @@ export function idlePollerCostPerHour(
   const perPoll =
     prices.httpApiRequest +
     prices.lambdaRequest +
-    ((lambda.apiMemoryMb ?? lambda.memoryMb) / 1024) * (pollMaxWaitMs / 1000) * gbSecond;
+    (apiMemoryMb(lambda) / 1024) * (pollMaxWaitMs / 1000) * gbSecond;
   return polls * perPoll;
 }

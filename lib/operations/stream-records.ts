@@ -35,10 +35,21 @@ export interface StreamHandlingOptions {
  * filters on the same): a change of a run's state item, unless its writer marked it as having no work
  * for the outbox. The local stream poller hands over the same records.
  */
-export function isOutboxRecord(record: StreamRecordLike): boolean {
-  const image = record.dynamodb?.NewImage;
-  if (image?.[outboxRecords.entityAttribute]?.S !== outboxRecords.entity) return false;
-  return image[outboxRecords.workAttribute]?.BOOL !== false;
+export const isOutboxRecord = (record: StreamRecordLike): boolean =>
+  isOutboxImage(record.dynamodb?.NewImage);
+
+/** The same of an item's image (attribute values as DynamoDB's JSON gives them). */
+export function isOutboxImage(image: Readonly<Record<string, unknown>> | undefined): boolean {
+  const value = (name: string, type: 'S' | 'BOOL'): unknown => {
+    const attribute = image?.[name];
+    return typeof attribute === 'object' && attribute !== null
+      ? Reflect.get(attribute, type)
+      : undefined;
+  };
+  return (
+    value(outboxRecords.entityAttribute, 'S') === outboxRecords.entity &&
+    value(outboxRecords.workAttribute, 'BOOL') !== false
+  );
 }
 
 /** The run states of a record, when it is a change of a run's state item; other items carry no effects. */
@@ -58,7 +69,7 @@ export function runChange(record: StreamRecordLike): RunChange | undefined {
 
 function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
   // Only two attributes matter; other attributes of other items are never decoded here.
-  if (image.entity?.S !== 'Run') return undefined;
+  if (image[outboxRecords.entityAttribute]?.S !== outboxRecords.entity) return undefined;
   // The state was packed by this service's own execution store.
   return unpackAttribute<ExecutionState>(image.state);
 }
