@@ -1,4 +1,5 @@
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
 import { loadConfig } from './shared/config.js';
 import { createApiHandler } from './shared/wiring.js';
@@ -17,4 +18,6 @@ export const handler = createApiHandler({
   polling: config.pollMaxWaitMs === undefined ? undefined : { maxWaitMs: config.pollMaxWaitMs },
   // The api function only decides whether ScheduleLambdaFunction is offered; the stream consumer invokes.
   lambda: new AwsLambdaInvoker(),
+  // Tasks of push task lists are never queued; the stream function pushes them.
+  push: new AwsTaskPush(config.pushTaskLists),
 });

@@ -1,6 +1,7 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
 import { loadOutboxConfig } from './shared/config.js';
 import { outboxDeps } from './shared/outbox-wiring.js';
@@ -28,6 +29,8 @@ export const handler = streamBatchHandler(
     },
     // ScheduleLambdaFunction tasks run here, with the execution's lambdaRole assumed.
     lambda: new AwsLambdaInvoker(),
+    // Tasks of push task lists are started here and handed to their functions (asynchronous Invoke).
+    push: new AwsTaskPush(config.pushTaskLists),
   }),
   config.streamMaxAttempts === undefined ? {} : { maxAttempts: config.streamMaxAttempts },
 );

@@ -1,6 +1,7 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
 import { loadOutboxConfig } from './shared/config.js';
 import { outboxDeps } from './shared/outbox-wiring.js';
@@ -27,5 +28,7 @@ export const handler = timerBatchHandler(
     },
     // A fire never invokes a Lambda task; the invoker only completes the operations' dependencies.
     lambda: new AwsLambdaInvoker(),
+    // A fire may schedule a task (a decision task after a timeout): push lists' tasks are not queued.
+    push: new AwsTaskPush(config.pushTaskLists),
   }),
 );

@@ -1,6 +1,10 @@
-import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { checkPushTaskLists } from '../functions/shared/config.js';
+import type { PushTaskList } from '../lib/ports/task-push.js';
 import { type FrontDoor, SwfApi } from './constructs/swf-api.js';
 import { SwfOutbox } from './constructs/swf-outbox.js';
 import { SwfTable } from './constructs/swf-table.js';
@@ -13,6 +17,20 @@ export interface SwfStackProps extends StackProps {
   readonly lambdaTaskRoleArns?: readonly string[];
   /** The HTTP API (DESIGN.md's) or the API function's own URL (see SwfApiProps). @default 'http-api' */
   readonly frontDoor?: FrontDoor;
+  /**
+   * Task lists served by Lambda functions instead of pollers (see addPushTaskList). A function passed
+   * here is necessarily of another stack: it may call the API, but gets no SWF_ENDPOINT.
+   */
+  readonly pushTaskLists?: readonly PushTaskListProps[];
+}
+
+/** A task list served by a Lambda function instead of pollers (lib/ports/task-push.ts). */
+export interface PushTaskListProps {
+  readonly kind: 'activity' | 'decision';
+  readonly domain: string;
+  readonly taskList: string;
+  /** Invoked asynchronously with each task of the list; it responds through the API as a worker. */
+  readonly function: IFunction;
 }
 
 /**
@@ -24,9 +42,13 @@ export class SwfStack extends Stack {
   readonly table: SwfTable;
   readonly api: SwfApi;
   readonly outbox: SwfOutbox;
+  readonly #pushTaskLists: PushTaskListProps[] = [];
+  #invokePushed: PolicyStatement | undefined;
 
   constructor(scope: Construct, id: string, props: SwfStackProps = {}) {
     super(scope, id, props);
+    // Checked before anything is built (and bundled).
+    checkPushTaskLists((props.pushTaskLists ?? []).map(asConfigured), 'pushTaskLists');
     this.table = new SwfTable(
       this,
       'Table',
@@ -57,5 +79,64 @@ export class SwfStack extends Stack {
       description: "The SigV4 service name SWF clients sign with (createSwfClient's signingName)",
       value: this.api.signingName,
     });
+    for (const list of props.pushTaskLists ?? []) this.addPushTaskList(list);
+  }
+
+  /**
+   * Serves a task list with a function: its tasks are never queued; the stream function invokes the
+   * function asynchronously with each (it may invoke exactly the pushed functions), and the function
+   * may call the API. A `lambda.Function` gets `SWF_SIGNING_NAME`, and `SWF_ENDPOINT` when it is of
+   * this stack behind the HTTP API (elsewhere that is a dependency cycle: a warning says so). Every
+   * function of the service reads the lists from `SWF_PUSH_TASK_LISTS` (JSON, targets being ARNs).
+   */
+  addPushTaskList(list: PushTaskListProps): void {
+    const lists = [...this.#pushTaskLists, list];
+    const configured = checkPushTaskLists(lists.map(asConfigured), 'pushTaskLists');
+    const isNewFunction = this.#pushTaskLists.every((l) => l.function !== list.function);
+    this.#pushTaskLists.push(list);
+    const value = this.toJsonString(configured);
+    for (const fn of [this.api.handler, this.outbox.streamHandler, this.outbox.timerHandler])
+      fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
+    if (isNewFunction) this.bindPushedFunction(list.function, lists.length);
+  }
+
+  private bindPushedFunction(fn: IFunction, n: number): void {
+    if (this.#invokePushed === undefined) {
+      this.#invokePushed = new PolicyStatement({ actions: ['lambda:InvokeFunction'] });
+      this.outbox.streamHandler.addToRolePolicy(this.#invokePushed);
+    }
+    this.#invokePushed.addResources(fn.functionArn);
+    // A policy of this stack attached to the function's role: the function (and its stack) then does
+    // not depend on the API, whose function depends on it through SWF_PUSH_TASK_LISTS.
+    if (fn.role === undefined) {
+      warn(fn, 'Role', 'The pushed function has no known role: let it call the SWF API yourself');
+    } else {
+      this.api.grantInvoke(Role.fromRoleArn(this, `PushedFunctionRole${n}`, fn.role.roleArn));
+    }
+    if (!(fn instanceof LambdaFunction)) return;
+    fn.addEnvironment('SWF_SIGNING_NAME', this.api.signingName);
+    const cycle =
+      Stack.of(fn) !== this
+        ? `it is in another stack than ${this.stackName}`
+        : this.api.frontDoor === 'function-url'
+          ? 'the function URL depends on the api function, which depends on this function'
+          : undefined;
+    if (cycle === undefined) fn.addEnvironment('SWF_ENDPOINT', this.api.url);
+    else
+      warn(
+        fn,
+        'Endpoint',
+        `SWF_ENDPOINT is not set on this pushed function: ${cycle}, so that would be a dependency cycle. Give it the endpoint another way (a client, a custom domain).`,
+      );
   }
 }
+
+const warn = (fn: IFunction, id: string, message: string) =>
+  Annotations.of(fn).addWarningV2(`swf:pushedFunction${id}`, message);
+
+const asConfigured = (list: PushTaskListProps): PushTaskList => ({
+  kind: list.kind,
+  domain: list.domain,
+  taskList: list.taskList,
+  target: list.function.functionArn,
+});

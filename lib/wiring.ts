@@ -13,6 +13,7 @@ import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
 import type { LambdaInvoker } from './ports/lambda-invoker.js';
 import type { SigningKeySource } from './ports/secrets.js';
 import type { TaskNotifier } from './ports/task-notifier.js';
+import { noTaskPush, type TaskPush } from './ports/task-push.js';
 
 export interface WiringOptions {
   readonly doc: DocClient;
@@ -26,6 +27,8 @@ export interface WiringOptions {
   readonly visibilityShards?: number;
   /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
   readonly lambda?: LambdaInvoker;
+  /** Task lists pushed to functions (see lib/ports/task-push.ts); by default none. */
+  readonly push?: TaskPush;
   readonly onCommitted?: OperationDeps['onCommitted'];
   /** Wakes and hands tasks to pollers of this process; by default an InProcessTaskNotifier. */
   readonly notifier?: TaskNotifier;
@@ -65,6 +68,7 @@ export function createDeps(options: WiringOptions): OperationDeps {
     notifier: options.notifier ?? new InProcessTaskNotifier(),
     polling: { ...DEFAULT_POLLING, ...options.polling },
     lambda: options.lambda ?? new LocalLambdaFunctions(),
+    push: options.push ?? noTaskPush,
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
   };
 }

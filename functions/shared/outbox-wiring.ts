@@ -9,6 +9,7 @@ import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import type { TaskPush } from '../../lib/ports/task-push.js';
 import { createDeps } from '../../lib/wiring.js';
 import { accountIdFromArn } from './config.js';
 
@@ -23,6 +24,8 @@ export interface OutboxWiring {
   readonly deadlines: AwsSchedulerConfig;
   /** Runs ScheduleLambdaFunction tasks (the stream function); the timer function never invokes. */
   readonly lambda: LambdaInvoker;
+  /** Push task lists: the stream function invokes their functions, the timer only looks them up. */
+  readonly push?: TaskPush | undefined;
   readonly clock?: Clock;
 }
 
@@ -43,6 +46,7 @@ export function outboxDeps(wiring: OutboxWiring): (context: Context) => OutboxDe
         accountId: wiring.accountId ?? accountIdFromArn(context.invokedFunctionArn),
       },
       lambda: wiring.lambda,
+      ...(wiring.push === undefined ? {} : { push: wiring.push }),
       ...(wiring.clock === undefined ? {} : { clock: wiring.clock }),
     });
     deps = {

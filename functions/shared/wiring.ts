@@ -4,6 +4,7 @@ import { createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
 import { operations } from '../../lib/operations/index.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import type { TaskPush } from '../../lib/ports/task-push.js';
 import { createDeps } from '../../lib/wiring.js';
 import { accountIdFromArn } from './config.js';
 import { type HttpApiOptions, httpApiHandler } from './http-api.js';
@@ -17,6 +18,8 @@ export interface ApiWiring {
   readonly polling?: Partial<PollingConfig> | undefined;
   /** Whether ScheduleLambdaFunction is offered: the AWS invoker in Lambda (tests may pass a local one). */
   readonly lambda?: LambdaInvoker | undefined;
+  /** Push task lists: their tasks are never queued (the stream function pushes them). @default none */
+  readonly push?: TaskPush | undefined;
 }
 
 /**
@@ -45,6 +48,7 @@ export function apiDispatcher(wiring: ApiWiring): (context: Context) => Dispatch
         },
         ...(wiring.polling === undefined ? {} : { polling: wiring.polling }),
         ...(wiring.lambda === undefined ? {} : { lambda: wiring.lambda }),
+        ...(wiring.push === undefined ? {} : { push: wiring.push }),
       }),
     );
     return dispatch;

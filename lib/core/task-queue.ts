@@ -3,7 +3,7 @@
  * decision task and activity tasks, while it is open. Diffing two states gives the queue writes of a
  * transition, so handing out, cancelling, timing out or closing all withdraw tasks the same way.
  */
-import type { ExecutionState } from './execution-state.js';
+import type { ExecutionState, QueuedTask } from './execution-state.js';
 
 export type TaskKind = 'decision' | 'activity';
 
@@ -26,32 +26,70 @@ export interface QueueChanges {
 export const noQueueChanges: QueueChanges = { add: [], remove: [] };
 
 export function queuedTasks(state: ExecutionState | undefined): QueuedTaskRef[] {
+  return unstartedTasks(state)
+    .filter((t) => t.pushTo === undefined)
+    .map(({ pushTo: _, ...task }) => task);
+}
+
+/** A task scheduled on a push task list, not started yet: the outbox starts it for its function. */
+export interface PushedTaskRef extends QueuedTaskRef {
+  readonly target: string;
+}
+
+/** The run's tasks waiting for the outbox to start them and hand them to their push functions. */
+export function pushedTasks(state: ExecutionState | undefined): PushedTaskRef[] {
+  return unstartedTasks(state).flatMap(({ pushTo, ...task }) =>
+    pushTo === undefined ? [] : [{ ...task, target: pushTo }],
+  );
+}
+
+/** The run's scheduled, unstarted tasks while it is open, with where each is served. */
+function unstartedTasks(
+  state: ExecutionState | undefined,
+): (QueuedTaskRef & { pushTo?: string })[] {
   if (state === undefined || state.status !== 'OPEN') return [];
   const base = { domain: state.domain, runId: state.execution.runId };
-  const tasks: QueuedTaskRef[] = [];
+  const tasks: (QueuedTaskRef & { pushTo?: string })[] = [];
   const d = state.decisionTask;
-  if (d.status === 'scheduled') {
-    tasks.push({
-      ...base,
-      kind: 'decision',
-      taskList: d.taskList,
-      taskPriority: d.taskPriority,
-      scheduledAt: d.scheduledAt,
-      scheduledEventId: d.scheduledEventId,
-    });
-  }
+  if (d.status === 'scheduled') tasks.push({ ...base, kind: 'decision', ...taskPlace(d) });
   for (const a of Object.values(state.activities)) {
-    if (a.startedEventId !== undefined) continue;
-    tasks.push({
-      ...base,
-      kind: 'activity',
-      taskList: a.taskList,
-      taskPriority: a.taskPriority,
-      scheduledAt: a.scheduledAt,
-      scheduledEventId: a.scheduledEventId,
-    });
+    if (a.startedEventId === undefined) tasks.push({ ...base, kind: 'activity', ...taskPlace(a) });
   }
   return tasks;
+}
+
+const taskPlace = (t: QueuedTask & { readonly scheduledEventId: number }) => ({
+  taskList: t.taskList,
+  taskPriority: t.taskPriority,
+  scheduledAt: t.scheduledAt,
+  scheduledEventId: t.scheduledEventId,
+  ...(t.pushTo === undefined ? {} : { pushTo: t.pushTo }),
+});
+
+/**
+ * The state with a task it has just scheduled given to the function of its push task list instead of
+ * the queue. The task must be scheduled and unstarted in `state` (as `queueChanges` reported it).
+ */
+export function pushTask(
+  state: ExecutionState,
+  task: QueuedTaskRef,
+  target: string,
+): ExecutionState {
+  if (task.kind === 'decision') {
+    const d = state.decisionTask;
+    if (d.status !== 'scheduled' || d.scheduledEventId !== task.scheduledEventId)
+      throw new Error(`decision task ${task.scheduledEventId} is not scheduled`);
+    return { ...state, decisionTask: { ...d, pushTo: target } };
+  }
+  const activity = Object.values(state.activities).find(
+    (a) => a.scheduledEventId === task.scheduledEventId && a.startedEventId === undefined,
+  );
+  if (activity === undefined)
+    throw new Error(`activity task ${task.scheduledEventId} is not scheduled`);
+  return {
+    ...state,
+    activities: { ...state.activities, [activity.activityId]: { ...activity, pushTo: target } },
+  };
 }
 
 const identity = (t: QueuedTaskRef) => `${t.kind}:${t.scheduledEventId}`;

@@ -4,6 +4,7 @@ import type { DynamoIntercept } from '../adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
 import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
+import { LocalTaskPush } from '../adapters/memory/local-task-push.js';
 import { NoTaskNotifier } from '../adapters/memory/task-notifier.js';
 import { earliestDeadline } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
@@ -53,6 +54,8 @@ export interface LocalStack {
   readonly outbox: OutboxDeps;
   /** Register Lambda functions that ScheduleLambdaFunction decisions may run locally. */
   readonly lambda: LocalLambdaFunctions;
+  /** Register functions that serve push task lists (see lib/ports/task-push.ts) in this process. */
+  readonly push: LocalTaskPush;
   readonly scheduler: LocalDeadlineScheduler;
   /** Resolves once the outbox has handled every record of the table's stream written before. */
   streamCaughtUp(): Promise<void>;
@@ -81,6 +84,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.dynamoIntercept === undefined ? {} : { intercept: options.dynamoIntercept }),
     });
     const lambda = new LocalLambdaFunctions();
+    const push = new LocalTaskPush();
     let outbox: OutboxDeps | undefined;
     let poller: StreamPoller | undefined;
     const deps = createDeps({
@@ -88,6 +92,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableName,
       identity: LOCAL_IDENTITY,
       lambda,
+      push,
       ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.polling === undefined ? {} : { polling: options.polling }),
@@ -124,6 +129,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       server,
       outbox: ready,
       lambda,
+      push,
       scheduler,
       streamCaughtUp: () => poller?.caughtUp() ?? Promise.resolve(),
       close: async () => {

@@ -8,6 +8,7 @@ import {
 import { UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import type { TaskList } from '../core/registry.js';
+import type { PushedTaskRef } from '../core/task-queue.js';
 import { latestExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
@@ -16,6 +17,7 @@ import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { claimQueuedTask, longPoll } from './long-poll.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
+import { deliverPushed, pushedEvent, startPushed } from './task-push.js';
 import type { TaskTokenClaims } from './task-token.js';
 import { domainRetention } from './visibility-sync.js';
 
@@ -38,26 +40,53 @@ export const pollForActivityTask = operation<PollForActivityTaskInput>(
     );
     // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4).
     if (task === undefined) return { startedEventId: 0 };
-    const { state, activity, startedEventId } = task;
-    const scheduled =
-      task.scheduled !== undefined
-        ? task.scheduled.input
-        : await scheduledInput(deps, state, activity);
-    return {
-      taskToken: await deps.taskTokens.encode({
-        kind: 'activity',
-        runId: state.execution.runId,
-        scheduledEventId: activity.scheduledEventId,
-        startedEventId,
-      }),
-      activityId: activity.activityId,
-      startedEventId,
-      workflowExecution: state.execution,
-      activityType: activity.activityType,
-      ...(scheduled === undefined ? {} : { input: scheduled }),
-    };
+    return activityTaskAnswer(deps, task);
   },
 );
+
+/** What PollForActivityTask answers with a started task. */
+async function activityTaskAnswer(deps: OperationDeps, task: StartedActivityTask) {
+  const { state, activity, startedEventId } = task;
+  const scheduled =
+    task.scheduled !== undefined
+      ? task.scheduled.input
+      : await scheduledInput(deps, state, activity);
+  return {
+    taskToken: await deps.taskTokens.encode({
+      kind: 'activity',
+      runId: state.execution.runId,
+      scheduledEventId: activity.scheduledEventId,
+      startedEventId,
+    }),
+    activityId: activity.activityId,
+    startedEventId,
+    workflowExecution: state.execution,
+    activityType: activity.activityType,
+    ...(scheduled === undefined ? {} : { input: scheduled }),
+  };
+}
+
+/**
+ * Starts an activity task scheduled on a push task list, for its function (the identity that took it),
+ * and hands the function what a poll would have answered. A task already started (a stream record
+ * handled again), withdrawn or of a closed run is left alone. A start whose function cannot be reached
+ * stays started: it times out as a worker that took it and died would (start-to-close).
+ */
+export async function pushActivityTask(deps: OperationDeps, task: PushedTaskRef): Promise<void> {
+  const started = await startPushed(deps, task, ({ state, recentEvents }) => {
+    const activity = activityByScheduledId(state, task.scheduledEventId);
+    if (
+      state.status !== 'OPEN' ||
+      activity === undefined ||
+      activity.startedEventId !== undefined ||
+      activity.pushTo !== task.target
+    )
+      return undefined;
+    return startActivity(deps, state, activity, task.target, recentEvents ?? []);
+  });
+  if (started === undefined) return;
+  await deliverPushed(deps, task, pushedEvent(task, await activityTaskAnswer(deps, started)));
+}
 
 /** The activity's input lives in its ActivityTaskScheduled event, not in the execution state. */
 async function scheduledInput(deps: OperationDeps, state: ExecutionState, activity: ActivityState) {

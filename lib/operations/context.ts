@@ -4,6 +4,7 @@ import type { ExecutionStore } from '../ports/execution-store.js';
 import type { LambdaInvoker } from '../ports/lambda-invoker.js';
 import type { RegistryStore } from '../ports/registry-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
+import type { TaskPush } from '../ports/task-push.js';
 import type { VisibilityStore } from '../ports/visibility-store.js';
 import type { PageTokens } from './page-token.js';
 import type { TaskTokens } from './task-token.js';
@@ -27,6 +28,8 @@ export interface OperationDeps {
   readonly polling: PollingConfig;
   readonly identity: ServiceIdentity;
   readonly lambda: LambdaInvoker;
+  /** Task lists served by functions instead of pollers, and how a started task reaches its function. */
+  readonly push: TaskPush;
   /**
    * Told of every committed change of a run's state. The local server arms new deadlines here at once
    * (the stream consumer arms them too, later; arming twice is harmless). Unset on AWS.

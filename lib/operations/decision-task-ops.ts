@@ -15,15 +15,18 @@ import { startRun } from '../core/executions.js';
 import { UnknownResourceFault, ValidationException } from '../core/faults.js';
 import { type HistoryEvent, type TypeRef, toWireEvent } from '../core/history-event.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/registry.js';
+import type { PushedTaskRef } from '../core/task-queue.js';
 import { rejectMember } from '../http/coral-message.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { HistoryPage, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
+import { PUSHED_EVENT_MAX_BYTES } from '../ports/task-push.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { claimQueuedTask, longPoll } from './long-poll.js';
 import { pageSize } from './paging.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
+import { deliverPushed, pushedEvent, startPushed } from './task-push.js';
 
 interface PollForDecisionTaskInput {
   domain: string;
@@ -136,6 +139,54 @@ function claimDecisionTask(deps: OperationDeps, entry: QueueEntry, identity: str
     };
     return { state: t.state, events: t.events, result };
   });
+}
+
+/**
+ * Starts a decision task scheduled on a push task list, for its function (the identity that took it),
+ * and hands the function what a poll would have answered: the history's first page, as large as the
+ * invocation's payload allows (the function reads the next pages with PollForDecisionTask and the
+ * nextPageToken, as a poller does). A task already started, or of a closed run, is left alone; one
+ * whose function cannot be reached times out (start-to-close) and is scheduled again.
+ */
+export async function pushDecisionTask(deps: OperationDeps, task: PushedTaskRef): Promise<void> {
+  const started = await startPushed<StartedDecisionTask>(deps, task, ({ state, recentEvents }) => {
+    const d = state.decisionTask;
+    if (
+      state.status !== 'OPEN' ||
+      d.status !== 'scheduled' ||
+      d.scheduledEventId !== task.scheduledEventId ||
+      d.pushTo !== task.target
+    )
+      return undefined;
+    const t = startDecisionTask(state, task.target, epochSeconds(deps.clock));
+    const result = {
+      state: t.state,
+      scheduledEventId: d.scheduledEventId,
+      startedEventId: t.state.nextEventId - 1,
+      recent: [...(recentEvents ?? []), ...t.events],
+    };
+    return { state: t.state, events: t.events, result };
+  });
+  if (started === undefined) return;
+  const input = { domain: task.domain, taskList: { name: task.taskList } };
+  const args = {
+    domain: task.domain,
+    taskList: task.taskList,
+    reverseOrder: false,
+    startAtPreviousStartedEvent: false,
+  };
+  for (let limit = pageSize(undefined); ; limit = Math.ceil(limit / 2)) {
+    const page = await decisionTaskPage(
+      deps,
+      { ...input, maximumPageSize: limit },
+      args,
+      started,
+      undefined,
+    );
+    const event = pushedEvent(task, page);
+    if (limit === 1 || Buffer.byteLength(JSON.stringify(event)) <= PUSHED_EVENT_MAX_BYTES)
+      return deliverPushed(deps, task, event);
+  }
 }
 
 /** One page of a decision task's history; the other members are repeated on every page. */

@@ -2,7 +2,7 @@ import { withAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
-import { type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
+import { pushTask, type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
 import { upFrontExpiry } from '../core/visibility.js';
 import type {
   CommitOutcome,
@@ -88,9 +88,11 @@ async function commitPlan<R>(
 }
 
 /**
- * Commits runs' writes. A task a write schedules on a list where a poller of this process sits idle is
- * started for that poller in the same transaction and handed to it when the commit lands: no queue item,
- * no second transaction, no wait. Tasks nobody is waiting for are queued and their pollers woken.
+ * Commits runs' writes. A task a write schedules on a push task list is given to the list's function
+ * (the outbox starts it and invokes the function); one on a list where a poller of this process sits
+ * idle is started for that poller in the same transaction and handed to it when the commit lands: no
+ * queue item, no second transaction, no wait. Tasks nobody is waiting for are queued and their pollers
+ * woken.
  */
 export async function commitRuns(
   deps: OperationDeps,
@@ -139,6 +141,11 @@ function handOff(
   let { state, events } = write;
   const queued: QueuedTaskRef[] = [];
   for (const task of write.queue.add) {
+    const target = deps.push.target(task.kind, task.domain, task.taskList);
+    if (target !== undefined) {
+      state = pushTask(state, task, target);
+      continue;
+    }
     const reservation = deps.notifier.reserve(task.kind, task.domain, task.taskList);
     if (reservation === undefined) {
       queued.push(task);

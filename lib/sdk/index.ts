@@ -5,6 +5,8 @@
  * - `createSwfClient`: a client with long-poll-safe timeouts and the right SigV4 signing.
  * - `DeciderWorker` + `workflowState` + `decide.*`: deciders as plain `(state) => decisions` functions.
  * - `ActivityWorker`: slots, automatic heartbeats, `ctx.signal` cancellation, graceful shutdown.
+ * - `activityTaskHandler` / `decisionTaskHandler`: the same workers as Lambda functions of push task
+ *   lists, invoked by the service with each task instead of polling.
  */
 export type { Decision, HistoryEvent, SWFClient } from '@aws-sdk/client-swf';
 export {
@@ -39,5 +41,14 @@ export {
 } from './decider/worker.js';
 export { describeError, isRetryable, isUnknownResource } from './errors.js';
 export type { SwfCall } from './json-path.js';
+export {
+  type ActivityTaskHandlerOptions,
+  activityTaskHandler,
+  type DecisionTaskHandlerOptions,
+  decisionTaskHandler,
+  type LambdaContext,
+  type PushedTaskEvent,
+  type PushedTaskHandler,
+} from './lambda.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { sleep } from './util.js';

@@ -1,5 +1,10 @@
 import * as Swf from '@aws-sdk/client-swf';
-import { type SWFClient, SWFServiceException } from '@aws-sdk/client-swf';
+import {
+  type ActivityTask,
+  type DecisionTask,
+  type SWFClient,
+  SWFServiceException,
+} from '@aws-sdk/client-swf';
 import { AwsJsonError, JsonRpcClient, THROTTLING_ERRORS } from '../aws-json/rpc-client.js';
 import { SigV4Signer } from '../aws-json/sigv4.js';
 
@@ -168,6 +173,26 @@ const TIME_FILTERED = new Set([
 function epochSeconds(this: unknown, key: string, value: unknown): unknown {
   const raw: unknown = typeof this === 'object' && this !== null ? Reflect.get(this, key) : value;
   return raw instanceof Date ? raw.getTime() / 1000 : value;
+}
+
+/** The answers the SDK reads from SWF's JSON outside a call of its own (a pushed task). */
+interface WireAnswers {
+  readonly PollForActivityTask: ActivityTask;
+  readonly PollForDecisionTask: DecisionTask;
+}
+
+/**
+ * An answer of `action` in SWF's JSON wire shape (epoch-second timestamps), read as the JSON path
+ * reads it after a call: a copy with its timestamp members as Dates and everything else as sent.
+ */
+export function readWireAnswer<A extends keyof WireAnswers>(
+  _action: A,
+  body: Readonly<Record<string, unknown>>,
+): WireAnswers[A] {
+  const copy: unknown = structuredClone(body);
+  reviveTimestamps(copy);
+  // As after a call, the service's answer is trusted to have its action's output shape.
+  return copy as WireAnswers[A];
 }
 
 /** Every timestamp member of SWF's output shapes (its service model has these and no others). */

@@ -1,21 +1,13 @@
-import {
-  type ActivityTask,
-  PollForActivityTaskCommand,
-  RecordActivityTaskHeartbeatCommand,
-  RespondActivityTaskCanceledCommand,
-  RespondActivityTaskCompletedCommand,
-  RespondActivityTaskFailedCommand,
-  type SWFClient,
-} from '@aws-sdk/client-swf';
+import { type ActivityTask, PollForActivityTaskCommand, type SWFClient } from '@aws-sdk/client-swf';
 import { describeError, isAbort, isRetryable } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { defaultIdentity, onProcessSignals, sleep } from '../util.js';
 import type { Activity } from './context.js';
-import { type RunningTask, runActivityTask, type TaskEnd } from './run-task.js';
+import type { RunningTask, TaskEnd } from './run-task.js';
 import { Slots } from './slots.js';
+import { startActivityTask } from './start-task.js';
 
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
-export const DEFAULT_CANCEL_GRACE_MS = 10_000;
+export { DEFAULT_CANCEL_GRACE_MS, DEFAULT_HEARTBEAT_INTERVAL_MS } from './start-task.js';
 export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
 
 export interface ActivityWorkerOptions {
@@ -166,43 +158,11 @@ export class ActivityWorker {
   }
 
   #start(task: ActivityTask & { taskToken: string }): void {
-    const client = this.#o.client;
-    const taskToken = task.taskToken;
-    const running = runActivityTask({
+    const running = startActivityTask(
+      { ...this.#o, logger: this.#logger },
       task,
-      activity: this.#o.activities[task.activityType?.name ?? ''],
-      heartbeatIntervalMs: this.#o.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
-      cancelGraceMs: this.#o.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
-      shuttingDown: this.#shuttingDown.signal,
-      logger: this.#logger,
-      swf: {
-        heartbeat: async (details) => {
-          const status = await client.send(
-            new RecordActivityTaskHeartbeatCommand({
-              taskToken,
-              ...(details === undefined ? {} : { details }),
-            }),
-          );
-          return status.cancelRequested === true;
-        },
-        completed: (result) =>
-          client.send(
-            new RespondActivityTaskCompletedCommand({
-              taskToken,
-              ...(result === undefined ? {} : { result }),
-            }),
-          ),
-        failed: (reason, details) =>
-          client.send(new RespondActivityTaskFailedCommand({ taskToken, reason, details })),
-        canceled: (details) =>
-          client.send(
-            new RespondActivityTaskCanceledCommand({
-              taskToken,
-              ...(details === undefined ? {} : { details }),
-            }),
-          ),
-      },
-    });
+      this.#shuttingDown.signal,
+    );
     this.#running.add(running);
     void running.done.then((end) => {
       this.#running.delete(running);

@@ -1,24 +1,10 @@
-import {
-  type Decision,
-  type HistoryEvent,
-  PollForDecisionTaskCommand,
-  type PollForDecisionTaskCommandOutput,
-  RespondDecisionTaskCompletedCommand,
-  type SWFClient,
-} from '@aws-sdk/client-swf';
+import type { PollForDecisionTaskCommandOutput, SWFClient } from '@aws-sdk/client-swf';
 import { describeError, isAbort, isRetryable } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
-import { defaultIdentity, onProcessSignals, report, sleep } from '../util.js';
-import { workflowState } from './replay.js';
-import type { WorkflowState } from './state.js';
+import { onProcessSignals, sleep } from '../util.js';
+import { type Decider, decideTask, pollDecisionCommand } from './decide-task.js';
 
-/** What a decider answers: the decisions, and optionally an executionContext to record. */
-export type DeciderResult =
-  | readonly Decision[]
-  | { readonly decisions: readonly Decision[]; readonly executionContext?: string };
-
-/** A decider is a plain function of the replayed state: test it with `workflowState({events})`. */
-export type Decider = (state: WorkflowState) => DeciderResult | Promise<DeciderResult>;
+export type { Decider, DeciderResult } from './decide-task.js';
 
 export interface DeciderWorkerOptions {
   readonly client: SWFClient;
@@ -96,13 +82,13 @@ export class DeciderWorker {
     while (!this.#stopping) {
       const task = await this.#poll();
       if (task === undefined) continue;
-      await this.#handle(task);
+      await decideTask({ ...this.#options, logger: this.#logger }, task);
     }
   }
 
   async #poll(): Promise<PollForDecisionTaskCommandOutput | undefined> {
     try {
-      const task = await this.#options.client.send(this.#pollCommand(), {
+      const task = await this.#options.client.send(pollDecisionCommand(this.#options), {
         abortSignal: this.#polls.signal,
       });
       return task.taskToken ? task : undefined;
@@ -113,68 +99,5 @@ export class DeciderWorker {
       await sleep(1_000, this.#polls.signal);
       return undefined;
     }
-  }
-
-  #pollCommand(nextPageToken?: string): PollForDecisionTaskCommand {
-    const { domain, taskList, maximumPageSize } = this.#options;
-    return new PollForDecisionTaskCommand({
-      domain,
-      taskList: { name: taskList },
-      identity: this.#options.identity ?? defaultIdentity('decider'),
-      ...(maximumPageSize === undefined ? {} : { maximumPageSize }),
-      ...(nextPageToken === undefined ? {} : { nextPageToken }),
-    });
-  }
-
-  async #handle(first: PollForDecisionTaskCommandOutput): Promise<void> {
-    const taskToken = first.taskToken ?? '';
-    const name = first.workflowType?.name ?? '';
-    try {
-      const events = await this.#allEvents(first);
-      const state = workflowState({ ...first, taskToken, events });
-      const decider = this.#deciderFor(name);
-      const result = await decider(state);
-      const { decisions, executionContext } =
-        'decisions' in result ? result : { decisions: result };
-      await report(
-        () =>
-          this.#options.client.send(
-            new RespondDecisionTaskCompletedCommand({
-              taskToken,
-              decisions: [...decisions],
-              ...(executionContext === undefined ? {} : { executionContext }),
-            }),
-          ),
-        'RespondDecisionTaskCompleted',
-        this.#logger,
-      );
-    } catch (error) {
-      // The task is left to time out and be rescheduled, as SWF does for a decider that crashed.
-      this.#logger.error('decider failed; the decision task will time out', {
-        workflowType: name,
-        workflowId: first.workflowExecution?.workflowId,
-        error: describeError(error),
-      });
-    }
-  }
-
-  /** Every history page of a decision task: PollForDecisionTask again with nextPageToken. */
-  async #allEvents(first: PollForDecisionTaskCommandOutput): Promise<HistoryEvent[]> {
-    const events = [...(first.events ?? [])];
-    let token = first.nextPageToken;
-    while (token) {
-      const page = await this.#options.client.send(this.#pollCommand(token));
-      events.push(...(page.events ?? []));
-      token = page.nextPageToken;
-    }
-    return events;
-  }
-
-  #deciderFor(workflowTypeName: string): Decider {
-    const { decider } = this.#options;
-    if (typeof decider === 'function') return decider;
-    const found = decider[workflowTypeName];
-    if (found === undefined) throw new Error(`no decider for workflow type ${workflowTypeName}`);
-    return found;
   }
 }

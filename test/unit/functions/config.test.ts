@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadOutboxConfig } from '../../../functions/shared/config.js';
+import { ConfigError, loadConfig, loadOutboxConfig } from '../../../functions/shared/config.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 
 describe('loadOutboxConfig', () => {
@@ -14,6 +14,7 @@ describe('loadOutboxConfig', () => {
       scheduleGroup: 'swf-deadlines',
       schedulerRoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN,
       streamMaxAttempts: 3,
+      pushTaskLists: [],
     });
     expect(
       loadOutboxConfig({ ...OUTBOX_ENV, STREAM_MAX_ATTEMPTS: undefined }).streamMaxAttempts,
@@ -34,5 +35,59 @@ describe('loadOutboxConfig', () => {
   ])('fails the cold start on a bad %s', (name, value, message) => {
     const env = { ...OUTBOX_ENV, [name]: value };
     expect(() => loadOutboxConfig(env)).toThrow(new ConfigError(message));
+  });
+});
+
+describe('SWF_PUSH_TASK_LISTS', () => {
+  const target = 'arn:aws:lambda:us-east-1:123456789012:function:deciders';
+  const deciders = { kind: 'decision', domain: 'orders', taskList: 'deciders', target };
+  const workers = { kind: 'activity', domain: 'orders', taskList: 'deciders', target: 'workers' };
+  const withLists = (value: string | undefined) => ({ ...OUTBOX_ENV, SWF_PUSH_TASK_LISTS: value });
+
+  it('reads the task lists served by functions; unset or blank is none', () => {
+    const json = JSON.stringify([deciders, workers]);
+    expect(loadConfig(withLists(json)).pushTaskLists).toEqual([deciders, workers]);
+    expect(loadOutboxConfig(withLists(json)).pushTaskLists).toEqual([deciders, workers]);
+    expect(loadConfig(withLists(undefined)).pushTaskLists).toEqual([]);
+    expect(loadConfig(withLists(' ')).pushTaskLists).toEqual([]);
+    expect(loadConfig(withLists('[]')).pushTaskLists).toEqual([]);
+  });
+
+  it.each([
+    ['[{"kind":', /^SWF_PUSH_TASK_LISTS must be JSON: /],
+    ['{}', 'SWF_PUSH_TASK_LISTS must be a JSON array of task lists'],
+    [
+      '["deciders"]',
+      'SWF_PUSH_TASK_LISTS[0] must be an object with kind, domain, taskList and target',
+    ],
+    [
+      [deciders, { ...workers, kind: 'lambda' }],
+      'SWF_PUSH_TASK_LISTS[1].kind must be "activity" or "decision", not "lambda"',
+    ],
+    [
+      [{ ...deciders, kind: undefined }],
+      'SWF_PUSH_TASK_LISTS[0].kind must be "activity" or "decision", not undefined',
+    ],
+    [
+      [{ ...deciders, domain: '' }],
+      'SWF_PUSH_TASK_LISTS[0].domain must be a non-empty string, not ""',
+    ],
+    [
+      [{ ...deciders, taskList: '  ' }],
+      'SWF_PUSH_TASK_LISTS[0].taskList must be a non-empty string, not "  "',
+    ],
+    [
+      [{ ...deciders, target: 7 }],
+      'SWF_PUSH_TASK_LISTS[0].target must be a non-empty string, not 7',
+    ],
+    [[{ ...deciders, function: target }], 'SWF_PUSH_TASK_LISTS[0] has an unknown field "function"'],
+    [
+      [deciders, workers, { ...deciders, target: 'other' }],
+      'SWF_PUSH_TASK_LISTS[2] repeats the decision task list "deciders" of domain "orders"',
+    ],
+  ])('fails the cold start on %j', (value, message) => {
+    const env = withLists(typeof value === 'string' ? value : JSON.stringify(value));
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
   });
 });

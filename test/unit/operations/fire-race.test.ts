@@ -10,6 +10,7 @@ import { signalExecution } from '../../../lib/core/executions.js';
 import type { HistoryEvent } from '../../../lib/core/history-event.js';
 import { fireRunDeadline, type OutboxDeps } from '../../../lib/operations/outbox.js';
 import type { CommitOutcome, RunWrite } from '../../../lib/ports/execution-store.js';
+import { noTaskPush } from '../../../lib/ports/task-push.js';
 import { decision, RunDriver } from '../../support/core-builders.js';
 
 /** A run with a timer, and the same run once a signal won the race at `signalAt` (epoch seconds). */
@@ -47,6 +48,7 @@ function deps(runs: readonly ExecutionState[], clockMs: readonly number[]) {
     clock: { now: () => clockMs[Math.min(loads - 1, clockMs.length - 1)] as number },
     registry: { getDomain: async () => undefined },
     notifier: new InProcessTaskNotifier(),
+    push: noTaskPush,
     scheduler: { arm: async () => undefined },
   };
   return { deps: d as unknown as OutboxDeps, committed };

@@ -1,0 +1,53 @@
+import type { TaskKind } from '../../core/task-queue.js';
+import {
+  type PushedTaskEvent,
+  type PushTaskList,
+  pushTargets,
+  type TaskPush,
+} from '../../ports/task-push.js';
+
+/** A function served in-process: what a Lambda function's handler would be given. */
+export type LocalPushHandler = (event: PushedTaskEvent) => unknown;
+
+/**
+ * Push task lists for the local server: handlers registered in-process, invoked as Lambda invokes a
+ * function asynchronously (the push does not wait for the handler; the event is a copy made through
+ * JSON, as if it had crossed the wire). A handler that throws is logged; Lambda would retry it.
+ */
+export class LocalTaskPush implements TaskPush {
+  readonly #lists: PushTaskList[] = [];
+  readonly #handlers = new Map<string, LocalPushHandler>();
+  #lookup = pushTargets([]);
+
+  /** Serves `list` with `handler` from now on: tasks scheduled on it are pushed, not queued. */
+  register(list: PushTaskList, handler: LocalPushHandler): void {
+    this.#lists.push(list);
+    this.#handlers.set(list.target, handler);
+    this.#lookup = pushTargets(this.#lists);
+  }
+
+  target(kind: TaskKind, domain: string, taskList: string): string | undefined {
+    return this.#lookup(kind, domain, taskList);
+  }
+
+  async push(target: string, event: PushedTaskEvent): Promise<void> {
+    const handler = this.#handlers.get(target);
+    if (handler === undefined) throw new Error(`Function not found: ${target}`);
+    const copy = JSON.parse(JSON.stringify(event)) as PushedTaskEvent;
+    setImmediate(() => {
+      Promise.resolve()
+        .then(() => handler(copy))
+        .catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          console.error(
+            JSON.stringify({
+              level: 'error',
+              message: 'pushed task handler failed',
+              target,
+              reason,
+            }),
+          );
+        });
+    });
+  }
+}

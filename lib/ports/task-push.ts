@@ -1,0 +1,64 @@
+import type { TaskKind } from '../core/task-queue.js';
+
+/**
+ * Push task lists: a task list served by a function instead of pollers. A task scheduled on one is
+ * never queued; the outbox starts it (recording the function as the identity that took it, as a poll
+ * would) and invokes the function with what PollForActivityTask or PollForDecisionTask would have
+ * answered. The worker then heartbeats and responds through the API, as any worker does.
+ */
+export interface PushTaskList {
+  readonly kind: TaskKind;
+  readonly domain: string;
+  readonly taskList: string;
+  /** The function: a Lambda function's name or ARN (locally, a registered handler's name). */
+  readonly target: string;
+}
+
+/**
+ * What a pushed function receives. `task` is the poll's answer exactly as the API would send it (SWF's
+ * JSON: timestamps in epoch seconds). A decision task's history may come in several pages: its
+ * `nextPageToken` is for PollForDecisionTask on the same domain and task list, as with a poll.
+ */
+export interface PushedTaskEvent {
+  readonly source: typeof PUSHED_TASK_SOURCE;
+  readonly kind: TaskKind;
+  readonly domain: string;
+  readonly taskList: string;
+  readonly task: Readonly<Record<string, unknown>>;
+}
+
+export const PUSHED_TASK_SOURCE = 'swf.pushed-task';
+
+/**
+ * The most a pushed event's JSON may weigh: Lambda's limit on an asynchronous invocation's payload (1 MB,
+ * API reference of Invoke). A decision task's history is cut into pages under it (the function reads
+ * the rest as a poller would).
+ */
+export const PUSHED_EVENT_MAX_BYTES = 1024 * 1024;
+
+export interface TaskPush {
+  /** The function tasks of this list are pushed to, or undefined for a list served by polls. */
+  target(kind: TaskKind, domain: string, taskList: string): string | undefined;
+  /**
+   * Hands a started task to its function without waiting for it to run (Lambda's asynchronous
+   * invocation). Rejects only when the function could not be reached at all.
+   */
+  push(target: string, event: PushedTaskEvent): Promise<void>;
+}
+
+/** Every task list is served by polls. */
+export const noTaskPush: TaskPush = {
+  target: () => undefined,
+  push: (target) => Promise.reject(new Error(`no function ${target} to push tasks to`)),
+};
+
+/** A lookup over configured push task lists. */
+export function pushTargets(
+  lists: readonly PushTaskList[],
+): (kind: TaskKind, domain: string, taskList: string) => string | undefined {
+  const byList = new Map(lists.map((l) => [listKey(l.kind, l.domain, l.taskList), l.target]));
+  return (kind, domain, taskList) => byList.get(listKey(kind, domain, taskList));
+}
+
+const listKey = (kind: TaskKind, domain: string, taskList: string) =>
+  JSON.stringify([kind, domain, taskList]);

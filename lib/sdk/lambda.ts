@@ -1,0 +1,172 @@
+import type { SWFClient } from '@aws-sdk/client-swf';
+import type { Activity } from './activity/context.js';
+import { CancelReason } from './activity/context.js';
+import type { TaskEnd } from './activity/run-task.js';
+import { DEFAULT_CANCEL_GRACE_MS, startActivityTask } from './activity/start-task.js';
+import { createSwfClient } from './client.js';
+import { type Decider, decideTask } from './decider/decide-task.js';
+import { readWireAnswer } from './json-path.js';
+import { consoleLogger, type Logger } from './logger.js';
+
+/**
+ * What the service invokes a push task list's function with: the task it started for the function,
+ * as PollForActivityTask or PollForDecisionTask would have answered it (SWF's JSON wire shape, epoch
+ * second timestamps). A decision task's further history pages come from PollForDecisionTask with its
+ * `nextPageToken` on the same domain and task list.
+ */
+export interface PushedTaskEvent {
+  readonly source: 'swf.pushed-task';
+  readonly kind: 'activity' | 'decision';
+  readonly domain: string;
+  readonly taskList: string;
+  readonly task: Readonly<Record<string, unknown>>;
+}
+
+/** The part of Lambda's context the handlers use (aws-lambda's `Context` has it). */
+export interface LambdaContext {
+  getRemainingTimeInMillis(): number;
+}
+
+/** A Lambda handler of pushed tasks. */
+export type PushedTaskHandler<R> = (event: PushedTaskEvent, context?: LambdaContext) => Promise<R>;
+
+/** Time left for the canceled report after the activity's grace, before Lambda's time limit. */
+const REPORT_MARGIN_MS = 2_000;
+
+interface HandlerClientOptions {
+  /**
+   * The client (default: `createSwfClient` on `$SWF_ENDPOINT`, required then, in `$AWS_REGION`,
+   * signed for `$SWF_SIGNING_NAME`, default `execute-api`). Created once, with the handler.
+   */
+  readonly client?: SWFClient;
+  readonly logger?: Logger;
+}
+
+export interface ActivityTaskHandlerOptions extends HandlerClientOptions {
+  /** Activity functions by activity type name. */
+  readonly activities: Readonly<Record<string, Activity>>;
+  /** Time between automatic heartbeats (default 1 s), as for ActivityWorker. */
+  readonly heartbeatIntervalMs?: number;
+  /** Time an activity gets to return after its signal fires (default 10 s), as for ActivityWorker. */
+  readonly cancelGraceMs?: number;
+  /** Called with what became of the task, before the handler resolves with it. */
+  readonly onTaskEnd?: (end: TaskEnd) => void;
+}
+
+export interface DecisionTaskHandlerOptions extends HandlerClientOptions {
+  /** One decider for every workflow type on the list, or one per workflow type name. */
+  readonly decider: Decider | Readonly<Record<string, Decider>>;
+  /** History page size asked of PollForDecisionTask for further pages (default: the service's). */
+  readonly maximumPageSize?: number;
+}
+
+/**
+ * A Lambda handler that runs pushed activity tasks as ActivityWorker runs polled ones: heartbeats,
+ * `ctx.signal` cancellation, one report. It resolves with the TaskEnd even when the activity failed
+ * (that is reported to SWF; a throw would make Lambda retry and run it again). `cancelGraceMs + 2 s`
+ * before the function's time limit, the activity is shut down and reported canceled.
+ *
+ * @example
+ * export const handler = activityTaskHandler({
+ *   activities: { resize: async (input, ctx) => resize(input, { signal: ctx.signal }) },
+ * });
+ */
+export function activityTaskHandler(
+  options: ActivityTaskHandlerOptions,
+): PushedTaskHandler<TaskEnd> {
+  const client = options.client ?? clientFromEnv();
+  const logger = options.logger ?? consoleLogger;
+  const cancelGraceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+  return async (event, context) => {
+    const { task } = pushedTask(event, 'activity');
+    const activityTask = readWireAnswer('PollForActivityTask', task);
+    const { taskToken } = activityTask;
+    if (!taskToken) throw new Error('not a pushed activity task: its task has no taskToken');
+    const shuttingDown = new AbortController();
+    const running = startActivityTask(
+      { ...options, client, logger, cancelGraceMs },
+      { ...activityTask, taskToken },
+      shuttingDown.signal,
+    );
+    const clear = atDeadline(context, cancelGraceMs + REPORT_MARGIN_MS, () => {
+      logger.warn('the function is about to time out: cancelling the activity', {
+        activityId: activityTask.activityId,
+      });
+      shuttingDown.abort(new Error('function time limit'));
+      running.cancel(CancelReason.shutdown);
+    });
+    try {
+      const end = await running.done;
+      options.onTaskEnd?.(end);
+      return end;
+    } finally {
+      clear();
+    }
+  };
+}
+
+/**
+ * A Lambda handler that decides pushed decision tasks as DeciderWorker decides polled ones: every
+ * history page, replay, the decider, RespondDecisionTaskCompleted. A decider's error is logged, not
+ * thrown: the decision task times out and is rescheduled.
+ *
+ * @example
+ * export const handler = decisionTaskHandler({
+ *   decider: (state) => [decide.completeWorkflowExecution(state.input)],
+ * });
+ */
+export function decisionTaskHandler(options: DecisionTaskHandlerOptions): PushedTaskHandler<void> {
+  const client = options.client ?? clientFromEnv();
+  const logger = options.logger ?? consoleLogger;
+  return async (event) => {
+    const { domain, taskList, task } = pushedTask(event, 'decision');
+    const first = readWireAnswer('PollForDecisionTask', task);
+    if (!first.taskToken) throw new Error('not a pushed decision task: its task has no taskToken');
+    const { decider, maximumPageSize } = options;
+    await decideTask({ client, domain, taskList, decider, maximumPageSize, logger }, first);
+  };
+}
+
+/** The event's envelope, checked: Lambda hands over whatever it was invoked with. */
+function pushedTask(event: unknown, kind: PushedTaskEvent['kind']): PushedTaskEvent {
+  const what = `not a pushed ${kind} task`;
+  if (typeof event !== 'object' || event === null) throw new Error(`${what}: ${String(event)}`);
+  const field = (key: string): unknown => Reflect.get(event, key);
+  const source = field('source');
+  if (source !== 'swf.pushed-task') throw new Error(`${what}: source ${String(source)}`);
+  if (field('kind') !== kind) throw new Error(`${what}: kind ${String(field('kind'))}`);
+  const domain = field('domain');
+  const taskList = field('taskList');
+  const task = field('task');
+  if (typeof domain !== 'string' || typeof taskList !== 'string')
+    throw new Error(`${what}: no domain or taskList`);
+  if (typeof task !== 'object' || task === null || Array.isArray(task))
+    throw new Error(`${what}: no task`);
+  return { source, kind, domain, taskList, task: { ...task } };
+}
+
+/** Calls `fire` when the function has `marginMs` left (at once if it has less); returns a clear. */
+function atDeadline(
+  context: LambdaContext | undefined,
+  marginMs: number,
+  fire: () => void,
+): () => void {
+  if (context === undefined) return () => {};
+  const timer = setTimeout(fire, Math.max(0, context.getRemainingTimeInMillis() - marginMs));
+  return () => clearTimeout(timer);
+}
+
+/** The handlers' default client, from the function's environment. */
+function clientFromEnv(): SWFClient {
+  const endpoint = process.env.SWF_ENDPOINT;
+  if (!endpoint)
+    throw new Error(
+      'SWF_ENDPOINT is not set: set it to the SWF endpoint the function reports to, or pass a client',
+    );
+  const region = process.env.AWS_REGION;
+  return createSwfClient({
+    endpoint,
+    ...(region ? { region } : {}),
+    signingName: process.env.SWF_SIGNING_NAME || 'execute-api',
+  });
+}

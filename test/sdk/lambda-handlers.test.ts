@@ -1,0 +1,349 @@
+/**
+ * The SDK's Lambda handlers of push task lists against a stub SWF: a pushed task (the poll's answer in
+ * SWF's JSON) is run or decided as a polled one would be, and answered through the API.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type ActivityContext,
+  ActivityFailure,
+  activityTaskHandler,
+  createSwfClient,
+  decide,
+  decisionTaskHandler,
+  type PushedTaskEvent,
+  type WorkflowState,
+} from '../../lib/sdk/index.js';
+import { lambdaContext } from '../support/lambda-events.js';
+import { type Received, type StubService, startStubService } from '../support/stub-aws-json.js';
+import { recordingLogger } from './support.js';
+
+let stub: StubService;
+
+beforeAll(async () => {
+  stub = await startStubService();
+});
+afterAll(() => stub.close());
+afterEach(() => {
+  stub.received.length = 0;
+  stub.answers.length = 0;
+  vi.unstubAllEnvs();
+});
+
+const client = () =>
+  createSwfClient({
+    endpoint: stub.endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+    maxAttempts: 1,
+  });
+
+/** The calls the stub received, as `Action body`. */
+const calls = () =>
+  stub.received.map((r: Received) => ({
+    action: String(r.headers['x-amz-target']).replace('SimpleWorkflowService.', ''),
+    body: r.body,
+  }));
+
+const activityEvent = (task: Record<string, unknown> = {}): PushedTaskEvent => ({
+  source: 'swf.pushed-task',
+  kind: 'activity',
+  domain: 'orders',
+  taskList: 'resize-fn',
+  task: {
+    taskToken: 'tok-1',
+    activityId: 'a1',
+    activityType: { name: 'resize', version: '1' },
+    workflowExecution: { workflowId: 'w1', runId: 'r1' },
+    startedEventId: 6,
+    input: '{"n":2}',
+    ...task,
+  },
+});
+
+/** An activity that waits for its signal, then throws its reason (reporting the cancellation). */
+const waitsForSignal = (seen: { ctx?: ActivityContext; abortedAtStart?: boolean }) => {
+  return (_input: string | undefined, ctx: ActivityContext) =>
+    new Promise((_resolve, reject) => {
+      seen.ctx = ctx;
+      seen.abortedAtStart = ctx.signal.aborted;
+      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+    });
+};
+
+describe('activityTaskHandler', () => {
+  it('runs a pushed activity with its input and ids, and reports it completed', async () => {
+    let seen: { input: string | undefined; ctx: ActivityContext } | undefined;
+    const ends: unknown[] = [];
+    const handler = activityTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      onTaskEnd: (end) => ends.push(end),
+      activities: {
+        resize: (input, ctx) => {
+          seen = { input, ctx };
+          return { doubled: 4 };
+        },
+      },
+    });
+
+    const end = await handler(activityEvent(), lambdaContext());
+
+    expect(seen?.input).toBe('{"n":2}');
+    expect(seen?.ctx).toMatchObject({
+      taskToken: 'tok-1',
+      activityId: 'a1',
+      activityType: { name: 'resize', version: '1' },
+      workflowExecution: { workflowId: 'w1', runId: 'r1' },
+      startedEventId: 6,
+      input: '{"n":2}',
+    });
+    expect(end).toMatchObject({ outcome: 'completed', reported: 'sent', activityId: 'a1' });
+    expect(ends).toEqual([end]);
+    expect(calls()).toEqual([
+      {
+        action: 'RespondActivityTaskCompleted',
+        body: { taskToken: 'tok-1', result: '{"doubled":4}' },
+      },
+    ]);
+  });
+
+  it('reports a failing activity as failed and resolves rather than throwing', async () => {
+    const handler = activityTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      activities: {
+        resize: () => {
+          throw new ActivityFailure('too big', 'max 10 MB');
+        },
+      },
+    });
+
+    const end = await handler(activityEvent());
+
+    expect(end).toMatchObject({ outcome: 'failed', reported: 'sent' });
+    expect(calls()).toEqual([
+      {
+        action: 'RespondActivityTaskFailed',
+        body: { taskToken: 'tok-1', reason: 'too big', details: 'max 10 MB' },
+      },
+    ]);
+  });
+
+  it('fires ctx.signal when a heartbeat answers cancelRequested and reports it canceled', async () => {
+    stub.answers.push({ status: 200, body: { cancelRequested: true } });
+    const seen: { ctx?: ActivityContext } = {};
+    const handler = activityTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      heartbeatIntervalMs: 20,
+      activities: { resize: waitsForSignal(seen) },
+    });
+
+    const end = await handler(activityEvent(), lambdaContext());
+
+    expect(seen.ctx?.cancelReason).toBe('cancelRequested');
+    expect(seen.ctx?.shuttingDown.aborted).toBe(false);
+    expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
+    expect(calls().map((c) => c.action)).toEqual([
+      'RecordActivityTaskHeartbeat',
+      'RespondActivityTaskCanceled',
+    ]);
+    expect(calls()[1]?.body).toMatchObject({ taskToken: 'tok-1' });
+  });
+
+  it('shuts the activity down at once when less than cancelGraceMs + 2 s remain', async () => {
+    const seen: { ctx?: ActivityContext; abortedAtStart?: boolean } = {};
+    const handler = activityTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      cancelGraceMs: 500,
+      activities: { resize: waitsForSignal(seen) },
+    });
+
+    const end = await handler(activityEvent(), lambdaContext({ remainingMs: 2_400 }));
+
+    expect(seen.ctx?.cancelReason).toBe('shutdown');
+    expect(seen.ctx?.shuttingDown.aborted).toBe(true);
+    expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown', reported: 'sent' });
+    expect(calls().map((c) => c.action)).toEqual(['RespondActivityTaskCanceled']);
+  });
+
+  it('shuts the activity down when the remaining time falls to cancelGraceMs + 2 s', async () => {
+    const seen: { ctx?: ActivityContext; abortedAtStart?: boolean } = {};
+    const handler = activityTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      cancelGraceMs: 50,
+      activities: { resize: waitsForSignal(seen) },
+    });
+    const started = Date.now();
+
+    const end = await handler(activityEvent(), lambdaContext({ remainingMs: 2_250 }));
+
+    expect(seen.abortedAtStart).toBe(false);
+    expect((end.signalledAt ?? 0) - started).toBeGreaterThanOrEqual(150);
+    expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown' });
+  });
+
+  it('rejects an event that is not a pushed activity task', async () => {
+    const handler = activityTaskHandler({ client: client(), activities: {} });
+    const event = activityEvent();
+
+    await expect(handler({ ...event, source: 'aws.events' } as never)).rejects.toThrow(
+      /not a pushed activity task: source aws\.events/,
+    );
+    await expect(handler({ ...event, kind: 'decision' })).rejects.toThrow(
+      /not a pushed activity task: kind decision/,
+    );
+    await expect(handler(activityEvent({ taskToken: undefined }))).rejects.toThrow(
+      /not a pushed activity task: its task has no taskToken/,
+    );
+    await expect(handler({ hello: 'world' } as never)).rejects.toThrow(/not a pushed activity/);
+    expect(stub.received).toEqual([]);
+  });
+});
+
+const wireEvent = (eventId: number, eventType: string, attributes: Record<string, unknown>) => ({
+  eventId,
+  eventTimestamp: 1_764_000_000 + eventId + 0.5,
+  eventType,
+  ...attributes,
+});
+
+const decisionEvent = (task: Record<string, unknown> = {}): PushedTaskEvent => ({
+  source: 'swf.pushed-task',
+  kind: 'decision',
+  domain: 'orders',
+  taskList: 'decider-fn',
+  task: {
+    taskToken: 'dtok',
+    startedEventId: 5,
+    previousStartedEventId: 0,
+    workflowExecution: { workflowId: 'w1', runId: 'r1' },
+    workflowType: { name: 'flow', version: '1' },
+    events: [
+      wireEvent(1, 'WorkflowExecutionStarted', {
+        workflowExecutionStartedEventAttributes: {
+          input: 'in',
+          childPolicy: 'TERMINATE',
+          taskList: { name: 'decider-fn' },
+          workflowType: { name: 'flow', version: '1' },
+        },
+      }),
+      wireEvent(2, 'DecisionTaskScheduled', {
+        decisionTaskScheduledEventAttributes: { taskList: { name: 'decider-fn' } },
+      }),
+    ],
+    ...task,
+  },
+});
+
+const secondPage = {
+  events: [
+    wireEvent(3, 'DecisionTaskStarted', {
+      decisionTaskStartedEventAttributes: { scheduledEventId: 2, identity: 'decider-fn' },
+    }),
+  ],
+};
+
+describe('decisionTaskHandler', () => {
+  it('fetches every page, replays them with Date timestamps and sends the decisions', async () => {
+    stub.answers.push({ status: 200, body: secondPage });
+    let state: WorkflowState | undefined;
+    const handler = decisionTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      decider: {
+        flow: (s) => {
+          state = s;
+          return [decide.completeWorkflowExecution(`done ${s.input}`)];
+        },
+      },
+    });
+
+    await handler(decisionEvent({ nextPageToken: 'page-2' }), lambdaContext());
+
+    const [page, respond] = calls();
+    expect(page?.action).toBe('PollForDecisionTask');
+    expect(page?.body).toMatchObject({
+      domain: 'orders',
+      taskList: { name: 'decider-fn' },
+      nextPageToken: 'page-2',
+    });
+    expect(state?.events.map((e) => e.eventId)).toEqual([1, 2, 3]);
+    expect(state?.events.map((e) => e.eventTimestamp)).toEqual([
+      new Date(1_764_000_001_500),
+      new Date(1_764_000_002_500),
+      new Date(1_764_000_003_500),
+    ]);
+    expect(state).toMatchObject({ taskToken: 'dtok', input: 'in', startedEventId: 5 });
+    expect(respond).toEqual({
+      action: 'RespondDecisionTaskCompleted',
+      body: {
+        taskToken: 'dtok',
+        decisions: [
+          {
+            decisionType: 'CompleteWorkflowExecution',
+            completeWorkflowExecutionDecisionAttributes: { result: 'done in' },
+          },
+        ],
+      },
+    });
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('logs a decider error and leaves the task to time out, without throwing', async () => {
+    const logger = recordingLogger();
+    const handler = decisionTaskHandler({
+      client: client(),
+      logger,
+      decider: () => {
+        throw new Error('bug in decider');
+      },
+    });
+
+    await handler(decisionEvent());
+
+    expect(calls()).toEqual([]);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'decider failed; the decision task will time out',
+      }),
+    );
+  });
+
+  it('rejects an event that is not a pushed decision task', async () => {
+    const handler = decisionTaskHandler({ client: client(), decider: () => [] });
+
+    await expect(handler(activityEvent())).rejects.toThrow(
+      /not a pushed decision task: kind activity/,
+    );
+    await expect(handler(decisionEvent({ taskToken: '' }))).rejects.toThrow(/no taskToken/);
+    await expect(handler({ ...decisionEvent(), task: 'x' } as never)).rejects.toThrow(/no task/);
+    expect(stub.received).toEqual([]);
+  });
+});
+
+describe('the handlers’ default client', () => {
+  it('throws a clear error at creation when SWF_ENDPOINT is unset', () => {
+    vi.stubEnv('SWF_ENDPOINT', undefined);
+
+    expect(() => activityTaskHandler({ activities: {} })).toThrow(/SWF_ENDPOINT is not set/);
+    expect(() => decisionTaskHandler({ decider: () => [] })).toThrow(/SWF_ENDPOINT is not set/);
+  });
+
+  it('talks to $SWF_ENDPOINT in $AWS_REGION, signed for execute-api by default', async () => {
+    vi.stubEnv('SWF_ENDPOINT', stub.endpoint);
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv('SWF_SIGNING_NAME', undefined);
+    const handler = activityTaskHandler({ activities: { resize: () => 'ok' } });
+
+    await handler(activityEvent());
+
+    expect(calls().map((c) => c.action)).toEqual(['RespondActivityTaskCompleted']);
+    expect(stub.received[0]?.headers.authorization).toMatch(
+      /\/eu-west-1\/execute-api\/aws4_request,/,
+    );
+  });
+});
