@@ -28,6 +28,8 @@ export interface BenchEnv {
   readonly dynamo: DynamoCounters;
   readonly swf: SwfCounters;
   readonly deadlines: DeadlineCounters;
+  /** Tasks the outbox pushed to the functions of push task lists. */
+  readonly pushes: { count: number };
   /** A new SDK client on the stack, counted (one per worker, so pollers never share sockets). */
   client(): SWFClient;
   resetCounters(): void;
@@ -52,6 +54,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   const dynamo = new DynamoCounters();
   const swf = new SwfCounters();
   const deadlines = new DeadlineCounters();
+  const pushes = { count: 0 };
   const stack = await startLocalStack({
     tableName: options.tableName ?? 'swf-bench',
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
@@ -76,11 +79,13 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     dynamo,
     swf,
     deadlines,
+    pushes,
     client,
     resetCounters: () => {
       dynamo.reset();
       swf.reset();
       deadlines.reset();
+      pushes.count = 0;
     },
     close: async () => {
       for (const c of clients) c.destroy();

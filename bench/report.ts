@@ -52,7 +52,7 @@ export function buildTable(r: BenchResults): Row[] {
     ] as const;
     for (const [front, cost] of fronts) {
       rows.push({
-        what: `cost per million activity round trips, Lambda push mode (modelled), ${front}`,
+        what: `cost per million activity round trips, Lambda push mode (push task lists), ${front}`,
         target: '≤ $8 (Amazon SWF: $25)',
         measured: `$${cost.lambdaPush.perMillion.toFixed(2)}`,
         verdict: verdict(cost.lambdaPush.perMillion <= 8),

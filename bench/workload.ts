@@ -1,9 +1,11 @@
 import { StartWorkflowExecutionCommand } from '@aws-sdk/client-swf';
 import {
   ActivityWorker,
+  activityTaskHandler,
   type Decider,
   DeciderWorker,
   decide,
+  decisionTaskHandler,
   isOpenActivity,
   silentLogger,
 } from '../lib/sdk/index.js';
@@ -11,6 +13,9 @@ import { ACTIVITY, type BenchEnv, DOMAIN, uniqueId, WORKFLOW } from './env.js';
 import type { Progress } from './progress.js';
 
 export const ACTIVITIES_PER_WORKFLOW = 3;
+
+/** The workflow's one activity: cheap, so the service's work is what is measured. */
+const benchActivities = { [ACTIVITY.name]: (input: string | undefined) => `did ${input ?? ''}` };
 
 export interface SequenceOptions {
   readonly workflows: number;
@@ -24,6 +29,11 @@ export interface SequenceOptions {
   readonly onStart?: () => void;
   /** Awaited once the last execution has closed; the run ends when it resolves. */
   readonly settle?: () => Promise<void>;
+  /**
+   * Serve both task lists by functions (push task lists) instead of polling workers: the SDK's Lambda
+   * handlers, registered in the stack's process. The concurrency options do not apply then.
+   */
+  readonly push?: boolean;
 }
 
 export interface SequenceResult {
@@ -59,25 +69,8 @@ export async function runSequence(env: BenchEnv, o: SequenceOptions): Promise<Se
       }),
     ];
   };
-  const deciders = new DeciderWorker({
-    client: env.client(),
-    domain: DOMAIN,
-    taskList,
-    decider,
-    concurrency: o.deciderConcurrency,
-    shutdownSignals: [],
-    logger: silentLogger,
-  }).start();
-  const workers = new ActivityWorker({
-    client: env.client(),
-    domain: DOMAIN,
-    taskList,
-    activities: { [ACTIVITY.name]: (input) => `did ${input ?? ''}` },
-    concurrency: o.activityConcurrency,
-    pollers: o.activityPollers,
-    shutdownSignals: [],
-    logger: silentLogger,
-  }).start();
+  if (o.push === true) servePushed(env, taskList, decider);
+  const workers = o.push === true ? [] : startWorkers(env, o, taskList, decider);
   const starter = env.client();
   let started = 0;
   let finished = 0;
@@ -105,6 +98,53 @@ export async function runSequence(env: BenchEnv, o: SequenceOptions): Promise<Se
   await Promise.all(Array.from({ length: Math.min(o.inFlight, o.workflows) }, lane));
   await o.settle?.();
   const elapsedMs = performance.now() - begin;
-  await Promise.all([deciders.shutdown(), workers.shutdown()]);
+  await Promise.all(workers.map((w) => w.shutdown()));
   return { workflows: o.workflows, roundTrips: o.workflows * ACTIVITIES_PER_WORKFLOW, elapsedMs };
+}
+
+/** The SDK's polling workers on the sequence's task list. */
+function startWorkers(env: BenchEnv, o: SequenceOptions, taskList: string, decider: Decider) {
+  const deciders = new DeciderWorker({
+    client: env.client(),
+    domain: DOMAIN,
+    taskList,
+    decider,
+    concurrency: o.deciderConcurrency,
+    shutdownSignals: [],
+    logger: silentLogger,
+  }).start();
+  const workers = new ActivityWorker({
+    client: env.client(),
+    domain: DOMAIN,
+    taskList,
+    activities: benchActivities,
+    concurrency: o.activityConcurrency,
+    pollers: o.activityPollers,
+    shutdownSignals: [],
+    logger: silentLogger,
+  }).start();
+  return [deciders, workers];
+}
+
+/** The SDK's Lambda handlers serving the sequence's task lists as push task lists. */
+function servePushed(env: BenchEnv, taskList: string, decider: Decider): void {
+  const handleDecision = decisionTaskHandler({
+    client: env.client(),
+    decider,
+    logger: silentLogger,
+  });
+  const work = activityTaskHandler({
+    client: env.client(),
+    activities: benchActivities,
+    logger: silentLogger,
+  });
+  const list = { domain: DOMAIN, taskList };
+  env.stack.push.register({ ...list, kind: 'decision', target: 'bench-decider' }, (event) => {
+    env.pushes.count += 1;
+    return handleDecision(event as Parameters<typeof handleDecision>[0]);
+  });
+  env.stack.push.register({ ...list, kind: 'activity', target: 'bench-worker' }, (event) => {
+    env.pushes.count += 1;
+    return work(event as Parameters<typeof work>[0]);
+  });
 }

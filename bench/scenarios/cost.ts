@@ -56,12 +56,19 @@ export interface CostResult {
     readonly streamBatches: number;
     readonly deadlines: number;
   };
+  /** The same workload with both task lists served by functions (Lambda push mode, measured). */
+  readonly pushRun: {
+    readonly usage: RunUsage;
+    readonly perRoundTrip: CostResult['perRoundTrip'];
+    readonly pushedTasks: number;
+  };
   readonly dynamoByOperation: Readonly<Record<string, OperationTotals>>;
   /** Write units per round trip by kind of item written (Run state, History, queue entries …). */
   readonly writeUnitsPerRoundTripByKind: Readonly<
     Record<string, { items: number; writeUnits: number }>
   >;
   readonly httpPolling: CostEstimate;
+  /** Priced from the push run. */
   readonly lambdaPush: CostEstimate;
   /** The same behind the API function's own URL instead of API Gateway (a deploy option). */
   readonly functionUrl: { readonly httpPolling: CostEstimate; readonly lambdaPush: CostEstimate };
@@ -87,44 +94,39 @@ export interface CostResult {
  */
 export async function runCost(env: BenchEnv, workflows: number): Promise<CostResult> {
   const progress = new Progress('cost');
-  const run = await runSequence(env, {
+  const sequence = {
     workflows,
     inFlight: 8,
     deciderConcurrency: 2,
     activityConcurrency: 4,
     activityPollers: 2,
-    progress,
     onStart: () => env.resetCounters(),
+    // The outbox's work for the run (visibility at close, disarms) belongs to it, not to the next.
+    settle: () => env.stack.streamCaughtUp(),
+  };
+  // The same workload with both task lists served by functions: Lambda push mode, measured.
+  const pushed = await runSequence(env, {
+    ...sequence,
+    push: true,
+    progress: new Progress('cost (push)'),
   });
+  const pushUsage: RunUsage = { ...usageOf(env, pushed.roundTrips), pushedTasks: env.pushes.count };
+  const pushTotals = env.dynamo.meter.snapshot();
+  const run = await runSequence(env, { ...sequence, progress });
   const totals = env.dynamo.meter.snapshot();
   const measuredCalls = env.swf.calls();
-  const callCount = Object.values(measuredCalls).reduce((n, t) => n + t.calls, 0);
-  // API Lambda time: the API side's DynamoDB requests at nominal latency plus a per-call overhead,
-  // spread over the calls (so that push mode can take the polls' share out of the API function).
-  const apiMs =
-    nominalMs(env.dynamo.byOrigin.api) +
-    callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA));
-  const apiCalls = Object.fromEntries(
-    Object.entries(measuredCalls).map(([action, t]) => [
-      action,
-      { calls: t.calls, billedMs: round((apiMs * t.calls) / Math.max(callCount, 1), 1) },
-    ]),
-  );
-  const usage: RunUsage = {
-    roundTrips: run.roundTrips,
-    readUnits: totals.readUnits,
-    writeUnits: totals.writeUnits,
-    streamBatches: env.dynamo.writeBatches,
-    outboxDynamoMs: nominalMs(env.dynamo.byOrigin.outbox),
-    apiCalls,
-    sqsDeadlines: env.deadlines.sqs,
-    scheduledDeadlines: env.deadlines.scheduled,
-    disarmedDeadlines: env.deadlines.disarmed,
-    deadlineRequests: env.deadlines.requests,
-  };
+  const usage = usageOf(env, run.roundTrips);
   const per = (n: number) => round(n / run.roundTrips, 2);
   const estimate = (mode: CostMode, front: FrontDoor) =>
-    rounded(estimateCost(usage, mode, US_EAST_1, DEPLOYED_LAMBDA, front));
+    rounded(
+      estimateCost(
+        mode === 'lambda-push' ? pushUsage : usage,
+        mode,
+        US_EAST_1,
+        DEPLOYED_LAMBDA,
+        front,
+      ),
+    );
   const httpPolling = estimate('http-polling', 'http-api');
   const lambdaPush = estimate('lambda-push', 'http-api');
   const result: CostResult = {
@@ -133,9 +135,24 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
       dynamoRequests: per(totals.requests),
       readUnits: per(totals.readUnits),
       writeUnits: per(totals.writeUnits),
-      apiCalls: per(Object.values(apiCalls).reduce((n, t) => n + t.calls, 0)),
+      apiCalls: per(callsIn(usage)),
       streamBatches: per(usage.streamBatches),
       deadlines: per(usage.sqsDeadlines + usage.scheduledDeadlines),
+    },
+    pushRun: {
+      usage: pushUsage,
+      perRoundTrip: {
+        dynamoRequests: round(pushTotals.requests / pushed.roundTrips, 2),
+        readUnits: round(pushTotals.readUnits / pushed.roundTrips, 2),
+        writeUnits: round(pushTotals.writeUnits / pushed.roundTrips, 2),
+        apiCalls: round(callsIn(pushUsage) / pushed.roundTrips, 2),
+        streamBatches: round(pushUsage.streamBatches / pushed.roundTrips, 2),
+        deadlines: round(
+          (pushUsage.sqsDeadlines + pushUsage.scheduledDeadlines) / pushed.roundTrips,
+          2,
+        ),
+      },
+      pushedTasks: round((pushUsage.pushedTasks ?? 0) / pushed.roundTrips, 2),
     },
     dynamoByOperation: totals.byOperation,
     writeUnitsPerRoundTripByKind: Object.fromEntries(
@@ -182,3 +199,37 @@ const rounded = (e: CostEstimate): CostEstimate => ({
   perMillion: round(e.perMillion),
   lines: e.lines.map((l) => ({ ...l, perMillion: round(l.perMillion, 3) })),
 });
+
+const callsIn = (usage: RunUsage) => Object.values(usage.apiCalls).reduce((n, t) => n + t.calls, 0);
+
+/**
+ * What the run since the counters were reset used. API Lambda time: the API side's DynamoDB requests at
+ * nominal latency plus a per-call overhead, spread over the calls (so that a price from a polling run
+ * can take the polls' share out of the API function).
+ */
+function usageOf(env: BenchEnv, roundTrips: number): RunUsage {
+  const totals = env.dynamo.meter.snapshot();
+  const measuredCalls = env.swf.calls();
+  const callCount = Object.values(measuredCalls).reduce((n, t) => n + t.calls, 0);
+  const apiMs =
+    nominalMs(env.dynamo.byOrigin.api) +
+    callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA));
+  const apiCalls = Object.fromEntries(
+    Object.entries(measuredCalls).map(([action, t]) => [
+      action,
+      { calls: t.calls, billedMs: round((apiMs * t.calls) / Math.max(callCount, 1), 1) },
+    ]),
+  );
+  return {
+    roundTrips,
+    readUnits: totals.readUnits,
+    writeUnits: totals.writeUnits,
+    streamBatches: env.dynamo.writeBatches,
+    outboxDynamoMs: nominalMs(env.dynamo.byOrigin.outbox),
+    apiCalls,
+    sqsDeadlines: env.deadlines.sqs,
+    scheduledDeadlines: env.deadlines.scheduled,
+    disarmedDeadlines: env.deadlines.disarmed,
+    deadlineRequests: env.deadlines.requests,
+  };
+}

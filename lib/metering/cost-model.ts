@@ -20,6 +20,8 @@ export interface RunUsage {
   readonly disarmedDeadlines: number;
   /** SQS SendMessage, Scheduler CreateSchedule and DeleteSchedule requests the outbox made. */
   readonly deadlineRequests: number;
+  /** Tasks the outbox started and pushed to the functions of push task lists (one invocation each). */
+  readonly pushedTasks?: number;
 }
 
 export interface LambdaSettings {
@@ -80,9 +82,10 @@ export const DEADLINE_REQUEST_MS = 10;
  *   billed for the call's measured duration (long polls included); the stream consumer runs once per
  *   write batch for its DynamoDB time; each deadline is an SQS message (plus a schedule past 15 min)
  *   and a timer Lambda invocation.
- * - Lambda push: the same, except that no polls go through API Gateway: the stream consumer hands each
- *   task to the worker's function (one async invocation per task) and does the poll's claim itself,
- *   for the poll's measured service time. Responses and heartbeats still come back over the HTTP API.
+ * - Lambda push, of a run whose task lists were push task lists (`pushedTasks`): the outbox started
+ *   each task (its requests and time are the outbox's) and invoked the list's function once per task;
+ *   responses and heartbeats come back over the HTTP API. Priced from a polling run instead, each
+ *   poll becomes such an invocation, its service time the stream function's.
  * - Behind a function URL, the calls that would go through the HTTP API cost the API function only.
  */
 export function estimateCost(
@@ -123,7 +126,7 @@ export function estimateCost(
     usage.streamBatches * INVOCATION_OVERHEAD_MS * cpuScale(lambda.memoryMb) +
     usage.deadlineRequests * DEADLINE_REQUEST_MS;
   const pushMs = mode === 'lambda-push' ? pollMs : 0;
-  const pushInvocations = mode === 'lambda-push' ? polls : 0;
+  const pushInvocations = mode === 'lambda-push' ? polls + (usage.pushedTasks ?? 0) : 0;
   const lines: CostLine[] = [
     {
       item: 'DynamoDB write units',

@@ -56,6 +56,22 @@ describe('estimateCost', () => {
     expect(line(cost, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(10_000 * 0.0000133334);
   });
 
+  it('prices a run of push task lists by its pushed tasks: one invocation each, no polls', () => {
+    const usage: RunUsage = {
+      ...none,
+      apiCalls: { RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 } },
+      pushedTasks: 2_000_000,
+    };
+    const push = estimateCost(usage, 'lambda-push', US_EAST_1, lambda);
+    expect(line(push, 'worker push invocations')).toBeCloseTo(0.4);
+    expect(line(push, 'HTTP API requests')).toBeCloseTo(1);
+    // The start and the push are the outbox's work, counted in its own DynamoDB time, not moved here.
+    expect(line(push, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(0);
+    expect(
+      line(estimateCost(usage, 'http-polling', US_EAST_1, lambda), 'worker push invocations'),
+    ).toBe(0);
+  });
+
   it('charges no API Gateway requests behind a function URL, and everything else alike', () => {
     const usage = pollAndResponse;
     for (const mode of ['http-polling', 'lambda-push'] as const) {
