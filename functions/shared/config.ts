@@ -80,7 +80,7 @@ export function accountIdFromArn(arn: string): string {
  * Push task lists as JSON: `[{"kind":"activity"|"decision","domain":…,"taskList":…,"target":…}]`, the
  * target being the function's name or ARN. Unset or empty: none.
  */
-function pushTaskLists(env: Env, name: string): readonly PushTaskList[] {
+export function pushTaskLists(env: Env, name = 'SWF_PUSH_TASK_LISTS'): readonly PushTaskList[] {
   const value = optional(env, name);
   if (value === undefined) return [];
   let parsed: unknown;

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { pushTaskLists } from '../../functions/shared/config.js';
+import { postingHandler } from '../adapters/memory/local-task-push.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
 import { DEFAULT_TABLE, LOCAL_REGION, startLocalStack } from './stack.js';
 
@@ -11,7 +13,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm start -- [--port N] [--data DIR] [--table NAME]
   --port N      port of the SWF endpoint on 127.0.0.1 (default: $PORT or 8080)
   --data DIR    keep DynamoDB Local's data in DIR across restarts (default: $SWF_DATA_DIR, else in memory)
-  --table NAME  table name (default: ${DEFAULT_TABLE})`;
+  --table NAME  table name (default: ${DEFAULT_TABLE})
+Push task lists: $SWF_PUSH_TASK_LISTS, as deployed ([{"kind":"activity","domain":…,"taskList":…,"target":…}]),
+  each target being the http:// URL its tasks' events are POSTed to`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -37,12 +41,22 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const pushed = pushTaskLists(process.env).map((list) => ({
+    list,
+    handler: postingHandler(list.target),
+  }));
   const dataDir = values.data ?? process.env.SWF_DATA_DIR;
   const stack = await startLocalStack({
     port,
     tableName: values.table ?? DEFAULT_TABLE,
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
   });
+  for (const { list, handler } of pushed) {
+    stack.push.register(list, handler);
+    console.log(
+      `Push task list: ${list.kind} ${list.domain}/${list.taskList} -> POST ${list.target}`,
+    );
+  }
   printBanner(stack.endpoint, dataDir);
 
   let stopping = false;

@@ -51,3 +51,21 @@ export class LocalTaskPush implements TaskPush {
     });
   }
 }
+
+/**
+ * A handler that POSTs each event as JSON to `url`: a worker served over HTTP beside `npm start` (the
+ * SDK's Lambda handlers behind any small HTTP server). An answer other than 2xx is an error.
+ */
+export function postingHandler(url: string): LocalPushHandler {
+  if (!/^https?:\/\//.test(url))
+    throw new Error(`A local push target is the http:// URL events are POSTed to, not "${url}"`);
+  return async (event) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(event),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  };
+}
