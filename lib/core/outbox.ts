@@ -5,7 +5,7 @@
  */
 
 import type { ChildState, ExecutionState } from './execution-state.js';
-import { type PushedTaskRef, pushedTasks } from './task-queue.js';
+import { type PushedTaskRef, pushedTasks, taskKey } from './task-queue.js';
 import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
@@ -77,10 +77,9 @@ export function outboxEffects(
     if (before?.lambdaFunctions[fn.id] === undefined)
       effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
   }
-  const pushedBefore = new Set(pushedTasks(before).map((t) => `${t.kind}:${t.scheduledEventId}`));
+  const pushedBefore = new Set(pushedTasks(before).map(taskKey));
   for (const task of pushedTasks(after)) {
-    if (!pushedBefore.has(`${task.kind}:${task.scheduledEventId}`))
-      effects.push({ kind: 'push-task', task });
+    if (!pushedBefore.has(taskKey(task))) effects.push({ kind: 'push-task', task });
   }
   if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));
   if (visibilityChanged(before, after)) effects.push({ kind: 'sync-visibility', before, after });

@@ -92,14 +92,16 @@ export function pushTask(
   };
 }
 
-const identity = (t: QueuedTaskRef) => `${t.kind}:${t.scheduledEventId}`;
+/** A task's identity within its run: its kind and the id of the event that scheduled it. */
+export const taskKey = (t: Pick<QueuedTaskRef, 'kind' | 'scheduledEventId'>) =>
+  `${t.kind}:${t.scheduledEventId}`;
 
 export function queueChanges(
   before: ExecutionState | undefined,
   after: ExecutionState,
 ): QueueChanges {
-  const was = new Map(queuedTasks(before).map((t) => [identity(t), t]));
-  const now = new Map(queuedTasks(after).map((t) => [identity(t), t]));
+  const was = new Map(queuedTasks(before).map((t) => [taskKey(t), t]));
+  const now = new Map(queuedTasks(after).map((t) => [taskKey(t), t]));
   return {
     add: [...now].filter(([id]) => !was.has(id)).map(([, t]) => t),
     remove: [...was].filter(([id]) => !now.has(id)).map(([, t]) => t),

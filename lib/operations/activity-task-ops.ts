@@ -74,14 +74,8 @@ async function activityTaskAnswer(deps: OperationDeps, task: StartedActivityTask
  */
 export async function pushActivityTask(deps: OperationDeps, task: PushedTaskRef): Promise<void> {
   const started = await startPushed(deps, task, ({ state, recentEvents }) => {
-    const activity = activityByScheduledId(state, task.scheduledEventId);
-    if (
-      state.status !== 'OPEN' ||
-      activity === undefined ||
-      activity.startedEventId !== undefined ||
-      activity.pushTo !== task.target
-    )
-      return undefined;
+    // startPushed found it scheduled, not started, for this function.
+    const activity = activityByScheduledId(state, task.scheduledEventId) as ActivityState;
     return startActivity(deps, state, activity, task.target, recentEvents ?? []);
   });
   if (started === undefined) return;

@@ -18,7 +18,7 @@ import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/r
 import type { PushedTaskRef } from '../core/task-queue.js';
 import { rejectMember } from '../http/coral-message.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { HistoryPage, QueueEntry } from '../ports/execution-store.js';
+import type { HistoryPage, LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import { PUSHED_EVENT_MAX_BYTES } from '../ports/task-push.js';
 import { type OperationDeps, operation } from './context.js';
@@ -129,16 +129,26 @@ function decisionHandoff(deps: OperationDeps, identity: string | undefined): Han
 }
 
 function claimDecisionTask(deps: OperationDeps, entry: QueueEntry, identity: string | undefined) {
-  return claimQueuedTask<StartedDecisionTask>(deps, entry, ({ state, recentEvents }) => {
-    const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
-    const result = {
-      state: t.state,
-      scheduledEventId: entry.scheduledEventId,
-      startedEventId: t.state.nextEventId - 1,
-      recent: [...(recentEvents ?? []), ...t.events],
-    };
-    return { state: t.state, events: t.events, result };
-  });
+  return claimQueuedTask<StartedDecisionTask>(deps, entry, (loaded) =>
+    startScheduledDecision(deps, loaded, entry.scheduledEventId, identity),
+  );
+}
+
+/** Starts the run's scheduled decision task (a queue entry's, or a push list's) for `identity`. */
+function startScheduledDecision(
+  deps: OperationDeps,
+  { state, recentEvents }: LoadedRun,
+  scheduledEventId: number,
+  identity: string | undefined,
+) {
+  const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
+  const result: StartedDecisionTask = {
+    state: t.state,
+    scheduledEventId,
+    startedEventId: t.state.nextEventId - 1,
+    recent: [...(recentEvents ?? []), ...t.events],
+  };
+  return { state: t.state, events: t.events, result };
 }
 
 /**
@@ -149,24 +159,9 @@ function claimDecisionTask(deps: OperationDeps, entry: QueueEntry, identity: str
  * whose function cannot be reached times out (start-to-close) and is scheduled again.
  */
 export async function pushDecisionTask(deps: OperationDeps, task: PushedTaskRef): Promise<void> {
-  const started = await startPushed<StartedDecisionTask>(deps, task, ({ state, recentEvents }) => {
-    const d = state.decisionTask;
-    if (
-      state.status !== 'OPEN' ||
-      d.status !== 'scheduled' ||
-      d.scheduledEventId !== task.scheduledEventId ||
-      d.pushTo !== task.target
-    )
-      return undefined;
-    const t = startDecisionTask(state, task.target, epochSeconds(deps.clock));
-    const result = {
-      state: t.state,
-      scheduledEventId: d.scheduledEventId,
-      startedEventId: t.state.nextEventId - 1,
-      recent: [...(recentEvents ?? []), ...t.events],
-    };
-    return { state: t.state, events: t.events, result };
-  });
+  const started = await startPushed(deps, task, (loaded) =>
+    startScheduledDecision(deps, loaded, task.scheduledEventId, task.target),
+  );
   if (started === undefined) return;
   const input = { domain: task.domain, taskList: { name: task.taskList } };
   const args = {

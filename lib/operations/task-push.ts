@@ -1,5 +1,5 @@
 import { UnknownResourceFault } from '../core/faults.js';
-import type { PushedTaskRef } from '../core/task-queue.js';
+import { type PushedTaskRef, pushedTasks, taskKey } from '../core/task-queue.js';
 import type { LoadedRun } from '../ports/execution-store.js';
 import { PUSHED_TASK_SOURCE, type PushedTaskEvent } from '../ports/task-push.js';
 import type { OperationDeps } from './context.js';
@@ -7,21 +7,23 @@ import type { StartedFromQueue } from './long-poll.js';
 import { mutateRun } from './run-mutation.js';
 
 /**
- * Starts a task of a push task list in one conditional commit, as a poll's claim does: `start` decides
- * on the run's latest state (undefined: nothing to start, as the task was started already, withdrawn,
- * or its run closed). Undefined when nothing was started, or the run is gone.
+ * Starts a task of a push task list in one conditional commit, as a poll's claim does, if the run's
+ * latest state still has it waiting for this function (`pushedTasks`): not started already (a stream
+ * record handled again), withdrawn, or of a closed run. Undefined when nothing was started, or the run
+ * is gone.
  */
 export async function startPushed<T>(
   deps: OperationDeps,
   task: PushedTaskRef,
-  start: (loaded: LoadedRun) => StartedFromQueue<T> | undefined,
+  start: (loaded: LoadedRun) => StartedFromQueue<T>,
 ): Promise<T | undefined> {
+  const waiting = (loaded: LoadedRun) =>
+    pushedTasks(loaded.state).some((t) => taskKey(t) === taskKey(task) && t.target === task.target);
   try {
     return await mutateRun(deps, task.runId, (loaded) => {
+      if (!waiting(loaded)) return { write: false, result: undefined };
       const started = start(loaded);
-      return started === undefined
-        ? { write: false, result: undefined }
-        : { write: true, result: started.result, state: started.state, events: started.events };
+      return { write: true, result: started.result, state: started.state, events: started.events };
     });
   } catch (error) {
     if (error instanceof UnknownResourceFault) return undefined;
