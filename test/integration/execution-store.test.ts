@@ -13,6 +13,7 @@ import {
   POINTER_GRACE_SECONDS,
 } from '../../lib/adapters/dynamodb/execution-store.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import { signalExecution } from '../../lib/core/executions.js';
 import type { HistoryEvent } from '../../lib/core/history-event.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { itemSize } from '../../lib/metering/item-size.js';
@@ -279,6 +280,50 @@ describe('queue entries around a commit', () => {
     ).toBe('committed');
     const after = await store.peekQueue('decision', run.driver.state.domain, listName, 10);
     expect(after.map((e) => e.runId)).not.toContain(run.runId);
+  });
+
+  describe('of a commit that lost to another writer', () => {
+    /** A run with nothing queued, and a signal to it at `at` (which schedules a decision task). */
+    async function idleRun(name: string) {
+      const store = storeWith();
+      const run = new StoredRun(store, name);
+      await run.commit();
+      await run.commit((d) => d.decide([]));
+      const base = run.loaded as LoadedRun;
+      const signal = (at: number, signalName: string): RunWrite => {
+        const t = signalExecution(base.state, { signalName }, at);
+        return { state: t.state, base, events: t.events, queue: queueChanges(base.state, t.state) };
+      };
+      const entries = async () =>
+        (
+          await store.peekQueue(
+            'decision',
+            base.state.domain,
+            base.state.decisionTaskList.name,
+            1000,
+          )
+        )
+          .filter((e) => e.runId === run.runId)
+          .map((e) => e.scheduledAt);
+      return { store, base, signal, entries };
+    }
+
+    it('are taken back: the task they name was scheduled at another moment by the winner', async () => {
+      const { store, base, signal, entries } = await idleRun('raced-apart');
+      const at = base.state.startTimestamp + 100;
+      expect(await store.commit([signal(at, 'first')], [])).toBe('committed');
+      expect(await store.commit([signal(at + 5, 'second')], [])).toBe('conflict');
+      expect(await entries()).toEqual([at]);
+    });
+
+    it("are left when the winner committed the same task (same key): it is the winner's too", async () => {
+      const { store, base, signal, entries } = await idleRun('raced-same');
+      const at = base.state.startTimestamp + 100;
+      expect(await store.commit([signal(at, 'first')], [])).toBe('committed');
+      // The loser's entry overwrites the winner's (same key), then its commit fails.
+      expect(await store.commit([signal(at, 'second')], [])).toBe('conflict');
+      expect(await entries()).toEqual([at]);
+    });
   });
 
   it('leaves none for a run that was not created', async () => {

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
 import { outboxEffects } from '../../core/outbox.js';
-import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
+import { type QueuedTaskRef, queuedTasks, type TaskKind } from '../../core/task-queue.js';
 import { itemSize } from '../../metering/item-size.js';
 import type {
   ActivityHeartbeat,
@@ -92,13 +93,16 @@ export class DynamoExecutionStore implements ExecutionStore {
    *
    * The queue entries of tasks the commit schedules are written before it (a poller that finds one
    * before the commit lands leaves it: see entryStatus); those it withdraws or claims are removed after
-   * it. A commit of one run without pointer changes is a PutItem; anything more is one transaction.
+   * it, and those of a commit that does not land are taken back (see withdrawUnlanded). A commit of one
+   * run without pointer changes is a PutItem; anything more is one transaction.
    */
   async commit(
     writes: readonly RunWrite[],
     pointers: readonly OpenPointerChange[],
   ): Promise<CommitOutcome> {
-    const runs = writes.map((write) => this.runItems(write));
+    // Marks the entries this attempt writes ahead of its commit, so it can take back its own only.
+    const attempt = randomBytes(6).toString('base64url');
+    const runs = writes.map((write) => this.runItems(write, attempt));
     await Promise.all(runs.flatMap((run) => run.before.map((step) => step())));
     const only = runs.length === 1 && runs[0]?.chunks.length === 0 ? runs[0] : undefined;
     const pointer = pointers.length <= 1 ? pointers[0] : undefined;
@@ -111,9 +115,56 @@ export class DynamoExecutionStore implements ExecutionStore {
       if (outcome === 'committed') await this.releasePointer(pointer);
     } else outcome = await this.transactTakingOver(runs, pointers);
     if (outcome === 'committed') await this.removeEntries(runs.flatMap((run) => run.after));
-    // A run that was not created leaves no entries: its runId was new, so they can only be these.
-    else await this.removeEntries(writes.flatMap((w) => (w.base === undefined ? w.queue.add : [])));
+    else await this.withdrawUnlanded(writes, attempt);
     return outcome;
+  }
+
+  /**
+   * Takes back the entries a commit that did not land wrote ahead of it. Left, they would be counted
+   * by CountPending* and read by every poll until one found them stale: the task they name is
+   * scheduled at another moment, or not at all, by the commit that won (their sort key holds the
+   * scheduling time). A run that was not created can only have its own (its runId was new). An entry
+   * of an existing run may share its key with a task another writer committed (the same task scheduled
+   * in the same millisecond), so it is removed only when the run, read after the conflict, does not
+   * hold that task queued, and only while it is still this attempt's (a later writer's put of the same
+   * key stays). Best effort, as removals are: a poller drops what is left once it finds it stale.
+   */
+  private async withdrawUnlanded(writes: readonly RunWrite[], attempt: string): Promise<void> {
+    await this.removeEntries(writes.flatMap((w) => (w.base === undefined ? w.queue.add : [])));
+    const existing = writes.filter((w) => w.base !== undefined && w.queue.add.length > 0);
+    const entryId = (task: QueuedTaskRef) => {
+      const { pk, sk } = keys.queueEntry(task, this.shards);
+      return `${pk}\n${sk}`;
+    };
+    try {
+      await Promise.all(
+        existing.map(async (write) => {
+          const current = await this.loadRun(write.state.execution.runId);
+          const held = new Set(queuedTasks(current?.state).map(entryId));
+          await Promise.all(
+            write.queue.add
+              .filter((task) => !held.has(entryId(task)))
+              .map((task) => this.dropOwnEntry(task, attempt)),
+          );
+        }),
+      );
+    } catch {
+      // see removeEntries
+    }
+  }
+
+  private async dropOwnEntry(task: QueuedTaskRef, attempt: string): Promise<void> {
+    try {
+      await this.table.doc.delete({
+        TableName: this.table.tableName,
+        Key: keys.queueEntry(task, this.shards),
+        ConditionExpression: '#w = :w',
+        ExpressionAttributeNames: { '#w': QUEUE_WRITER },
+        ExpressionAttributeValues: { ':w': attempt },
+      });
+    } catch (error) {
+      if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
+    }
   }
 
   private async putState(item: TransactItem): Promise<CommitOutcome> {
@@ -288,7 +339,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private runItems(write: RunWrite): RunItems {
+  private runItems(write: RunWrite, attempt: string): RunItems {
     const runId = write.state.execution.runId;
     const base = write.base;
     const version = (base?.version ?? 0) + 1;
@@ -337,7 +388,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       before.push(async () => {
         await this.table.doc.put({
           TableName: this.table.tableName,
-          Item: queueItem(task, this.shards),
+          Item: { ...queueItem(task, this.shards), [QUEUE_WRITER]: attempt },
         });
       });
     }
@@ -705,6 +756,9 @@ function toQueueEntry(item: Record<string, unknown>): QueueEntry {
     scheduledEventId: Number(item.scheduledEventId),
   };
 }
+
+/** A queue entry's mark of the commit attempt that wrote it (see withdrawUnlanded). */
+const QUEUE_WRITER = 'w';
 
 /** Splits a commit's events into chunks that each fit comfortably in one item. */
 function chunksOf(events: readonly HistoryEvent[]): HistoryEvent[][] {
