@@ -162,7 +162,20 @@ export interface ExecutionState {
 }
 
 /** Open counts as DescribeWorkflowExecution reports them. */
+/**
+ * What DescribeWorkflowExecution counts as open. A closed run has nothing open: its children stay in
+ * the state only for the outbox to apply the child policy to (an abandoned child runs on, but no
+ * longer as this run's).
+ */
 export function openCounts(state: ExecutionState) {
+  if (!isOpen(state))
+    return {
+      openActivityTasks: 0,
+      openDecisionTasks: 0,
+      openTimers: 0,
+      openChildWorkflowExecutions: 0,
+      openLambdaFunctions: 0,
+    };
   return {
     openActivityTasks: Object.keys(state.activities).length,
     openDecisionTasks: state.decisionTask.status === 'none' ? 0 : 1,

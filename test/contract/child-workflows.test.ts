@@ -591,10 +591,17 @@ describe('child policy', () => {
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
     });
-    // the closed parent records nothing more
+    // the closed parent records nothing more, and has nothing open
     const parentEvents = await kit.history(f.parent);
     expect(parentEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toMatchObject({
       childPolicy: 'TERMINATE',
+    });
+    expect((await kit.describe(f.parent)).openCounts).toEqual({
+      openActivityTasks: 0,
+      openDecisionTasks: 0,
+      openTimers: 0,
+      openChildWorkflowExecutions: 0,
+      openLambdaFunctions: 0,
     });
   });
 
