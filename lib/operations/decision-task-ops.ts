@@ -27,6 +27,7 @@ import { claimQueuedTask, longPoll } from './long-poll.js';
 import { pageSize } from './paging.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import { deliverPushed, pushedEvent, startPushed } from './task-push.js';
+import type { TaskTokenClaims } from './task-token.js';
 
 interface PollForDecisionTaskInput {
   domain: string;
@@ -265,6 +266,9 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
       );
     if (current === undefined) throw unknownTask();
     if (current.state.status !== 'OPEN') throw closedExecution(current.state);
+    // The token names the started task before the decisions are judged (swf-api.md §6.3); the commit
+    // checks again against the state it writes over.
+    if (!isStartedTask(current.state, claims)) throw unknownTask();
     const decisions = unwrapDecisions(input.decisions ?? []);
     const types = await loadTypes(deps, current.state, decisions);
     const response = {
@@ -280,9 +284,7 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
       claims.runId,
       ({ state }) => {
         if (state.status !== 'OPEN') throw closedExecution(state);
-        const task = state.decisionTask;
-        if (task.status !== 'started' || task.startedEventId !== claims.startedEventId)
-          throw unknownTask();
+        if (!isStartedTask(state, claims)) throw unknownTask();
         const now = epochSeconds(deps.clock);
         const { transition, continuedRun } = completeDecisionTask(state, response, types, {
           now,
@@ -303,6 +305,12 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     );
   },
 );
+
+/** Whether the token's decision task is the run's started one (not completed or timed out since). */
+function isStartedTask(state: ExecutionState, claims: TaskTokenClaims): boolean {
+  const task = state.decisionTask;
+  return task.status === 'started' && task.startedEventId === claims.startedEventId;
+}
 
 function continueRun(previous: ExecutionState, run: ContinuedRun, now: number) {
   return startRun(

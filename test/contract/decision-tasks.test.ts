@@ -1060,6 +1060,19 @@ describe('validation of RespondDecisionTaskCompleted', () => {
     },
   );
 
+  it('answers a used token UnknownResourceFault before judging its decisions (swf-api.md §6.3)', async () => {
+    const { execution, taskList } = await kit.start(wf);
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [decide.marker('once')]);
+    const before = await kit.history(execution);
+    await expectFault(
+      kit.respond(task.taskToken, [decide.complete(), decide.marker('after')]),
+      'UnknownResourceFault',
+      /Unknown decision task/,
+    );
+    expect(await kit.history(execution)).toEqual(before);
+  });
+
   it.each([
     ['ScheduleActivityTask'],
     ['RequestCancelActivityTask'],
