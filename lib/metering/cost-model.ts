@@ -72,8 +72,11 @@ export const SQS_REQUESTS_PER_FIRE = 3;
  * decoding, logic), at 1,024 MB (see cpuScale).
  */
 export const INVOCATION_OVERHEAD_MS = 2;
-/** Milliseconds the stream function waits for one SendMessage, CreateSchedule or DeleteSchedule. */
-export const DEADLINE_REQUEST_MS = 10;
+/**
+ * Milliseconds the stream function waits for one request to another AWS service: SendMessage,
+ * CreateSchedule or DeleteSchedule for a deadline, or the asynchronous Invoke of a pushed task.
+ */
+export const AWS_REQUEST_MS = 10;
 
 /**
  * Dollars per million activity round trips for one deployment mode.
@@ -124,7 +127,7 @@ export function estimateCost(
   const streamMs =
     usage.outboxDynamoMs +
     usage.streamBatches * INVOCATION_OVERHEAD_MS * cpuScale(lambda.memoryMb) +
-    usage.deadlineRequests * DEADLINE_REQUEST_MS;
+    (usage.deadlineRequests + (usage.pushedTasks ?? 0)) * AWS_REQUEST_MS;
   const pushMs = mode === 'lambda-push' ? pollMs : 0;
   const pushInvocations = mode === 'lambda-push' ? polls + (usage.pushedTasks ?? 0) : 0;
   const lines: CostLine[] = [
