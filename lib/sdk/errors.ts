@@ -26,6 +26,10 @@ const NETWORK = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
   'UND_ERR_SOCKET',
+  // undici's own timeouts: no answer in time (the request may or may not have landed)
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
 ]);
 
 const field = (value: unknown, key: string): unknown =>
@@ -54,9 +58,14 @@ export function isRetryable(error: unknown): boolean {
   const status = httpStatusOf(error);
   if (status !== undefined) return status >= 500 || status === 429;
   if (field(error, '$fault') === 'server') return true;
-  const code = field(error, 'code');
-  if (typeof code === 'string' && NETWORK.has(code)) return true;
+  if (isNetworkFailure(error) || isNetworkFailure(field(error, 'cause'))) return true;
   return name === 'TimeoutError' || name === 'RequestTimeout';
+}
+
+/** A connection that broke, could not be made, or gave no answer in time (fetch wraps it in `cause`). */
+function isNetworkFailure(error: unknown): boolean {
+  const code = field(error, 'code');
+  return typeof code === 'string' && NETWORK.has(code);
 }
 
 /** A short description of an error for log lines. */

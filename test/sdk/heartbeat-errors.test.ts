@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runActivityTask, type TaskCalls } from '../../lib/sdk/activity/run-task.js';
+import { describeError } from '../../lib/sdk/errors.js';
 import { type Activity, type ActivityContext, sleep } from '../../lib/sdk/index.js';
+import { report } from '../../lib/sdk/util.js';
 import { recordingLogger, until } from './support.js';
 
 const fault = (name: string, status: number, extra: Record<string, unknown> = {}) =>
@@ -23,6 +25,13 @@ const RETRYABLE = [
   network('ECONNRESET'),
   network('ECONNREFUSED'),
   Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }),
+  // undici's timeouts, bare and wrapped by fetch
+  Object.assign(new Error('Headers Timeout Error'), {
+    name: 'HeadersTimeoutError',
+    code: 'UND_ERR_HEADERS_TIMEOUT',
+  }),
+  Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' }),
+  Object.assign(new TypeError('fetch failed'), { cause: network('UND_ERR_CONNECT_TIMEOUT') }),
 ];
 
 function calls(heartbeat: TaskCalls['heartbeat']) {
@@ -136,4 +145,37 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
     expect(logger.warnings()).toHaveLength(1);
     expect(reports).toEqual([expect.stringMatching(/^canceled abandoned/)]);
   });
+
+  it('an abandoned activity is reported canceled with its last heartbeat details', async () => {
+    const { swf, reports } = calls(async () => true);
+    const forever = new AbortController();
+    const activity: Activity = (_input, ctx) => {
+      ctx.heartbeat('parcel 3 of 7');
+      return sleep(30_000, forever.signal);
+    };
+    const { task } = run(activity, swf, { cancelGraceMs: 100 });
+    const end = await task.done;
+    forever.abort();
+    expect(end.outcome).toBe('abandoned');
+    expect(reports).toEqual(['canceled parcel 3 of 7']);
+  });
+});
+
+describe('a report (Respond*) that got no answer is sent again', () => {
+  it.each(RETRYABLE.map((error) => [describeError(error), error] as const))(
+    'after %s',
+    async (_name, error) => {
+      let calls = 0;
+      const outcome = await report(
+        async () => {
+          calls++;
+          if (calls === 1) throw error;
+        },
+        'complete',
+        recordingLogger(),
+      );
+      expect(outcome).toBe('sent');
+      expect(calls).toBe(2);
+    },
+  );
 });

@@ -125,7 +125,9 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
           graceMs: o.cancelGraceMs,
         });
         if (gone) return end('abandoned', 'none');
-        const why = `abandoned: did not stop within ${o.cancelGraceMs} ms of cancellation`;
+        // The decider learns how far it got, as from a cancellation the activity acknowledged.
+        const why =
+          details ?? `abandoned: did not stop within ${o.cancelGraceMs} ms of cancellation`;
         return end('abandoned', await report(() => o.swf.canceled(why), 'cancel', o.logger));
       }
     }
