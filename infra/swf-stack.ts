@@ -5,6 +5,8 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { checkPushTaskLists } from '../functions/shared/config.js';
 import type { PushTaskList } from '../lib/ports/task-push.js';
+import { DEFAULT_CANCEL_GRACE_MS } from '../lib/sdk/activity/start-task.js';
+import { REPORT_MARGIN_MS } from '../lib/sdk/lambda.js';
 import { type FrontDoor, SwfApi } from './constructs/swf-api.js';
 import { SwfOutbox } from './constructs/swf-outbox.js';
 import { SwfTable } from './constructs/swf-table.js';
@@ -98,6 +100,7 @@ export class SwfStack extends Stack {
     for (const fn of [this.api.handler, this.outbox.streamHandler, this.outbox.timerHandler])
       fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
     if (isNewFunction) this.bindPushedFunction(list.function, lists.length);
+    if (list.kind === 'activity') warnOfShortTimeout(list.function);
   }
 
   private bindPushedFunction(fn: IFunction, n: number): void {
@@ -133,6 +136,26 @@ export class SwfStack extends Stack {
 
 const warn = (fn: IFunction, id: string, message: string) =>
   Annotations.of(fn).addWarningV2(`swf:pushedFunction${id}`, message);
+
+/**
+ * activityTaskHandler shuts an activity down cancelGraceMs + 2 s before the function's time limit: a
+ * function whose timeout is no longer than that (Lambda's default is 3 s) cancels every activity as it
+ * starts.
+ */
+function warnOfShortTimeout(fn: IFunction): void {
+  if (!(fn instanceof LambdaFunction)) return;
+  const timeoutMs = (fn.timeout?.toSeconds() ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const marginMs = DEFAULT_CANCEL_GRACE_MS + REPORT_MARGIN_MS;
+  if (timeoutMs > marginMs) return;
+  warn(
+    fn,
+    'Timeout',
+    `This function serves an activity task list with a timeout of ${timeoutMs / 1000} s: activityTaskHandler cancels an activity cancelGraceMs + 2 s (${marginMs / 1000} s by default) before the time limit, so every activity would be cancelled as it starts. Give it a timeout above the activity's longest run plus that margin.`,
+  );
+}
+
+/** Lambda's timeout when a function sets none. */
+const LAMBDA_DEFAULT_TIMEOUT_SECONDS = 3;
 
 const asConfigured = (list: PushTaskListProps): PushTaskList => ({
   kind: list.kind,

@@ -31,7 +31,7 @@ export interface LambdaContext {
 export type PushedTaskHandler<R> = (event: PushedTaskEvent, context?: LambdaContext) => Promise<R>;
 
 /** Time left for the canceled report after the activity's grace, before Lambda's time limit. */
-const REPORT_MARGIN_MS = 2_000;
+export const REPORT_MARGIN_MS = 2_000;
 
 interface HandlerClientOptions {
   /**
@@ -82,13 +82,20 @@ export function activityTaskHandler(
     const activityTask = readWireAnswer('PollForActivityTask', task);
     const { taskToken } = activityTask;
     if (!taskToken) throw new Error('not a pushed activity task: its task has no taskToken');
+    const marginMs = cancelGraceMs + REPORT_MARGIN_MS;
+    const leftMs = context?.getRemainingTimeInMillis();
+    if (leftMs !== undefined && leftMs <= marginMs)
+      logger.warn(
+        `the function has ${leftMs} ms left, no more than cancelGraceMs + 2 s (${marginMs} ms): the activity is cancelled as it starts. Give the function a timeout above the activity's longest run plus ${marginMs} ms`,
+        { activityId: activityTask.activityId },
+      );
     const shuttingDown = new AbortController();
     const running = startActivityTask(
       { ...options, client, logger, cancelGraceMs },
       { ...activityTask, taskToken },
       shuttingDown.signal,
     );
-    const clear = atDeadline(context, cancelGraceMs + REPORT_MARGIN_MS, () => {
+    const clear = atDeadline(context, marginMs, () => {
       logger.warn('the function is about to time out: cancelling the activity', {
         activityId: activityTask.activityId,
       });

@@ -3,7 +3,7 @@
  * stream function may invoke exactly the pushed functions, and each pushed function may call the API.
  * Bundling is skipped (the templates are what is tested; test/infra/swf-stack.test.ts bundles).
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -185,6 +185,25 @@ describe('push task lists', () => {
       '/UrlPush/UrlWorker',
       Match.stringLikeRegexp('the function URL depends on the api function'),
     );
+  });
+
+  it("warns when an activity function's timeout leaves the activity no time (Lambda's default 3 s)", () => {
+    const stack = new SwfStack(noBundling(), 'ShortPush');
+    const short = worker(stack, 'ShortWorker');
+    const long = new LambdaFunction(stack, 'LongWorker', {
+      runtime: Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => {};'),
+      timeout: Duration.minutes(5),
+    });
+    stack.addPushTaskList({ kind: 'activity', domain: 'd', taskList: 'short', function: short });
+    stack.addPushTaskList({ kind: 'activity', domain: 'd', taskList: 'long', function: long });
+    const annotations = Annotations.fromStack(stack);
+    annotations.hasWarning(
+      '/ShortPush/ShortWorker',
+      Match.stringLikeRegexp('timeout of 3 s: activityTaskHandler cancels an activity'),
+    );
+    annotations.hasNoWarning('/ShortPush/LongWorker', Match.anyValue());
   });
 
   it('sets nothing when no task list is pushed (the default app)', () => {

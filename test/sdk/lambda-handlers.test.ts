@@ -153,15 +153,20 @@ describe('activityTaskHandler', () => {
 
   it('shuts the activity down at once when less than cancelGraceMs + 2 s remain', async () => {
     const seen: { ctx?: ActivityContext; abortedAtStart?: boolean } = {};
+    const logger = recordingLogger();
     const handler = activityTaskHandler({
       client: client(),
-      logger: recordingLogger(),
+      logger,
       cancelGraceMs: 500,
       activities: { resize: waitsForSignal(seen) },
     });
 
     const end = await handler(activityEvent(), lambdaContext({ remainingMs: 2_400 }));
 
+    // the first warning says why, and what to do (Lambda's default timeout is 3 s)
+    expect(logger.warnings()[0]?.message).toMatch(
+      /2400 ms left, no more than cancelGraceMs \+ 2 s \(2500 ms\).*timeout above/,
+    );
     expect(seen.ctx?.cancelReason).toBe('shutdown');
     expect(seen.ctx?.shuttingDown.aborted).toBe(true);
     expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown', reported: 'sent' });
@@ -170,9 +175,10 @@ describe('activityTaskHandler', () => {
 
   it('shuts the activity down when the remaining time falls to cancelGraceMs + 2 s', async () => {
     const seen: { ctx?: ActivityContext; abortedAtStart?: boolean } = {};
+    const logger = recordingLogger();
     const handler = activityTaskHandler({
       client: client(),
-      logger: recordingLogger(),
+      logger,
       cancelGraceMs: 50,
       activities: { resize: waitsForSignal(seen) },
     });
@@ -180,6 +186,9 @@ describe('activityTaskHandler', () => {
 
     const end = await handler(activityEvent(), lambdaContext({ remainingMs: 2_250 }));
 
+    expect(logger.warnings().map((w) => w.message)).toEqual([
+      'the function is about to time out: cancelling the activity',
+    ]);
     expect(seen.abortedAtStart).toBe(false);
     expect((end.signalledAt ?? 0) - started).toBeGreaterThanOrEqual(150);
     expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown' });
