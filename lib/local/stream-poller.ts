@@ -1,4 +1,10 @@
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { keys } from '../adapters/dynamodb/keys.js';
 import { AwsJsonError, type Json, JsonRpcClient } from '../aws-json/rpc-client.js';
 import { SigV4Signer } from '../aws-json/sigv4.js';
 import { sleep } from '../aws-json/sleep.js';
@@ -12,6 +18,12 @@ import { localCredentials } from './dynamodb-local.js';
  * event loop, so a large batch holds no timer up.
  */
 const RECORDS_PER_READ = 1_000;
+
+/**
+ * How often, at most, a shard's checkpoint is saved while records come: a restart (or a crash) hands
+ * over again at most what came since, as the Streams event source does after a failed batch.
+ */
+const CHECKPOINT_EVERY_MS = 1_000;
 
 export interface StreamPollerOptions {
   readonly endpoint: string;
@@ -44,13 +56,19 @@ export interface StreamPoller {
 interface ShardCursor {
   iterator: string | undefined;
   readonly shardId: string;
+  /** The sequence number of the last record handed over, and of the last one saved as checkpoint. */
+  handled: string | undefined;
+  saved: string | undefined;
 }
 
 /**
  * Reads DynamoDB Local's stream of the table and hands each batch to the outbox handler: locally what
- * the DynamoDB Streams event source does for functions/stream.ts on AWS. Starts from the oldest record
- * still in the stream, so effects of changes made while the server was down are carried out on restart
- * (the handler is idempotent).
+ * the DynamoDB Streams event source does for functions/stream.ts on AWS. Each shard resumes after the
+ * last record handled before a restart (a checkpoint item in the table, saved at most once a second and
+ * at stop), so the effects of changes made while the server was down are carried out at once, not
+ * after the whole retained stream (24 hours) has been read again; a shard without a checkpoint, or
+ * whose checkpoint the stream has trimmed, starts from its oldest record. Records handed over twice
+ * change nothing: the handler is idempotent.
  */
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
   const { Table } = await options.dynamo.send(
@@ -69,6 +87,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const call = async (operation: string, input: Json) =>
     (await client.call(operation, JSON.stringify(input))).body;
   const cursors = new Map<string, ShardCursor>();
+  // Shards whose checkpoint is behind what the stream still holds: read again from the oldest record.
+  const fromOldest = new Set<string>();
   let stopped = false;
   const idleMs = options.idleMs ?? 10;
   const maxIdleMs = Math.max(idleMs, options.maxIdleMs ?? 250);
@@ -90,17 +110,70 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       wakeUp = done;
     });
 
+  const checkpointKey = (shardId: string) => {
+    const { pk, sk } = keys.streamCheckpoint(shardId);
+    return { pk: { S: pk }, sk: { S: sk } };
+  };
+  const loadCheckpoint = async (shardId: string): Promise<string | undefined> => {
+    if (fromOldest.has(shardId)) return undefined;
+    const { Item } = await options.dynamo.send(
+      new GetItemCommand({
+        TableName: options.tableName,
+        Key: checkpointKey(shardId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item?.sequenceNumber?.S;
+  };
+  const saveCheckpoints = async () => {
+    for (const cursor of cursors.values()) {
+      const { handled } = cursor;
+      if (handled === undefined || handled === cursor.saved) continue;
+      await options.dynamo.send(
+        new PutItemCommand({
+          TableName: options.tableName,
+          Item: {
+            ...checkpointKey(cursor.shardId),
+            entity: { S: CHECKPOINT_ENTITY },
+            sequenceNumber: { S: handled },
+          },
+        }),
+      );
+      cursor.saved = handled;
+    }
+  };
+  /** An iterator after the shard's checkpoint, or at its oldest record. */
+  const iteratorOf = async (shardId: string, after: string | undefined) => {
+    if (after !== undefined) {
+      try {
+        const { ShardIterator } = await call('GetShardIterator', {
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+          SequenceNumber: after,
+        });
+        return stringOf(ShardIterator);
+      } catch (error) {
+        if (!isTrimmed(error)) throw error;
+      }
+    }
+    const { ShardIterator } = await call('GetShardIterator', {
+      StreamArn: streamArn,
+      ShardId: shardId,
+      ShardIteratorType: 'TRIM_HORIZON',
+    });
+    return stringOf(ShardIterator);
+  };
+
   const discover = async () => {
     const { StreamDescription } = await call('DescribeStream', { StreamArn: streamArn });
     for (const shard of arrayOf(field(StreamDescription, 'Shards'))) {
       const shardId = field(shard, 'ShardId');
       if (typeof shardId !== 'string' || cursors.has(shardId)) continue;
-      const { ShardIterator } = await call('GetShardIterator', {
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ShardIteratorType: 'TRIM_HORIZON',
-      });
-      cursors.set(shardId, { shardId, iterator: stringOf(ShardIterator) });
+      const saved = await loadCheckpoint(shardId);
+      const iterator = await iteratorOf(shardId, saved);
+      fromOldest.delete(shardId);
+      cursors.set(shardId, { shardId, iterator, handled: saved, saved });
     }
   };
 
@@ -111,21 +184,24 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         ShardIterator: cursor.iterator,
         Limit: RECORDS_PER_READ,
       });
-      // Records of this table's own items, as the Streams API describes them.
-      const records = arrayOf(result.Records) as StreamRecordLike[];
+      // Records of this table's own items, as the Streams API describes them; the checkpoints this
+      // poller writes are its own (handing them over would only make it write another).
+      const read = arrayOf(result.Records) as StreamRecordLike[];
+      const records = read.filter((r) => r.dynamodb?.NewImage?.entity?.S !== CHECKPOINT_ENTITY);
       options.onRead?.();
-      if (records.length > 0) await options.handle(records);
+      if (records.length > 0) {
+        await options.handle(records);
+        cursor.handled = records.at(-1)?.dynamodb?.SequenceNumber ?? cursor.handled;
+      }
       cursor.iterator = stringOf(result.NextShardIterator);
       return records.length;
     } catch (error) {
-      // An iterator past its time, or behind records the stream has trimmed (a busy table's shard
-      // rolls over): start the shard again from its oldest record. The handler is idempotent.
-      if (
-        !(error instanceof AwsJsonError) ||
-        !['ExpiredIteratorException', 'TrimmedDataAccessException'].includes(error.name)
-      )
-        throw error;
-      cursors.delete(cursor.shardId); // rediscovered from the oldest record: the handler is idempotent
+      // An iterator past its time (rediscovered after the checkpoint), or behind records the stream
+      // has trimmed (a busy table's shard rolls over): read the shard again from its oldest record.
+      const expired = error instanceof AwsJsonError && error.name === 'ExpiredIteratorException';
+      if (!expired && !isTrimmed(error)) throw error;
+      if (!expired) fromOldest.add(cursor.shardId);
+      cursors.delete(cursor.shardId); // the handler is idempotent
       return 0;
     }
   };
@@ -133,6 +209,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   await discover();
   const loop = (async () => {
     let lastDiscovery = Date.now();
+    let lastCheckpoint = Date.now();
     while (!stopped) {
       const passWaiters = waiting;
       waiting = [];
@@ -143,6 +220,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         if (Date.now() - lastDiscovery > 1_000) {
           await discover();
           lastDiscovery = Date.now();
+        }
+        if (Date.now() - lastCheckpoint > CHECKPOINT_EVERY_MS) {
+          await saveCheckpoints();
+          lastCheckpoint = Date.now();
         }
       } catch (error) {
         failed = true;
@@ -176,10 +257,24 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       wakeUp?.();
       await loop;
       for (const resolve of waiting) resolve();
-      client.destroy();
+      try {
+        await saveCheckpoints();
+      } catch (error) {
+        console.error('stream poller: could not save where it stopped', error);
+      } finally {
+        client.destroy();
+      }
     },
   };
 }
+
+/** The entity of the checkpoint items (never an outbox record). */
+const CHECKPOINT_ENTITY = 'StreamCheckpoint';
+
+/** The stream no longer holds the records asked for (older than its 24 hours, or its shard gone). */
+const isTrimmed = (error: unknown) =>
+  error instanceof AwsJsonError &&
+  ['TrimmedDataAccessException', 'ResourceNotFoundException'].includes(error.name);
 
 const field = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;

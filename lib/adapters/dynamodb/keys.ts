@@ -27,6 +27,8 @@ export const keys = {
   /** Account-wide counters (the domain quota). */
   account: (): ItemKey => ({ pk: 'ACCOUNT', sk: 'ACCOUNT' }),
   signingKey: (): ItemKey => ({ pk: 'META', sk: 'SIGNING_KEY' }),
+  /** How far the local stream poller has handled a shard of the table's stream (lib/local). */
+  streamCheckpoint: (shardId: string): ItemKey => ({ pk: 'META', sk: `STREAM#${shardId}` }),
 
   domain: (name: string): ItemKey => ({ pk: `DOMAIN#${name}`, sk: 'DOMAIN' }),
   /** gsi1: domains by registration status, sorted by name. */
