@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { pushTaskLists } from '../../functions/shared/config.js';
 import { postingHandler } from '../adapters/memory/local-task-push.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
-import { DEFAULT_TABLE, LOCAL_REGION, startLocalStack } from './stack.js';
+import { DEFAULT_TABLE, LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';
 
 // `npm start`: DynamoDB Local, the table and the SWF endpoint in one process tree, stopped by Ctrl-C.
 
@@ -46,11 +46,32 @@ async function main(): Promise<void> {
     handler: postingHandler(list.target),
   }));
   const dataDir = values.data ?? process.env.SWF_DATA_DIR;
-  const stack = await startLocalStack({
+  // Listening from the start: a signal while DynamoDB Local starts must stop it too, not leave its JVM
+  // running with the data directory open.
+  let stack: LocalStack | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (stack === undefined) {
+      console.log(`\n${signal}: stopping once DynamoDB Local has started...`);
+      return;
+    }
+    console.log(`\n${signal}: stopping the SWF endpoint and DynamoDB Local...`);
+    await stack.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  stack = await startLocalStack({
     port,
     tableName: values.table ?? DEFAULT_TABLE,
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
   });
+  if (stopping) {
+    await stack.close();
+    process.exit(0);
+  }
   for (const { list, handler } of pushed) {
     stack.push.register(list, handler);
     console.log(
@@ -58,17 +79,6 @@ async function main(): Promise<void> {
     );
   }
   printBanner(stack.endpoint, dataDir);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping the SWF endpoint and DynamoDB Local...`);
-    await stack.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 function printBanner(endpoint: string, dataDir: string | undefined): void {
