@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { pushTaskLists } from '../../functions/shared/config.js';
+import { postingFunction } from '../adapters/memory/local-lambda.js';
 import { postingHandler } from '../adapters/memory/local-task-push.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
+import { localLambdaFunctions } from './lambda-functions-config.js';
 import { DEFAULT_TABLE, LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';
 
 // `npm start`: DynamoDB Local, the table and the SWF endpoint in one process tree, stopped by Ctrl-C.
@@ -15,7 +17,9 @@ const USAGE = `Usage: npm start -- [--port N] [--data DIR] [--table NAME]
   --data DIR    keep DynamoDB Local's data in DIR across restarts (default: $SWF_DATA_DIR, else in memory)
   --table NAME  table name (default: ${DEFAULT_TABLE})
 Push task lists: $SWF_PUSH_TASK_LISTS, as deployed ([{"kind":"activity","domain":…,"taskList":…,"target":…}]),
-  each target being the http:// URL its tasks' events are POSTed to`;
+  each target being the http:// URL its tasks' events are POSTed to
+Lambda functions for ScheduleLambdaFunction: $SWF_LAMBDA_FUNCTIONS ({"name":"http://…"}), each task's
+  input POSTed to its function's URL, the answer's body being its result`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
     list,
     handler: postingHandler(list.target),
   }));
+  const functions = localLambdaFunctions(process.env.SWF_LAMBDA_FUNCTIONS);
   const dataDir = values.data ?? process.env.SWF_DATA_DIR;
   // Listening from the start: a signal while DynamoDB Local starts must stop it too, not leave its JVM
   // running with the data directory open.
@@ -71,6 +76,10 @@ async function main(): Promise<void> {
   if (stopping) {
     await stack.close();
     process.exit(0);
+  }
+  for (const [name, url] of functions) {
+    stack.lambda.register(name, postingFunction(url));
+    console.log(`Lambda function: ${name} -> POST ${url}`);
   }
   for (const { list, handler } of pushed) {
     stack.push.register(list, handler);

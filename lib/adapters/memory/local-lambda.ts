@@ -47,3 +47,29 @@ export class LocalLambdaFunctions implements LambdaInvoker {
     }
   }
 }
+
+/**
+ * A local Lambda function served over HTTP (`npm start`'s SWF_LAMBDA_FUNCTIONS): the task's input is
+ * POSTed as the invocation's payload, as Lambda hands it to the function, and the answer's body is the
+ * result (none when empty). An answer that is not 2xx fails the task as a function error would
+ * (reason `Unhandled`, the body as details).
+ */
+export function postingFunction(url: string): LocalFunction {
+  if (!/^https?:\/\//.test(url))
+    throw new Error(
+      `A local Lambda function is the http:// URL its input is POSTed to, not "${url}"`,
+    );
+  return async (input) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: input ?? '',
+    });
+    const body = await response.text();
+    if (!response.ok)
+      throw Object.assign(new Error(body === '' ? `${url} answered ${response.status}` : body), {
+        name: 'Unhandled',
+      });
+    return body === '' ? undefined : body;
+  };
+}
