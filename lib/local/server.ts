@@ -25,6 +25,8 @@ export async function startServer(
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
     const served = serve(dispatch, req, res, stopping.signal).catch((error: unknown) => {
+      // A caller that hung up while sending its body has nobody to answer: nothing went wrong here.
+      if (req.destroyed && !req.complete) return;
       console.error('local server: unhandled error', error);
       if (!res.headersSent) res.writeHead(500).end();
     });

@@ -3,6 +3,7 @@
  * progress finish and are answered, new connections are refused, and close resolves.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../../lib/http/dispatch.js';
 import { startServer } from '../../../lib/local/server.js';
@@ -54,5 +55,29 @@ describe('closing the local server', () => {
     expect(await slow).toEqual({ status: 200, body: '{"done":true}' });
     await closing;
     expect((await post(server.url, 'slow')).error).toBe('ECONNREFUSED');
+  });
+});
+
+describe('a caller that hangs up while sending its body', () => {
+  it('is not logged as an error of the server', async () => {
+    const errors: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => {
+      errors.push(args);
+    };
+    try {
+      const server = await startServer(dispatch);
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"partial":');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await server.close();
+      expect(errors).toEqual([]);
+    } finally {
+      console.error = original;
+    }
   });
 });
