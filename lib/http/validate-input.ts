@@ -84,14 +84,21 @@ function deserialize(shapeName: string, value: unknown, path: string): unknown {
   }
 }
 
-/** Timestamps are epoch seconds, fractional allowed; the SDK may also send them as numeric strings. */
+/**
+ * Timestamps are epoch seconds, fractional allowed; the SDK may also send them as numeric strings (in
+ * decimal: not hex, not padded). A date must be one a clock can show: within ±8.64e12 s of 1970.
+ */
 function deserializeTimestamp(value: unknown, path: string): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n)) {
+  const n = typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || Math.abs(n) > MAX_EPOCH_SECONDS) {
     throw typeError(path, 'a timestamp in epoch seconds', value);
   }
   return n;
 }
+
+const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+/** The latest date a JavaScript Date (and Java's) can hold, in seconds. */
+const MAX_EPOCH_SECONDS = 8.64e12;
 
 function checkConstraints(
   shapeName: string,

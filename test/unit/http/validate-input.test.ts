@@ -88,6 +88,14 @@ describe('validateInput', () => {
         startTimeFilter: { oldestDate: 'soon' },
       }),
     ).toThrow(SerializationException);
+    // Number() would read these as dates; none is one
+    for (const oldestDate of ['0x10', '  5  ', '', 1e308, -1e308, 8.64e12 + 1])
+      expect(() =>
+        validateInput('CountOpenWorkflowExecutionsInput', {
+          domain: 'd',
+          startTimeFilter: { oldestDate },
+        }),
+      ).toThrow(SerializationException);
   });
 
   it('applies the identifier rule where SWF creates names', () => {
