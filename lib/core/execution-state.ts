@@ -161,7 +161,6 @@ export interface ExecutionState {
   readonly newExecutionRunId?: string;
 }
 
-/** Open counts as DescribeWorkflowExecution reports them. */
 /**
  * What DescribeWorkflowExecution counts as open. A closed run has nothing open: its children stay in
  * the state only for the outbox to apply the child policy to (an abandoned child runs on, but no

@@ -1,3 +1,5 @@
+import { isHttpUrl } from '../adapters/memory/local-task-push.js';
+
 /**
  * `npm start`'s Lambda functions for ScheduleLambdaFunction tasks, from SWF_LAMBDA_FUNCTIONS: a JSON
  * object from each function's name (as decisions name it) to the http:// URL its input is POSTed to.
@@ -18,7 +20,7 @@ export function localLambdaFunctions(
     throw new Error(`${name} must be a JSON object from function names to http:// URLs`);
   return Object.entries(parsed).map(([fn, url]) => {
     if (fn.trim() === '') throw new Error(`${name} names a function with an empty name`);
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+    if (typeof url !== 'string' || !isHttpUrl(url))
       throw new Error(`${name}["${fn}"] must be the http:// URL its input is POSTed to`);
     return [fn, url];
   });

@@ -132,10 +132,7 @@ export class DynamoExecutionStore implements ExecutionStore {
   private async withdrawUnlanded(writes: readonly RunWrite[], attempt: string): Promise<void> {
     await this.removeEntries(writes.flatMap((w) => (w.base === undefined ? w.queue.add : [])));
     const existing = writes.filter((w) => w.base !== undefined && w.queue.add.length > 0);
-    const entryId = (task: QueuedTaskRef) => {
-      const { pk, sk } = keys.queueEntry(task, this.shards);
-      return `${pk}\n${sk}`;
-    };
+    const entryId = (task: QueuedTaskRef) => queueEntryId(task, this.shards);
     try {
       await Promise.all(
         existing.map(async (write) => {
@@ -395,13 +392,8 @@ export class DynamoExecutionStore implements ExecutionStore {
     // The claimed entry is usually among the withdrawn tasks (a started task leaves the queue); each
     // item is deleted once.
     const after = new Map<string, QueuedTaskRef>();
-    for (const task of [
-      ...write.queue.remove,
-      ...(write.claim === undefined ? [] : [write.claim]),
-    ]) {
-      const { pk, sk } = keys.queueEntry(task, this.shards);
-      after.set(`${pk}\n${sk}`, task);
-    }
+    for (const task of [...write.queue.remove, ...(write.claim === undefined ? [] : [write.claim])])
+      after.set(queueEntryId(task, this.shards), task);
     return { before, state, chunks, after: [...after.values()] };
   }
 
@@ -755,6 +747,12 @@ function toQueueEntry(item: Record<string, unknown>): QueueEntry {
     scheduledAt: Number(item.scheduledAt),
     scheduledEventId: Number(item.scheduledEventId),
   };
+}
+
+/** A queue entry's item key as one string: two tasks with the same one share an item. */
+function queueEntryId(task: QueuedTaskRef, shards: number): string {
+  const { pk, sk } = keys.queueEntry(task, shards);
+  return `${pk}\n${sk}`;
 }
 
 /** A queue entry's mark of the commit attempt that wrote it (see withdrawUnlanded). */

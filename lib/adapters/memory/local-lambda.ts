@@ -1,4 +1,5 @@
 import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../ports/lambda-invoker.js';
+import { isHttpUrl } from './local-task-push.js';
 
 export type LocalFunction = (input: string | undefined) => Promise<string | undefined>;
 
@@ -55,7 +56,7 @@ export class LocalLambdaFunctions implements LambdaInvoker {
  * (reason `Unhandled`, the body as details).
  */
 export function postingFunction(url: string): LocalFunction {
-  if (!/^https?:\/\//.test(url))
+  if (!isHttpUrl(url))
     throw new Error(
       `A local Lambda function is the http:// URL its input is POSTed to, not "${url}"`,
     );

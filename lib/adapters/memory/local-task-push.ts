@@ -57,7 +57,7 @@ export class LocalTaskPush implements TaskPush {
  * SDK's Lambda handlers behind any small HTTP server). An answer other than 2xx is an error.
  */
 export function postingHandler(url: string): LocalPushHandler {
-  if (!/^https?:\/\//.test(url))
+  if (!isHttpUrl(url))
     throw new Error(`A local push target is the http:// URL events are POSTed to, not "${url}"`);
   return async (event) => {
     const response = await fetch(url, {
@@ -69,3 +69,6 @@ export function postingHandler(url: string): LocalPushHandler {
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   };
 }
+
+/** Whether a local target is an http(s) URL (what npm start POSTs to), not a function's name. */
+export const isHttpUrl = (value: string): boolean => /^https?:\/\//.test(value);
