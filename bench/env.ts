@@ -28,8 +28,8 @@ export interface BenchEnv {
   readonly dynamo: DynamoCounters;
   readonly swf: SwfCounters;
   readonly deadlines: DeadlineCounters;
-  /** Tasks the outbox pushed to the functions of push task lists. */
-  readonly pushes: { count: number };
+  /** Tasks pushed to the functions of push task lists: all, and those the outbox's functions pushed. */
+  readonly pushes: { count: number; byOutbox: number };
   /** A new SDK client on the stack, counted (one per worker, so pollers never share sockets). */
   client(): SWFClient;
   resetCounters(): void;
@@ -54,7 +54,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   const dynamo = new DynamoCounters();
   const swf = new SwfCounters();
   const deadlines = new DeadlineCounters();
-  const pushes = { count: 0 };
+  const pushes = { count: 0, byOutbox: 0 };
   const stack = await startLocalStack({
     tableName: options.tableName ?? 'swf-bench',
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
@@ -86,6 +86,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
       swf.reset();
       deadlines.reset();
       pushes.count = 0;
+      pushes.byOutbox = 0;
     },
     close: async () => {
       for (const c of clients) c.destroy();

@@ -18,6 +18,9 @@ const isRecord = (value: unknown): value is Wire =>
 /** Which side of the service made a DynamoDB request: an SWF API call, or the outbox (stream, timers). */
 const origin = new AsyncLocalStorage<'outbox'>();
 
+/** Whether the code running now is the outbox's (see tagOutbox), not an SWF API call's. */
+export const inOutbox = (): boolean => origin.getStore() === 'outbox';
+
 const CAPACITY_OPS = new Set([
   'GetItem',
   'PutItem',
@@ -117,12 +120,13 @@ export function meterDynamo(counters: DynamoCounters): DynamoIntercept {
 }
 
 /**
- * Tags the outbox's DynamoDB requests: the stack hands the stream poller and the timer heap one deps
- * object, and its stores are wrapped here so their calls run inside the `outbox` context. Returns what
+ * Tags the outbox's DynamoDB requests and pushed tasks: the stack hands the stream poller and the timer
+ * heap one deps object, and its stores and task push are wrapped here so their calls run inside the
+ * `outbox` context. Returns what
  * turns the context's hooks off again once the stack is closed.
  */
 export function tagOutbox(stack: LocalStack): () => void {
-  for (const name of ['executions', 'visibility', 'registry'] as const) {
+  for (const name of ['executions', 'visibility', 'registry', 'push'] as const) {
     const target: object = stack.outbox[name];
     const wrapped = new Proxy(target, {
       get(t, property, receiver) {

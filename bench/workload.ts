@@ -10,6 +10,7 @@ import {
   silentLogger,
 } from '../lib/sdk/index.js';
 import { ACTIVITY, type BenchEnv, DOMAIN, uniqueId, WORKFLOW } from './env.js';
+import { inOutbox } from './instrument.js';
 import type { Progress } from './progress.js';
 
 export const ACTIVITIES_PER_WORKFLOW = 3;
@@ -126,6 +127,12 @@ function startWorkers(env: BenchEnv, o: SequenceOptions, taskList: string, decid
   return [deciders, workers];
 }
 
+/** A pushed task, handed over by the outbox (stream, timers) or by the API call that scheduled it. */
+function countPush(env: BenchEnv): void {
+  env.pushes.count += 1;
+  if (inOutbox()) env.pushes.byOutbox += 1;
+}
+
 /** The SDK's Lambda handlers serving the sequence's task lists as push task lists. */
 function servePushed(env: BenchEnv, taskList: string, decider: Decider): void {
   const handleDecision = decisionTaskHandler({
@@ -140,11 +147,11 @@ function servePushed(env: BenchEnv, taskList: string, decider: Decider): void {
   });
   const list = { domain: DOMAIN, taskList };
   env.stack.push.register({ ...list, kind: 'decision', target: 'bench-decider' }, (event) => {
-    env.pushes.count += 1;
+    countPush(env);
     return handleDecision(event as Parameters<typeof handleDecision>[0]);
   });
   env.stack.push.register({ ...list, kind: 'activity', target: 'bench-worker' }, (event) => {
-    env.pushes.count += 1;
+    countPush(env);
     return work(event as Parameters<typeof work>[0]);
   });
 }

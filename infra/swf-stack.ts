@@ -85,9 +85,9 @@ export class SwfStack extends Stack {
   }
 
   /**
-   * Serves a task list with a function: its tasks are never queued; the stream function invokes the
-   * function asynchronously with each (it may invoke exactly the pushed functions), and the function
-   * may call the API. A `lambda.Function` gets `SWF_SIGNING_NAME`, and `SWF_ENDPOINT` when it is of
+   * Serves a task list with a function: its tasks are never queued; the service function that commits
+   * a task's scheduling (api, stream or timer) invokes the function asynchronously with it (they may
+   * invoke exactly the pushed functions), and the function may call the API. A `lambda.Function` gets `SWF_SIGNING_NAME`, and `SWF_ENDPOINT` when it is of
    * this stack behind the HTTP API (elsewhere that is a dependency cycle: a warning says so). Every
    * function of the service reads the lists from `SWF_PUSH_TASK_LISTS` (JSON, targets being ARNs).
    */
@@ -97,16 +97,21 @@ export class SwfStack extends Stack {
     const isNewFunction = this.#pushTaskLists.every((l) => l.function !== list.function);
     this.#pushTaskLists.push(list);
     const value = this.toJsonString(configured);
-    for (const fn of [this.api.handler, this.outbox.streamHandler, this.outbox.timerHandler])
-      fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
+    for (const fn of this.serviceFunctions) fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
     if (isNewFunction) this.bindPushedFunction(list.function, lists.length);
     if (list.kind === 'activity') warnOfShortTimeout(list.function);
   }
 
+  /** The functions that commit changes of runs: each may schedule a task on a push task list. */
+  private get serviceFunctions() {
+    return [this.api.handler, this.outbox.streamHandler, this.outbox.timerHandler];
+  }
+
   private bindPushedFunction(fn: IFunction, n: number): void {
     if (this.#invokePushed === undefined) {
+      // Whichever function commits a change that schedules a task on the list invokes the function.
       this.#invokePushed = new PolicyStatement({ actions: ['lambda:InvokeFunction'] });
-      this.outbox.streamHandler.addToRolePolicy(this.#invokePushed);
+      for (const handler of this.serviceFunctions) handler.addToRolePolicy(this.#invokePushed);
     }
     this.#invokePushed.addResources(fn.functionArn);
     // A policy of this stack attached to the function's role: the function (and its stack) then does

@@ -1,4 +1,5 @@
 import {
+  AWS_REQUEST_MS,
   apiMemoryMb,
   type CostEstimate,
   type CostMode,
@@ -61,6 +62,7 @@ export interface CostResult {
     readonly usage: RunUsage;
     readonly perRoundTrip: CostResult['perRoundTrip'];
     readonly pushedTasks: number;
+    readonly writeUnitsPerRoundTripByKind: CostResult['writeUnitsPerRoundTripByKind'];
   };
   readonly dynamoByOperation: Readonly<Record<string, OperationTotals>>;
   /** Write units per round trip by kind of item written (Run state, History, queue entries …). */
@@ -110,8 +112,13 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
     push: true,
     progress: new Progress('cost (push)'),
   });
-  const pushUsage: RunUsage = { ...usageOf(env, pushed.roundTrips), pushedTasks: env.pushes.count };
+  const pushUsage: RunUsage = {
+    ...usageOf(env, pushed.roundTrips),
+    pushedTasks: env.pushes.count,
+    outboxPushes: env.pushes.byOutbox,
+  };
   const pushTotals = env.dynamo.meter.snapshot();
+  const pushByKind = byKind(env, pushed.roundTrips);
   const run = await runSequence(env, { ...sequence, progress });
   const totals = env.dynamo.meter.snapshot();
   const measuredCalls = env.swf.calls();
@@ -153,14 +160,10 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
         ),
       },
       pushedTasks: round((pushUsage.pushedTasks ?? 0) / pushed.roundTrips, 2),
+      writeUnitsPerRoundTripByKind: pushByKind,
     },
     dynamoByOperation: totals.byOperation,
-    writeUnitsPerRoundTripByKind: Object.fromEntries(
-      Object.entries(env.dynamo.meter.writeUnitsByKind()).map(([k, v]) => [
-        k,
-        { items: per(v.items), writeUnits: per(v.writeUnits) },
-      ]),
-    ),
+    writeUnitsPerRoundTripByKind: byKind(env, run.roundTrips),
     httpPolling,
     lambdaPush,
     functionUrl: {
@@ -200,6 +203,15 @@ const rounded = (e: CostEstimate): CostEstimate => ({
   lines: e.lines.map((l) => ({ ...l, perMillion: round(l.perMillion, 3) })),
 });
 
+/** Write units per round trip by kind of item written, since the counters were reset. */
+const byKind = (env: BenchEnv, roundTrips: number) =>
+  Object.fromEntries(
+    Object.entries(env.dynamo.meter.writeUnitsByKind()).map(([k, v]) => [
+      k,
+      { items: round(v.items / roundTrips, 2), writeUnits: round(v.writeUnits / roundTrips, 2) },
+    ]),
+  );
+
 const callsIn = (usage: RunUsage) => Object.values(usage.apiCalls).reduce((n, t) => n + t.calls, 0);
 
 /**
@@ -211,9 +223,11 @@ function usageOf(env: BenchEnv, roundTrips: number): RunUsage {
   const totals = env.dynamo.meter.snapshot();
   const measuredCalls = env.swf.calls();
   const callCount = Object.values(measuredCalls).reduce((n, t) => n + t.calls, 0);
+  // The API function also waits on the Invoke of each task its commits pushed.
   const apiMs =
     nominalMs(env.dynamo.byOrigin.api) +
-    callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA));
+    callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA)) +
+    (env.pushes.count - env.pushes.byOutbox) * AWS_REQUEST_MS;
   const apiCalls = Object.fromEntries(
     Object.entries(measuredCalls).map(([action, t]) => [
       action,

@@ -31,11 +31,6 @@ export interface QueuedTask {
   readonly taskPriority: string;
   /** Epoch seconds at scheduling: tasks of equal priority are served oldest first. */
   readonly scheduledAt: number;
-  /**
-   * The function a push task list hands the task to (see lib/ports/task-push.ts): set when it is
-   * scheduled on one. Such a task is never queued; the outbox starts it and invokes the function.
-   */
-  readonly pushTo?: string;
 }
 
 export type DecisionTaskState =

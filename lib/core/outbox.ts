@@ -5,7 +5,6 @@
  */
 
 import type { ChildState, ExecutionState } from './execution-state.js';
-import { type PushedTaskRef, pushedTasks, taskKey } from './task-queue.js';
 import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
@@ -34,8 +33,6 @@ export type OutboxEffect =
       readonly children: readonly ChildState[];
     }
   | { readonly kind: 'invoke-lambda'; readonly runId: string; readonly scheduledEventId: number }
-  /** Start a task scheduled on a push task list and hand it to the list's function. */
-  | { readonly kind: 'push-task'; readonly task: PushedTaskRef }
   /** What ListOpen/ListClosed show of the run changed: opened, cancel requested, closed (§11). */
   | {
       readonly kind: 'sync-visibility';
@@ -76,10 +73,6 @@ export function outboxEffects(
   for (const fn of Object.values(after.lambdaFunctions)) {
     if (before?.lambdaFunctions[fn.id] === undefined)
       effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
-  }
-  const pushedBefore = new Set(pushedTasks(before).map(taskKey));
-  for (const task of pushedTasks(after)) {
-    if (!pushedBefore.has(taskKey(task))) effects.push({ kind: 'push-task', task });
   }
   if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));
   if (visibilityChanged(before, after)) effects.push({ kind: 'sync-visibility', before, after });

@@ -25,31 +25,11 @@ export interface QueueChanges {
 
 export const noQueueChanges: QueueChanges = { add: [], remove: [] };
 
+/** The run's scheduled, unstarted tasks while it is open: what its task lists' queues hold of it. */
 export function queuedTasks(state: ExecutionState | undefined): QueuedTaskRef[] {
-  return unstartedTasks(state)
-    .filter((t) => t.pushTo === undefined)
-    .map(({ pushTo: _, ...task }) => task);
-}
-
-/** A task scheduled on a push task list, not started yet: the outbox starts it for its function. */
-export interface PushedTaskRef extends QueuedTaskRef {
-  readonly target: string;
-}
-
-/** The run's tasks waiting for the outbox to start them and hand them to their push functions. */
-export function pushedTasks(state: ExecutionState | undefined): PushedTaskRef[] {
-  return unstartedTasks(state).flatMap(({ pushTo, ...task }) =>
-    pushTo === undefined ? [] : [{ ...task, target: pushTo }],
-  );
-}
-
-/** The run's scheduled, unstarted tasks while it is open, with where each is served. */
-function unstartedTasks(
-  state: ExecutionState | undefined,
-): (QueuedTaskRef & { pushTo?: string })[] {
   if (state === undefined || state.status !== 'OPEN') return [];
   const base = { domain: state.domain, runId: state.execution.runId };
-  const tasks: (QueuedTaskRef & { pushTo?: string })[] = [];
+  const tasks: QueuedTaskRef[] = [];
   const d = state.decisionTask;
   if (d.status === 'scheduled') tasks.push({ ...base, kind: 'decision', ...taskPlace(d) });
   for (const a of Object.values(state.activities)) {
@@ -58,39 +38,20 @@ function unstartedTasks(
   return tasks;
 }
 
+/**
+ * A task scheduled on a push task list: never queued, it is started in the commit that schedules it,
+ * for the list's function, and handed to that function once the commit has landed.
+ */
+export interface PushedTaskRef extends QueuedTaskRef {
+  readonly target: string;
+}
+
 const taskPlace = (t: QueuedTask & { readonly scheduledEventId: number }) => ({
   taskList: t.taskList,
   taskPriority: t.taskPriority,
   scheduledAt: t.scheduledAt,
   scheduledEventId: t.scheduledEventId,
-  ...(t.pushTo === undefined ? {} : { pushTo: t.pushTo }),
 });
-
-/**
- * The state with a task it has just scheduled given to the function of its push task list instead of
- * the queue. The task must be scheduled and unstarted in `state` (as `queueChanges` reported it).
- */
-export function pushTask(
-  state: ExecutionState,
-  task: QueuedTaskRef,
-  target: string,
-): ExecutionState {
-  if (task.kind === 'decision') {
-    const d = state.decisionTask;
-    if (d.status !== 'scheduled' || d.scheduledEventId !== task.scheduledEventId)
-      throw new Error(`decision task ${task.scheduledEventId} is not scheduled`);
-    return { ...state, decisionTask: { ...d, pushTo: target } };
-  }
-  const activity = Object.values(state.activities).find(
-    (a) => a.scheduledEventId === task.scheduledEventId && a.startedEventId === undefined,
-  );
-  if (activity === undefined)
-    throw new Error(`activity task ${task.scheduledEventId} is not scheduled`);
-  return {
-    ...state,
-    activities: { ...state.activities, [activity.activityId]: { ...activity, pushTo: target } },
-  };
-}
 
 /** A task's identity within its run: its kind and the id of the event that scheduled it. */
 export const taskKey = (t: Pick<QueuedTaskRef, 'kind' | 'scheduledEventId'>) =>

@@ -20,8 +20,13 @@ export interface RunUsage {
   readonly disarmedDeadlines: number;
   /** SQS SendMessage, Scheduler CreateSchedule and DeleteSchedule requests the outbox made. */
   readonly deadlineRequests: number;
-  /** Tasks the outbox started and pushed to the functions of push task lists (one invocation each). */
+  /**
+   * Tasks handed to the functions of push task lists (one asynchronous invocation each), by whichever
+   * function committed the change that scheduled them: the API function (whose `apiCalls` time then
+   * includes the wait on the Invoke), or the stream or timer function (`outboxPushes` of them).
+   */
   readonly pushedTasks?: number;
+  readonly outboxPushes?: number;
 }
 
 export interface LambdaSettings {
@@ -73,8 +78,8 @@ export const SQS_REQUESTS_PER_FIRE = 3;
  */
 export const INVOCATION_OVERHEAD_MS = 2;
 /**
- * Milliseconds the stream function waits for one request to another AWS service: SendMessage,
- * CreateSchedule or DeleteSchedule for a deadline, or the asynchronous Invoke of a pushed task.
+ * Milliseconds a function waits for one request to another AWS service: SendMessage, CreateSchedule
+ * or DeleteSchedule for a deadline, or the asynchronous Invoke of a pushed task.
  */
 export const AWS_REQUEST_MS = 10;
 
@@ -85,8 +90,9 @@ export const AWS_REQUEST_MS = 10;
  *   billed for the call's measured duration (long polls included); the stream consumer runs once per
  *   write batch for its DynamoDB time; each deadline is an SQS message (plus a schedule past 15 min)
  *   and a timer Lambda invocation.
- * - Lambda push, of a run whose task lists were push task lists (`pushedTasks`): the outbox started
- *   each task (its requests and time are the outbox's) and invoked the list's function once per task;
+ * - Lambda push, of a run whose task lists were push task lists (`pushedTasks`): each task was started
+ *   in the commit that scheduled it and its function invoked once by the committer (mostly the API
+ *   function, whose measured time includes that; the outbox's functions wait on theirs here);
  *   responses and heartbeats come back over the HTTP API. Priced from a polling run instead, each
  *   poll becomes such an invocation, its service time the stream function's.
  * - Behind a function URL, the calls that would go through the HTTP API cost the API function only.
@@ -127,7 +133,7 @@ export function estimateCost(
   const streamMs =
     usage.outboxDynamoMs +
     usage.streamBatches * INVOCATION_OVERHEAD_MS * cpuScale(lambda.memoryMb) +
-    (usage.deadlineRequests + (usage.pushedTasks ?? 0)) * AWS_REQUEST_MS;
+    (usage.deadlineRequests + (usage.outboxPushes ?? 0)) * AWS_REQUEST_MS;
   const pushMs = mode === 'lambda-push' ? pollMs : 0;
   const pushInvocations = mode === 'lambda-push' ? polls + (usage.pushedTasks ?? 0) : 0;
   const lines: CostLine[] = [

@@ -7,63 +7,29 @@ import {
 import {
   type ContinuedRun,
   completeDecisionTask,
-  startDecisionTask,
   type TypeLookup,
 } from '../core/decision-tasks.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { startRun } from '../core/executions.js';
 import { UnknownResourceFault, ValidationException } from '../core/faults.js';
-import { type HistoryEvent, type TypeRef, toWireEvent } from '../core/history-event.js';
+import type { TypeRef } from '../core/history-event.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/registry.js';
-import type { PushedTaskRef } from '../core/task-queue.js';
 import { rejectMember } from '../http/coral-message.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { HistoryPage, LoadedRun, QueueEntry } from '../ports/execution-store.js';
-import type { HandoffStarter } from '../ports/task-notifier.js';
-import { PUSHED_EVENT_MAX_BYTES } from '../ports/task-push.js';
+import type { QueueEntry } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { claimQueuedTask, longPoll } from './long-poll.js';
-import { pageSize } from './paging.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
-import { deliverPushed, pushedEvent, startPushed } from './task-push.js';
+import {
+  DECISION_POLL_ACTION,
+  decisionHandoff,
+  decisionTaskPage,
+  type PollForDecisionTaskInput,
+  type StartedDecisionTask,
+  startScheduledDecision,
+} from './task-start.js';
 import type { TaskTokenClaims } from './task-token.js';
-
-interface PollForDecisionTaskInput {
-  domain: string;
-  taskList: TaskList;
-  identity?: string;
-  nextPageToken?: string;
-  maximumPageSize?: number;
-  reverseOrder?: boolean;
-  startAtPreviousStartedEvent?: boolean;
-}
-
-interface StartedDecisionTask {
-  readonly state: ExecutionState;
-  readonly scheduledEventId: number;
-  readonly startedEventId: number;
-  /** The whole history up to DecisionTaskStarted, when it is already in hand. */
-  readonly history?: readonly HistoryEvent[];
-  /** The run's latest events, when in hand (through DecisionTaskStarted at least): only what precedes them is read. */
-  readonly recent?: readonly HistoryEvent[];
-}
-
-/** A page of history from the events in hand, exactly as the store would read it. */
-function pageOf(
-  history: readonly HistoryEvent[],
-  page: { after?: number; limit: number; reverse: boolean },
-): HistoryPage {
-  const from = page.after ?? (page.reverse ? Number.MAX_SAFE_INTEGER : 1);
-  const events = page.reverse
-    ? [...history].reverse().filter((e) => e.eventId <= from)
-    : history.filter((e) => e.eventId >= from);
-  const next = events[page.limit]?.eventId;
-  const shown = events.slice(0, page.limit);
-  return next === undefined ? { events: shown } : { events: shown, next };
-}
-
-const POLL_ACTION = 'PollForDecisionTask';
 
 export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
   async (input, deps, request) => {
@@ -76,7 +42,7 @@ export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
     };
     if (input.nextPageToken !== undefined && input.nextPageToken !== '') {
       const cursor = await deps.pageTokens.decode(
-        { action: POLL_ACTION, args },
+        { action: DECISION_POLL_ACTION, args },
         input.nextPageToken,
       );
       return nextHistoryPage(deps, input, args, cursor);
@@ -104,130 +70,10 @@ function firstEventId(
   return input.startAtPreviousStartedEvent === true && previous > 0 ? previous : undefined;
 }
 
-/** Starts a decision task the moment it is scheduled, for a poller waiting on its list. */
-function decisionHandoff(deps: OperationDeps, identity: string | undefined): HandoffStarter {
-  return (state, task, events) => {
-    const scheduled = state.decisionTask;
-    if (
-      task.kind !== 'decision' ||
-      state.status !== 'OPEN' ||
-      scheduled.status !== 'scheduled' ||
-      scheduled.scheduledEventId !== task.scheduledEventId
-    ) {
-      return undefined;
-    }
-    const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
-    const known = [...events, ...t.events];
-    const result: StartedDecisionTask = {
-      state: t.state,
-      scheduledEventId: scheduled.scheduledEventId,
-      startedEventId: t.state.nextEventId - 1,
-      // A run's first decision task holds only events of this commit: no need to read them back.
-      ...(known[0]?.eventId === 1 ? { history: known } : {}),
-    };
-    return { state: t.state, events: t.events, result };
-  };
-}
-
 function claimDecisionTask(deps: OperationDeps, entry: QueueEntry, identity: string | undefined) {
   return claimQueuedTask<StartedDecisionTask>(deps, entry, (loaded) =>
     startScheduledDecision(deps, loaded, entry.scheduledEventId, identity),
   );
-}
-
-/** Starts the run's scheduled decision task (a queue entry's, or a push list's) for `identity`. */
-function startScheduledDecision(
-  deps: OperationDeps,
-  { state, recentEvents }: LoadedRun,
-  scheduledEventId: number,
-  identity: string | undefined,
-) {
-  const t = startDecisionTask(state, identity, epochSeconds(deps.clock));
-  const result: StartedDecisionTask = {
-    state: t.state,
-    scheduledEventId,
-    startedEventId: t.state.nextEventId - 1,
-    recent: [...(recentEvents ?? []), ...t.events],
-  };
-  return { state: t.state, events: t.events, result };
-}
-
-/**
- * Starts a decision task scheduled on a push task list, for its function (the identity that took it),
- * and hands the function what a poll would have answered: the history's first page, as large as the
- * invocation's payload allows (the function reads the next pages with PollForDecisionTask and the
- * nextPageToken, as a poller does). A task already started, or of a closed run, is left alone; one
- * whose function cannot be reached times out (start-to-close) and is scheduled again.
- */
-export async function pushDecisionTask(deps: OperationDeps, task: PushedTaskRef): Promise<void> {
-  const started = await startPushed(deps, task, (loaded) =>
-    startScheduledDecision(deps, loaded, task.scheduledEventId, task.target),
-  );
-  if (started === undefined) return;
-  const input = { domain: task.domain, taskList: { name: task.taskList } };
-  const args = {
-    domain: task.domain,
-    taskList: task.taskList,
-    reverseOrder: false,
-    startAtPreviousStartedEvent: false,
-  };
-  for (let limit = pageSize(undefined); ; limit = Math.ceil(limit / 2)) {
-    const page = await decisionTaskPage(
-      deps,
-      { ...input, maximumPageSize: limit },
-      args,
-      started,
-      undefined,
-    );
-    const event = pushedEvent(task, page);
-    if (limit === 1 || Buffer.byteLength(JSON.stringify(event)) <= PUSHED_EVENT_MAX_BYTES)
-      return deliverPushed(deps, task, event);
-  }
-}
-
-/** One page of a decision task's history; the other members are repeated on every page. */
-async function decisionTaskPage(
-  deps: OperationDeps,
-  input: PollForDecisionTaskInput,
-  args: unknown,
-  task: StartedDecisionTask,
-  after: number | undefined,
-): Promise<object> {
-  const { state, scheduledEventId, startedEventId } = task;
-  const reverse = input.reverseOrder === true;
-  const limit = pageSize(input.maximumPageSize);
-  const range = { ...(after === undefined ? {} : { after }), limit, reverse };
-  const page =
-    task.history === undefined
-      ? await deps.executions.readHistory(state.execution.runId, {
-          ...range,
-          ...(task.recent === undefined ? {} : { recent: task.recent }),
-        })
-      : pageOf(task.history, range);
-  // The task's view of the history ends at its DecisionTaskStarted.
-  const events = page.events.filter((e) => e.eventId <= startedEventId);
-  const next = page.next !== undefined && page.next <= startedEventId ? page.next : undefined;
-  const taskToken = await deps.taskTokens.encode({
-    kind: 'decision',
-    runId: state.execution.runId,
-    scheduledEventId,
-    startedEventId,
-  });
-  const cursor =
-    next === undefined
-      ? undefined
-      : [state.execution.runId, scheduledEventId, startedEventId, next].join('|');
-  return {
-    taskToken,
-    startedEventId,
-    workflowExecution: state.execution,
-    workflowType: state.workflowType,
-    events: events.map(toWireEvent),
-    ...(cursor === undefined
-      ? {}
-      : { nextPageToken: await deps.pageTokens.encode({ action: POLL_ACTION, args }, cursor) }),
-    previousStartedEventId: state.previousStartedEventId,
-  };
 }
 
 async function nextHistoryPage(

@@ -18,9 +18,7 @@ import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-scheduler.js';
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
-import { pushActivityTask } from './activity-task-ops.js';
 import type { OperationDeps } from './context.js';
-import { pushDecisionTask } from './decision-task-ops.js';
 import { commitRuns, mutateRun } from './run-mutation.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
@@ -76,10 +74,6 @@ async function carryOut(deps: OutboxDeps, effect: OutboxEffect): Promise<void> {
       return applyChildPolicy(deps, effect.parent, effect.policy, effect.children);
     case 'invoke-lambda':
       return runLambdaFunction(deps, effect.runId, effect.scheduledEventId);
-    case 'push-task':
-      return effect.task.kind === 'activity'
-        ? pushActivityTask(deps, effect.task)
-        : pushDecisionTask(deps, effect.task);
     case 'sync-visibility':
       return syncVisibility(deps, effect.before, effect.after);
     case 'expire-run':

@@ -2,7 +2,7 @@ import { withAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
-import { pushTask, type QueuedTaskRef, queueChanges } from '../core/task-queue.js';
+import { type QueuedTaskRef, queueChanges, taskKey } from '../core/task-queue.js';
 import { upFrontExpiry } from '../core/visibility.js';
 import type {
   CommitOutcome,
@@ -12,6 +12,8 @@ import type {
 } from '../ports/execution-store.js';
 import type { Reservation } from '../ports/task-notifier.js';
 import type { OperationDeps } from './context.js';
+import { deliverPushes, type StartedPush } from './task-push.js';
+import { pushHandoff } from './task-start.js';
 import { domainRetention } from './visibility-sync.js';
 
 const MAX_ATTEMPTS = 50;
@@ -88,11 +90,12 @@ async function commitPlan<R>(
 }
 
 /**
- * Commits runs' writes. A task a write schedules on a push task list is given to the list's function
- * (the outbox starts it and invokes the function); one on a list where a poller of this process sits
- * idle is started for that poller in the same transaction and handed to it when the commit lands: no
- * queue item, no second transaction, no wait. Tasks nobody is waiting for are queued and their pollers
- * woken.
+ * Commits runs' writes. A task a write schedules on a push task list is started in the same commit
+ * for the list's function, and the function invoked with it once the commit has landed (by whichever
+ * process committed: the API, the stream or the timer function); one on a list where a poller of this
+ * process sits idle is started for that poller in the same commit and handed to it when the commit
+ * lands. Either way: no queue item, no second commit, no wait. Tasks nobody is waiting for are queued
+ * and their pollers woken.
  */
 export async function commitRuns(
   deps: OperationDeps,
@@ -102,6 +105,7 @@ export async function commitRuns(
   before: readonly (ExecutionState | undefined)[] = [],
 ): Promise<CommitOutcome> {
   const handed: { reservation: Reservation; result: unknown }[] = [];
+  const pushes: StartedPush[] = [];
   let outcome: CommitOutcome;
   let final: RunWrite[];
   try {
@@ -109,7 +113,7 @@ export async function commitRuns(
     // items get the expiry that is known already (see upFrontExpiry).
     final = await Promise.all(
       writes
-        .map((write) => handOff(deps, write, handed))
+        .map((write) => handOff(deps, write, handed, pushes))
         .map(async (write) => {
           const expiresAt = upFrontExpiry(
             write.state,
@@ -130,6 +134,7 @@ export async function commitRuns(
   for (const h of handed) h.reservation.deliver(h.result);
   notifyQueued(deps, final);
   for (const [i, write] of final.entries()) deps.onCommitted?.(before[i], write.state);
+  await deliverPushes(deps, pushes);
   return outcome;
 }
 
@@ -137,13 +142,20 @@ function handOff(
   deps: OperationDeps,
   write: RunWrite,
   handed: { reservation: Reservation; result: unknown }[],
+  pushes: StartedPush[],
 ): RunWrite {
   let { state, events } = write;
   const queued: QueuedTaskRef[] = [];
   for (const task of write.queue.add) {
     const target = deps.push.target(task.kind, task.domain, task.taskList);
     if (target !== undefined) {
-      state = pushTask(state, task, target);
+      const started = pushHandoff(deps, target, write.base?.recentEvents)(state, task, events);
+      // The write has just scheduled it: nothing else can have started or withdrawn it.
+      if (started === undefined)
+        throw new Error(`${taskKey(task)} of run ${task.runId} cannot be started for ${target}`);
+      state = started.state;
+      events = [...events, ...started.events];
+      pushes.push({ task: { ...task, target }, started: started.result });
       continue;
     }
     const reservation = deps.notifier.reserve(task.kind, task.domain, task.taskList);

@@ -1,57 +1,30 @@
-import { UnknownResourceFault } from '../core/faults.js';
-import { type PushedTaskRef, pushedTasks, taskKey } from '../core/task-queue.js';
-import type { LoadedRun } from '../ports/execution-store.js';
-import { PUSHED_TASK_SOURCE, type PushedTaskEvent } from '../ports/task-push.js';
+import type { PushedTaskRef } from '../core/task-queue.js';
 import type { OperationDeps } from './context.js';
-import type { StartedFromQueue } from './long-poll.js';
-import { mutateRun } from './run-mutation.js';
+import { pushedTaskEvent } from './task-start.js';
 
-/**
- * Starts a task of a push task list in one conditional commit, as a poll's claim does, if the run's
- * latest state still has it waiting for this function (`pushedTasks`): not started already (a stream
- * record handled again), withdrawn, or of a closed run. Undefined when nothing was started, or the run
- * is gone.
- */
-export async function startPushed<T>(
-  deps: OperationDeps,
-  task: PushedTaskRef,
-  start: (loaded: LoadedRun) => StartedFromQueue<T>,
-): Promise<T | undefined> {
-  const waiting = (loaded: LoadedRun) =>
-    pushedTasks(loaded.state).some((t) => taskKey(t) === taskKey(task) && t.target === task.target);
-  try {
-    return await mutateRun(deps, task.runId, (loaded) => {
-      if (!waiting(loaded)) return { write: false, result: undefined };
-      const started = start(loaded);
-      return { write: true, result: started.result, state: started.state, events: started.events };
-    });
-  } catch (error) {
-    if (error instanceof UnknownResourceFault) return undefined;
-    throw error;
-  }
+/** A task a commit started for the function of its push task list, to hand over once it has landed. */
+export interface StartedPush {
+  readonly task: PushedTaskRef;
+  /** What the task's HandoffStarter made of it (see pushHandoff). */
+  readonly started: unknown;
 }
 
-/** What the function of a push task list is invoked with: the poll's answer for the task. */
-export const pushedEvent = (task: PushedTaskRef, answer: object): PushedTaskEvent => ({
-  source: PUSHED_TASK_SOURCE,
-  kind: task.kind,
-  domain: task.domain,
-  taskList: task.taskList,
-  task: answer as Record<string, unknown>,
-});
-
 /**
- * Invokes the function with a task started for it. Its start is committed: a retry of the stream record
- * would find it started and push nothing, so a failure is logged (the task times out, start-to-close, as
- * one whose worker died would) and the record's other effects go on.
+ * Invokes each function with the task started for it by a commit that has landed. The start is
+ * committed either way: a task that cannot be handed over (its function unreachable, its answer
+ * unreadable) is logged and times out (start-to-close), as one whose worker took it and died would,
+ * and is then scheduled again or reported to the decider. Never rejects.
  */
-export async function deliverPushed(
+export async function deliverPushes(
   deps: OperationDeps,
-  task: PushedTaskRef,
-  event: PushedTaskEvent,
+  pushes: readonly StartedPush[],
 ): Promise<void> {
+  await Promise.all(pushes.map((p) => deliverPush(deps, p)));
+}
+
+async function deliverPush(deps: OperationDeps, { task, started }: StartedPush): Promise<void> {
   try {
-    await deps.push.push(task.target, event);
+    await deps.push.push(task.target, await pushedTaskEvent(deps, task, started));
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     console.error(

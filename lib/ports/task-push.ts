@@ -2,9 +2,10 @@ import type { TaskKind } from '../core/task-queue.js';
 
 /**
  * Push task lists: a task list served by a function instead of pollers. A task scheduled on one is
- * never queued; the outbox starts it (recording the function as the identity that took it, as a poll
- * would) and invokes the function with what PollForActivityTask or PollForDecisionTask would have
- * answered. The worker then heartbeats and responds through the API, as any worker does.
+ * never queued; the commit that schedules it starts it (recording the function as the identity that
+ * took it, as a poll would), and the process that made the commit invokes the function with what
+ * PollForActivityTask or PollForDecisionTask would have answered once it has landed. The worker then
+ * heartbeats and responds through the API, as any worker does.
  */
 export interface PushTaskList {
   readonly kind: TaskKind;

@@ -120,19 +120,22 @@ describe('push task lists', () => {
     expect(activityArn).toMatch(/^<import Workers:ExportsOutputFnGetAttActivityFn\w+Arn\w+>$/);
   });
 
-  it('lets the stream function invoke the pushed functions, and no other', () => {
-    const invokes = statementsOf(template, 'OutboxStreamHandler').filter((s) =>
-      JSON.stringify(s.Action).includes('lambda:'),
-    );
-    expect(invokes).toHaveLength(1);
-    expect(invokes[0]?.Action).toBe('lambda:InvokeFunction');
-    expect(invokes[0]?.Effect).toBe('Allow');
-    expect(invokes[0]?.Condition).toBeUndefined();
-    expect([invokes[0]?.Resource].flat().map(render)).toEqual([
-      activityArn,
-      render(arnOf(deciderId)),
-    ]);
-    expect(policiesWith(template, 'lambda:Invoke')).toHaveLength(1);
+  it('lets the api, stream and timer functions invoke the pushed functions, and no other', () => {
+    // Each commits changes that schedule tasks, and invokes the function of a pushed one.
+    for (const prefix of ['ApiHandler', 'OutboxStreamHandler', 'OutboxTimerHandler']) {
+      const invokes = statementsOf(template, prefix).filter((s) =>
+        JSON.stringify(s.Action).includes('lambda:'),
+      );
+      expect(invokes).toHaveLength(1);
+      expect(invokes[0]?.Action).toBe('lambda:InvokeFunction');
+      expect(invokes[0]?.Effect).toBe('Allow');
+      expect(invokes[0]?.Condition).toBeUndefined();
+      expect([invokes[0]?.Resource].flat().map(render)).toEqual([
+        activityArn,
+        render(arnOf(deciderId)),
+      ]);
+    }
+    expect(policiesWith(template, 'lambda:Invoke')).toHaveLength(3);
   });
 
   it('points a pushed function of the stack at the API, and lets it call the API', () => {

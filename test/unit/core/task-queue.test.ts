@@ -3,13 +3,9 @@
  * run's latest state, leaving one whose commit has not landed yet and dropping one whose task is gone.
  */
 import { describe, expect, it } from 'vitest';
-import { outboxEffects } from '../../../lib/core/outbox.js';
 import {
   entryStatus,
-  pushedTasks,
-  pushTask,
   type QueuedTaskRef,
-  queueChanges,
   queuedTasks,
   REMOVAL_GRACE_SECONDS,
   UNCOMMITTED_ENTRY_GRACE_SECONDS,
@@ -83,53 +79,5 @@ describe('entryStatus', () => {
     const lost: QueuedTaskRef = { ...decision, scheduledEventId: run.lastEventId() };
     const signalled = run.state.latestEventTimestamp ?? 0;
     expect(entryStatus(run.state, lost, signalled + REMOVAL_GRACE_SECONDS)).toBe('stale');
-  });
-});
-
-describe('push task lists', () => {
-  it('keeps a task given to a function out of the queue, and out of the queue writes', () => {
-    const run = new RunDriver();
-    const decision = only(queuedTasks(run.state));
-    const pushed = pushTask(run.state, decision, 'decider-fn');
-    expect(queuedTasks(pushed)).toEqual([]);
-    expect(pushedTasks(pushed)).toEqual([{ ...decision, target: 'decider-fn' }]);
-    expect(queueChanges(pushed, pushed)).toEqual({ add: [], remove: [] });
-    // Once started, it is nobody's to push any more, and no queue entry is removed for it.
-    run.state = pushed;
-    run.startDecisionTask();
-    expect(pushedTasks(run.state)).toEqual([]);
-    expect(queueChanges(pushed, run.state)).toEqual({ add: [], remove: [] });
-  });
-
-  it('marks only the activity it is given; a closed run has nothing to push', () => {
-    const run = new RunDriver();
-    run.startDecisionTask();
-    run.respond([scheduleActivity('a1'), scheduleActivity('a2')]);
-    const [first, second] = queuedTasks(run.state) as [QueuedTaskRef, QueuedTaskRef];
-    const pushed = pushTask(run.state, first, 'worker-fn');
-    expect(queuedTasks(pushed)).toEqual([second]);
-    expect(pushedTasks(pushed).map((t) => [t.scheduledEventId, t.target])).toEqual([
-      [first.scheduledEventId, 'worker-fn'],
-    ]);
-    expect(() => pushTask(pushed, { ...second, scheduledEventId: 999 }, 'worker-fn')).toThrow(
-      /not scheduled/,
-    );
-    run.state = pushed;
-    run.terminate();
-    expect(pushedTasks(run.state)).toEqual([]);
-  });
-
-  it('asks the outbox to push a task once: when it is given to the function', () => {
-    const run = new RunDriver();
-    const decision = only(queuedTasks(run.state));
-    const pushed = pushTask(run.state, decision, 'decider-fn');
-    const pushes = (before: typeof pushed | undefined, after: typeof pushed) =>
-      outboxEffects(before, after).filter((e) => e.kind === 'push-task');
-    expect(pushes(run.state, pushed)).toEqual([
-      { kind: 'push-task', task: { ...decision, target: 'decider-fn' } },
-    ]);
-    expect(pushes(undefined, pushed)).toHaveLength(1);
-    // A later change that leaves it waiting (a signal) does not push it again.
-    expect(pushes(pushed, { ...pushed, nextEventId: pushed.nextEventId + 1 })).toEqual([]);
   });
 });

@@ -61,13 +61,14 @@ describe('estimateCost', () => {
       ...none,
       apiCalls: { RespondActivityTaskCompleted: { calls: 1_000_000, billedMs: 10_000_000 } },
       pushedTasks: 2_000_000,
+      outboxPushes: 500_000,
     };
     const push = estimateCost(usage, 'lambda-push', US_EAST_1, lambda);
     expect(line(push, 'worker push invocations')).toBeCloseTo(0.4);
     expect(line(push, 'HTTP API requests')).toBeCloseTo(1);
-    // The start is the outbox's work, counted in its own DynamoDB time; the stream function also
-    // waits 10 ms on each Invoke (2 M × 10 ms at 1 GB).
-    expect(line(push, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(20_000 * 0.0000133334);
+    // The API function's pushes are in its measured time; the stream and timer functions wait 10 ms
+    // on each Invoke of theirs (0.5 M × 10 ms at 1 GB).
+    expect(line(push, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(5_000 * 0.0000133334);
     expect(
       line(estimateCost(usage, 'http-polling', US_EAST_1, lambda), 'worker push invocations'),
     ).toBe(0);
