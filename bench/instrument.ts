@@ -151,11 +151,14 @@ export interface ActionTotals {
 
 export class SwfCounters {
   byAction: Record<string, ActionTotals> = {};
+  /** Calls that reached the service by its API function's Invoke (pushed workers), not its front door. */
+  directCalls = 0;
   /** Successful RespondDecisionTaskCompleted calls, by task token (to learn that a close committed). */
   readonly onDecisionResponded = new Map<string, () => void>();
 
   reset(): void {
     this.byAction = {};
+    this.directCalls = 0;
   }
 
   calls(): Record<string, { calls: number; billedMs: number }> {
@@ -167,9 +170,13 @@ export class SwfCounters {
   }
 }
 
-/** Counts every SWF call a client makes, its latency, and whether a poll returned a task. */
-export function swfObserver(counters: SwfCounters): (call: SwfCall) => void {
+/**
+ * Counts every SWF call a client makes, its latency, and whether a poll returned a task; `direct`:
+ * the client calls the API function by Lambda Invoke.
+ */
+export function swfObserver(counters: SwfCounters, direct = false): (call: SwfCall) => void {
   return ({ action, input, output, durationMs }) => {
+    if (direct) counters.directCalls += 1;
     const empty = action.startsWith('PollFor') && output !== undefined && !output.taskToken;
     const t = counters.byAction[action] ?? {
       calls: 0,

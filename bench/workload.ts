@@ -10,7 +10,7 @@ import {
   silentLogger,
 } from '../lib/sdk/index.js';
 import { ACTIVITY, type BenchEnv, DOMAIN, uniqueId, WORKFLOW } from './env.js';
-import { inOutbox } from './instrument.js';
+import { inOutbox, swfObserver } from './instrument.js';
 import type { Progress } from './progress.js';
 
 export const ACTIVITIES_PER_WORKFLOW = 3;
@@ -133,17 +133,17 @@ function countPush(env: BenchEnv): void {
   if (inOutbox()) env.pushes.byOutbox += 1;
 }
 
-/** The SDK's Lambda handlers serving the sequence's task lists as push task lists. */
+/**
+ * The SDK's Lambda handlers serving the sequence's task lists as push task lists. Given no client, as
+ * deployed, they call the API function each event names (the local server serves its Invoke).
+ */
 function servePushed(env: BenchEnv, taskList: string, decider: Decider): void {
-  const handleDecision = decisionTaskHandler({
-    client: env.client(),
-    decider,
-    logger: silentLogger,
-  });
+  const clientOptions = { maxAttempts: 1, observe: swfObserver(env.swf, true) };
+  const handleDecision = decisionTaskHandler({ decider, logger: silentLogger, clientOptions });
   const work = activityTaskHandler({
-    client: env.client(),
     activities: benchActivities,
     logger: silentLogger,
+    clientOptions,
   });
   const list = { domain: DOMAIN, taskList };
   env.stack.push.register({ ...list, kind: 'decision', target: 'bench-decider' }, (event) => {

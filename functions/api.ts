@@ -18,6 +18,7 @@ export const handler = createApiHandler({
   polling: config.pollMaxWaitMs === undefined ? undefined : { maxWaitMs: config.pollMaxWaitMs },
   // The api function only decides whether ScheduleLambdaFunction is offered; the stream consumer invokes.
   lambda: new AwsLambdaInvoker(),
-  // Tasks of push task lists are never queued; the stream function pushes them.
-  push: new AwsTaskPush(config.pushTaskLists),
+  // Tasks of push task lists are never queued: a commit that schedules one starts it, and this
+  // function invokes the list's function with it, naming itself for the worker to call back.
+  push: new AwsTaskPush(config.pushTaskLists, process.env.AWS_LAMBDA_FUNCTION_NAME),
 });

@@ -30,7 +30,7 @@ export const handler = streamBatchHandler(
     // ScheduleLambdaFunction tasks run here, with the execution's lambdaRole assumed.
     lambda: new AwsLambdaInvoker(),
     // Tasks of push task lists are started here and handed to their functions (asynchronous Invoke).
-    push: new AwsTaskPush(config.pushTaskLists),
+    push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
   }),
   config.streamMaxAttempts === undefined ? {} : { maxAttempts: config.streamMaxAttempts },
 );

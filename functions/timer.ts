@@ -29,6 +29,6 @@ export const handler = timerBatchHandler(
     // A fire never invokes a Lambda task; the invoker only completes the operations' dependencies.
     lambda: new AwsLambdaInvoker(),
     // A fire may schedule a task (a decision task after a timeout): push lists' tasks are not queued.
-    push: new AwsTaskPush(config.pushTaskLists),
+    push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
   }),
 );

@@ -98,6 +98,10 @@ export class SwfStack extends Stack {
     this.#pushTaskLists.push(list);
     const value = this.toJsonString(configured);
     for (const fn of this.serviceFunctions) fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
+    // Pushed events name the API function, for their workers to call directly (the API function
+    // knows its own name).
+    for (const fn of [this.outbox.streamHandler, this.outbox.timerHandler])
+      fn.addEnvironment('SWF_API_FUNCTION', this.api.handler.functionName);
     if (isNewFunction) this.bindPushedFunction(list.function, lists.length);
     if (list.kind === 'activity') warnOfShortTimeout(list.function);
   }
@@ -119,7 +123,10 @@ export class SwfStack extends Stack {
     if (fn.role === undefined) {
       warn(fn, 'Role', 'The pushed function has no known role: let it call the SWF API yourself');
     } else {
-      this.api.grantInvoke(Role.fromRoleArn(this, `PushedFunctionRole${n}`, fn.role.roleArn));
+      const role = Role.fromRoleArn(this, `PushedFunctionRole${n}`, fn.role.roleArn);
+      this.api.grantInvoke(role);
+      // The handlers call the API function the event names directly: no API Gateway request.
+      this.api.handler.grantInvoke(role);
     }
     if (!(fn instanceof LambdaFunction)) return;
     fn.addEnvironment('SWF_SIGNING_NAME', this.api.signingName);

@@ -63,6 +63,8 @@ export interface CostResult {
     readonly perRoundTrip: CostResult['perRoundTrip'];
     readonly pushedTasks: number;
     readonly writeUnitsPerRoundTripByKind: CostResult['writeUnitsPerRoundTripByKind'];
+    /** DynamoDB requests of the push run by origin (API calls, outbox) and operation. */
+    readonly requestsByOrigin: unknown;
   };
   readonly dynamoByOperation: Readonly<Record<string, OperationTotals>>;
   /** Write units per round trip by kind of item written (Run state, History, queue entries …). */
@@ -116,9 +118,11 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
     ...usageOf(env, pushed.roundTrips),
     pushedTasks: env.pushes.count,
     outboxPushes: env.pushes.byOutbox,
+    directCalls: env.swf.directCalls,
   };
   const pushTotals = env.dynamo.meter.snapshot();
   const pushByKind = byKind(env, pushed.roundTrips);
+  const pushRequests = structuredClone(env.dynamo.byOrigin);
   const run = await runSequence(env, { ...sequence, progress });
   const totals = env.dynamo.meter.snapshot();
   const measuredCalls = env.swf.calls();
@@ -161,6 +165,7 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
       },
       pushedTasks: round((pushUsage.pushedTasks ?? 0) / pushed.roundTrips, 2),
       writeUnitsPerRoundTripByKind: pushByKind,
+      requestsByOrigin: pushRequests,
     },
     dynamoByOperation: totals.byOperation,
     writeUnitsPerRoundTripByKind: byKind(env, run.roundTrips),

@@ -13,6 +13,11 @@ export interface FunctionConfig {
   readonly pollMaxWaitMs: number | undefined;
   /** From `SWF_PUSH_TASK_LISTS`: task lists served by functions instead of pollers. @default none */
   readonly pushTaskLists: readonly PushTaskList[];
+  /**
+   * From `SWF_API_FUNCTION` (the stream and timer functions'): the API function's name, which pushed
+   * tasks' events name for their workers to call directly. The API function knows its own.
+   */
+  readonly apiFunction: string | undefined;
 }
 
 /** What the outbox functions (stream, timer) need besides the table: where deadlines wait. */
@@ -45,6 +50,7 @@ export function loadConfig(env: Env): FunctionConfig {
     accountId,
     pollMaxWaitMs: positiveInteger(env, 'POLL_MAX_WAIT_MS'),
     pushTaskLists: pushTaskLists(env, 'SWF_PUSH_TASK_LISTS'),
+    apiFunction: optional(env, 'SWF_API_FUNCTION'),
   };
 }
 

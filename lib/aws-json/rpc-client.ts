@@ -4,17 +4,37 @@ import { sleep } from './sleep.js';
 
 export type Json = Record<string, unknown>;
 
-export interface JsonRpcOptions {
-  /** Scheme, host, port and path (`/` unless the endpoint has one). */
-  readonly endpoint: string | URL;
-  readonly signer: SigV4Signer;
+interface CommonOptions {
   /** X-Amz-Target's prefix: `DynamoDB_20120810`, `SimpleWorkflowService`, `DynamoDBStreams_20120810`. */
   readonly targetPrefix: string;
   /** `application/x-amz-json-1.0` unless the protocol is awsJson1_1. */
   readonly contentType?: string;
-  readonly credentials: () => Promise<Credentials>;
   /** Attempts per call for throttling, 5xx answers and broken connections (3, as the AWS SDK's). */
   readonly maxAttempts?: number;
+}
+
+/**
+ * How a call reaches the service when it is not an HTTP POST to an endpoint (the Invoke of a Lambda
+ * function that serves the protocol): the call's target, content type and body in, the service's
+ * answer out, as the POST would have had them. It throws when no answer came.
+ */
+export type JsonTransport = (call: {
+  readonly target: string;
+  readonly contentType: string;
+  readonly body: string;
+  readonly signal: AbortSignal | undefined;
+}) => Promise<RawAnswer>;
+
+/** Calls through a transport of the caller's. */
+export interface JsonTransportOptions extends CommonOptions {
+  readonly transport: JsonTransport;
+}
+
+export interface JsonRpcOptions extends CommonOptions {
+  /** Scheme, host, port and path (`/` unless the endpoint has one). */
+  readonly endpoint: string | URL;
+  readonly signer: SigV4Signer;
+  readonly credentials: () => Promise<Credentials>;
   /** Keep-alive connections to the endpoint at most (calls beyond them wait their turn). */
   readonly connections?: number;
   /** Longest wait for an answer to begin, and between its body's chunks (default 300 s). */
@@ -59,27 +79,31 @@ export class AwsJsonError extends Error {
  * makes 15–25 DynamoDB requests per activity round trip, and its SDK workers 5 SWF calls.
  */
 export class JsonRpcClient {
-  readonly #host: string;
-  readonly #path: string;
-  readonly #pool: Pool;
-  readonly #options: JsonRpcOptions;
+  readonly #targetPrefix: string;
   readonly #contentType: string;
   readonly #maxAttempts: number;
+  readonly #transport: JsonTransport;
+  readonly #pool: Pool | undefined;
 
-  constructor(options: JsonRpcOptions) {
-    const url = new URL(options.endpoint);
-    this.#host = url.host;
-    this.#path = url.pathname === '' ? '/' : url.pathname;
-    this.#options = options;
+  constructor(options: JsonRpcOptions | JsonTransportOptions) {
+    this.#targetPrefix = options.targetPrefix;
     this.#contentType = options.contentType ?? 'application/x-amz-json-1.0';
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+    if ('transport' in options) {
+      this.#transport = options.transport;
+      return;
+    }
+    const url = new URL(options.endpoint);
     const timeout = options.requestTimeoutMs ?? 300_000;
-    this.#pool = new Pool(url.origin, {
+    const pool = new Pool(url.origin, {
       connections: options.connections ?? 50,
       headersTimeout: timeout,
       bodyTimeout: timeout,
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     });
+    this.#pool = pool;
+    const place = { host: url.host, path: url.pathname === '' ? '/' : url.pathname };
+    this.#transport = (call) => post(pool, place, options, call);
   }
 
   /** Calls `operation` with `body` (JSON text); throws AwsJsonError for an error answer. */
@@ -88,7 +112,7 @@ export class JsonRpcClient {
     body: string,
     options: { readonly signal?: AbortSignal | undefined } = {},
   ): Promise<JsonAnswer> {
-    const target = `${this.#options.targetPrefix}.${operation}`;
+    const target = `${this.#targetPrefix}.${operation}`;
     const linked = linkedSignal(options.signal);
     try {
       return await this.#attempts(target, body, linked.signal);
@@ -107,7 +131,7 @@ export class JsonRpcClient {
       let answer: RawAnswer | undefined;
       let failure: unknown;
       try {
-        answer = await this.#post(target, body, signal);
+        answer = await this.#transport({ target, contentType: this.#contentType, body, signal });
       } catch (error) {
         failure = error;
       }
@@ -132,30 +156,36 @@ export class JsonRpcClient {
 
   /** Closes the keep-alive connections; calls still in flight fail. */
   destroy(): void {
-    this.#pool.destroy().catch(() => {});
+    this.#pool?.destroy().catch(() => {});
   }
+}
 
-  async #post(target: string, body: string, signal: AbortSignal | undefined): Promise<RawAnswer> {
-    const credentials = await this.#options.credentials();
-    const headers = this.#options.signer.sign(
-      { host: this.#host, path: this.#path, target, contentType: this.#contentType },
-      body,
-      credentials,
-    );
-    const response = await this.#pool.request({
-      method: 'POST',
-      path: this.#path,
-      headers,
-      body,
-      ...(signal === undefined ? {} : { signal }),
-    });
-    const requestId = response.headers['x-amzn-requestid'];
-    return {
-      statusCode: response.statusCode,
-      text: await response.body.text(),
-      requestId: typeof requestId === 'string' ? requestId : undefined,
-    };
-  }
+/** A signed POST of the call to the endpoint, over the pool's keep-alive connections. */
+async function post(
+  pool: Pool,
+  { host, path }: { readonly host: string; readonly path: string },
+  options: JsonRpcOptions,
+  call: Parameters<JsonTransport>[0],
+): Promise<RawAnswer> {
+  const credentials = await options.credentials();
+  const headers = options.signer.sign(
+    { host, path, target: call.target, contentType: call.contentType },
+    call.body,
+    credentials,
+  );
+  const response = await pool.request({
+    method: 'POST',
+    path,
+    headers,
+    body: call.body,
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+  });
+  const requestId = response.headers['x-amzn-requestid'];
+  return {
+    statusCode: response.statusCode,
+    text: await response.body.text(),
+    requestId: typeof requestId === 'string' ? requestId : undefined,
+  };
 }
 
 /** The per-call controllers linked to each caller's signal. */
@@ -194,7 +224,8 @@ function linkedSignal(signal: AbortSignal | undefined): {
   return { signal: own.signal, release: () => registry.delete(own) };
 }
 
-interface RawAnswer {
+/** What the service answered: its status, body text and request id. */
+export interface RawAnswer {
   readonly statusCode: number;
   readonly text: string;
   readonly requestId: string | undefined;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Dispatcher, MAX_REQUEST_BYTES } from '../http/dispatch.js';
+import { type Dispatcher, type HttpRequest, MAX_REQUEST_BYTES } from '../http/dispatch.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -18,18 +18,28 @@ const CLOSE_GRACE_MS = 10_000;
  */
 export async function startServer(
   dispatch: Dispatcher,
-  options: { port?: number; host?: string } = {},
+  options: {
+    port?: number;
+    host?: string;
+    /**
+     * The name this server answers Lambda's Invoke for, as the deployed API function (see
+     * answerInvoke): what pushed tasks' events name for their workers to call directly.
+     */
+    apiFunction?: string;
+  } = {},
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
-    const served = serve(dispatch, req, res, stopping.signal).catch((error: unknown) => {
-      // A caller that hung up while sending its body has nobody to answer: nothing went wrong here.
-      if (req.destroyed && !req.complete) return;
-      console.error('local server: unhandled error', error);
-      if (!res.headersSent) res.writeHead(500).end();
-    });
+    const served = serve(dispatch, req, res, stopping.signal, options.apiFunction).catch(
+      (error: unknown) => {
+        // A caller that hung up while sending its body has nobody to answer: nothing went wrong here.
+        if (req.destroyed && !req.complete) return;
+        console.error('local server: unhandled error', error);
+        if (!res.headersSent) res.writeHead(500).end();
+      },
+    );
     inFlight.add(served);
     void served.then(() => inFlight.delete(served));
   });
@@ -54,6 +64,7 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   stopping: AbortSignal,
+  apiFunction: string | undefined,
 ): Promise<void> {
   const aborted = new AbortController();
   res.on('close', () => {
@@ -64,7 +75,9 @@ async function serve(
   if (stopping.aborted) stop();
   stopping.addEventListener('abort', stop, { once: true });
   try {
-    await answer(dispatch, req, res, aborted.signal);
+    const invoked = INVOKE_PATH.exec(req.url ?? '');
+    if (invoked === null) await answer(dispatch, req, res, aborted.signal);
+    else await answerInvoke(dispatch, req, res, aborted.signal, invoked, apiFunction);
   } finally {
     stopping.removeEventListener('abort', stop);
   }
@@ -91,19 +104,121 @@ async function answer(
   if (!res.destroyed) res.writeHead(response.statusCode, response.headers).end(response.body);
 }
 
+/** Lambda's limit on a RequestResponse invocation's payload (the SWF body inside has its own). */
+const INVOKE_PAYLOAD_MAX_BYTES = 6 * 1024 * 1024;
+/** Lambda's Invoke: `POST /2015-03-31/functions/{FunctionName}/invocations`. */
+const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/?]+)\/invocations(?:\?.*)?$/;
+
+/**
+ * Lambda's Invoke of the API function, as a worker calls the deployed one directly: the event, as
+ * API Gateway or a function URL would have delivered the call (payload 2.0), goes through the same
+ * dispatcher, and its HTTP answer comes back as the function's result. Only RequestResponse
+ * invocations of `apiFunction` (by name or ARN); the rest get Lambda's own errors.
+ */
+async function answerInvoke(
+  dispatch: Dispatcher,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+  invoked: RegExpExecArray,
+  apiFunction: string | undefined,
+): Promise<void> {
+  const { body, size } = await readBody(req, INVOKE_PAYLOAD_MAX_BYTES);
+  const name = decodeURIComponent(invoked[1] ?? '');
+  const lambdaError = (status: number, type: string, message: string) => {
+    const text = JSON.stringify({ Type: 'User', message });
+    if (!res.destroyed)
+      res
+        .writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type })
+        .end(text);
+  };
+  if (
+    apiFunction === undefined ||
+    (name !== apiFunction && !name.endsWith(`:function:${apiFunction}`))
+  )
+    return lambdaError(404, 'ResourceNotFoundException', `Function not found: ${name}`);
+  const type = req.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+  if (type !== 'RequestResponse')
+    return lambdaError(
+      400,
+      'InvalidParameterValueException',
+      `Only RequestResponse invocations of ${name} are served here, not ${String(type)}`,
+    );
+  if (size > body.length)
+    return lambdaError(
+      413,
+      'RequestTooLargeException',
+      `Request must be smaller than ${INVOKE_PAYLOAD_MAX_BYTES} bytes for the InvokeFunction operation`,
+    );
+  const request = httpRequestOf(body, signal);
+  const result =
+    request === undefined
+      ? undefined
+      : await dispatch(request).then((response) => ({
+          statusCode: response.statusCode,
+          headers: response.headers,
+          body: response.body.toString(),
+          isBase64Encoded: false,
+        }));
+  if (res.destroyed) return;
+  // What the deployed function does with an event that is no HTTP call: it fails (Unhandled).
+  if (result === undefined)
+    return void res
+      .writeHead(200, { 'content-type': 'application/json', 'x-amz-function-error': 'Unhandled' })
+      .end(
+        JSON.stringify({ errorType: 'TypeError', errorMessage: 'The event is not an HTTP call' }),
+      );
+  res
+    .writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' })
+    .end(JSON.stringify(result));
+}
+
+/** The HTTP call an API Gateway (payload 2.0) event carries, or undefined when it carries none. */
+function httpRequestOf(payload: Buffer, signal: AbortSignal): HttpRequest | undefined {
+  let event: unknown;
+  try {
+    event = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof event !== 'object' || event === null) return undefined;
+  const method: unknown = Reflect.get(
+    Reflect.get(Reflect.get(event, 'requestContext') ?? {}, 'http') ?? {},
+    'method',
+  );
+  const headers: unknown = Reflect.get(event, 'headers');
+  const text: unknown = Reflect.get(event, 'body') ?? '';
+  if (
+    typeof method !== 'string' ||
+    typeof headers !== 'object' ||
+    headers === null ||
+    typeof text !== 'string'
+  )
+    return undefined;
+  const lower: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(headers))
+    if (typeof value === 'string') lower[key.toLowerCase()] = value;
+  const base64 = Reflect.get(event, 'isBase64Encoded') === true;
+  const body = Buffer.from(text, base64 ? 'base64' : 'utf8');
+  return { method, headers: lower, body, size: body.length, signal };
+}
+
 /**
  * Reads the body, keeping at most one byte past the limit: enough for the dispatcher to refuse an
  * oversized request with a clear fault (it is told the true size) without holding it all in memory.
  */
-function readBody(req: IncomingMessage): Promise<{ body: Buffer; size: number }> {
+function readBody(
+  req: IncomingMessage,
+  limit = MAX_REQUEST_BYTES,
+): Promise<{ body: Buffer; size: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let kept = 0;
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (kept > MAX_REQUEST_BYTES) return;
-      const slice = chunk.subarray(0, MAX_REQUEST_BYTES + 1 - kept);
+      if (kept > limit) return;
+      const slice = chunk.subarray(0, limit + 1 - kept);
       chunks.push(slice);
       kept += slice.length;
     });

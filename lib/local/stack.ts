@@ -16,6 +16,10 @@ import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
 import { type RunningServer, startServer } from './server.js';
+
+/** The name the local server answers Lambda's Invoke for, as the deployed API function. */
+export const LOCAL_API_FUNCTION = 'swf-local-api';
+
 import { type StreamPoller, startStreamPoller } from './stream-poller.js';
 import { ensureTable } from './table.js';
 
@@ -120,7 +124,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await rearmDeadlines(deps.executions, scheduler);
     const server = await startServer(createDispatcher(operations, deps), {
       port: options.port ?? 0,
+      apiFunction: LOCAL_API_FUNCTION,
     });
+    // Pushed tasks name the server's API function, whose Invoke it serves, as a deployment names its own.
+    push.useApi({ functionName: LOCAL_API_FUNCTION, endpoint: server.url });
     return {
       endpoint: server.url,
       dynamoEndpoint,

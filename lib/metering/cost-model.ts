@@ -13,6 +13,11 @@ export interface RunUsage {
   readonly outboxDynamoMs: number;
   /** SWF API calls by action, and their summed latency in ms (each rounded up to 1 ms). */
   readonly apiCalls: Readonly<Record<string, { calls: number; billedMs: number }>>;
+  /**
+   * Of those, the calls that reached the API function by Lambda Invoke (workers of push task lists,
+   * calling the function their events name): no front door request.
+   */
+  readonly directCalls?: number;
   /** Deadlines armed: within 15 minutes (SQS delay) or later (an EventBridge schedule, then SQS). */
   readonly sqsDeadlines: number;
   readonly scheduledDeadlines: number;
@@ -93,7 +98,8 @@ export const AWS_REQUEST_MS = 10;
  * - Lambda push, of a run whose task lists were push task lists (`pushedTasks`): each task was started
  *   in the commit that scheduled it and its function invoked once by the committer (mostly the API
  *   function, whose measured time includes that; the outbox's functions wait on theirs here);
- *   responses and heartbeats come back over the HTTP API. Priced from a polling run instead, each
+ *   responses and heartbeats come back by Invoke of the API function the event names
+ *   (`directCalls`), not through the front door. Priced from a polling run instead, each
  *   poll becomes such an invocation, its service time the stream function's.
  * - Behind a function URL, the calls that would go through the HTTP API cost the API function only.
  */
@@ -147,7 +153,10 @@ export function estimateCost(
     },
     {
       item: 'HTTP API requests',
-      perMillion: front === 'http-api' ? perRoundTrip(apiRequests * prices.httpApiRequest) : 0,
+      perMillion:
+        front === 'http-api'
+          ? perRoundTrip((apiRequests - (usage.directCalls ?? 0)) * prices.httpApiRequest)
+          : 0,
     },
     {
       item: 'API Lambda (requests + GB-s)',

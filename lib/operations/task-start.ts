@@ -17,7 +17,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { HistoryPage, LoadedRun } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import {
-  PUSHED_EVENT_MAX_BYTES,
+  PUSHED_TASK_MAX_BYTES,
   PUSHED_TASK_SOURCE,
   type PushedTaskEvent,
 } from '../ports/task-push.js';
@@ -290,7 +290,7 @@ export async function pushedTaskEvent(
       undefined,
     );
     const event: PushedTaskEvent = { ...base, task: page as Record<string, unknown> };
-    if (limit === 1 || Buffer.byteLength(JSON.stringify(event)) <= PUSHED_EVENT_MAX_BYTES)
+    if (limit === 1 || Buffer.byteLength(JSON.stringify(event)) <= PUSHED_TASK_MAX_BYTES)
       return event;
   }
 }

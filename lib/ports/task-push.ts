@@ -26,6 +26,12 @@ export interface PushedTaskEvent {
   readonly domain: string;
   readonly taskList: string;
   readonly task: Readonly<Record<string, unknown>>;
+  /**
+   * The service's API function, for the worker to call directly (Lambda Invoke) rather than through
+   * the front door: its heartbeats, responses and further history pages then cost no API Gateway
+   * request. Added by the push itself (see TaskPush.push); `endpoint` is Lambda's, locally only.
+   */
+  readonly api?: { readonly functionName: string; readonly endpoint?: string };
 }
 
 export const PUSHED_TASK_SOURCE = 'swf.pushed-task';
@@ -37,12 +43,19 @@ export const PUSHED_TASK_SOURCE = 'swf.pushed-task';
  */
 export const PUSHED_EVENT_MAX_BYTES = 1024 * 1024;
 
+/**
+ * The most the service's part of a pushed event may weigh: the push adds the API function's name
+ * (`api`, well under a kilobyte) before the whole is held to PUSHED_EVENT_MAX_BYTES.
+ */
+export const PUSHED_TASK_MAX_BYTES = PUSHED_EVENT_MAX_BYTES - 1024;
+
 export interface TaskPush {
   /** The function tasks of this list are pushed to, or undefined for a list served by polls. */
   target(kind: TaskKind, domain: string, taskList: string): string | undefined;
   /**
    * Hands a started task to its function without waiting for it to run (Lambda's asynchronous
-   * invocation). Rejects only when the function could not be reached at all.
+   * invocation), naming the service's API function in the event (`api`) when it knows it. Rejects
+   * only when the function could not be reached at all.
    */
   push(target: string, event: PushedTaskEvent): Promise<void>;
 }

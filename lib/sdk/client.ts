@@ -1,6 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { SWFClient, type SWFClientConfig } from '@aws-sdk/client-swf';
+import { type ApiFunction, apiFunctionTransport } from './api-function.js';
 import { type SwfCall, withJsonPath } from './json-path.js';
 
 /** Where `createSwfClient` points when nothing else is said: the local server of `npm start`. */
@@ -46,6 +47,13 @@ export interface SwfClientOptions {
    */
   readonly observe?: (call: SwfCall) => void;
   /**
+   * Call the service's API function directly instead of an endpoint: Lambda Invoke, which IAM
+   * authorizes (`lambda:InvokeFunction` on the function), with no front door in between. This is what
+   * a pushed task's event names (`api`); the handlers use it. Only SWF commands sent with
+   * `client.send(command)` go this way (the lean path); anything else is refused.
+   */
+  readonly apiFunction?: ApiFunction;
+  /**
    * SWF's commands go the lean JSON path (default true): the same wire calls, signatures, retries,
    * answers and faults as the SDK's own path, at a fraction of its CPU. `false` sends everything
    * through the SDK's middleware stack.
@@ -81,7 +89,9 @@ export function createSwfClient(options: SwfClientOptions = {}): SWFClient {
   const maxSockets = options.maxSockets ?? 256;
   const credentials =
     options.credentials ??
-    (isLocal(endpoint) ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined);
+    (isLocal(options.apiFunction?.endpoint ?? endpoint)
+      ? { accessKeyId: 'local', secretAccessKey: 'local' }
+      : undefined);
   const requestTimeoutMs = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, 1);
   const connectionTimeoutMs = options.connectionTimeoutMs ?? 5_000;
   const maxAttempts = options.maxAttempts ?? 3;
@@ -99,6 +109,26 @@ export function createSwfClient(options: SwfClientOptions = {}): SWFClient {
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
     },
   });
+  if (options.apiFunction !== undefined) {
+    const transport = apiFunctionTransport(options.apiFunction, () => ({
+      region,
+      ...(credentials === undefined ? {} : { credentials }),
+      maxAttempts,
+      requestHandler: { requestTimeout: requestTimeoutMs, connectionTimeout: connectionTimeoutMs },
+    }));
+    return withJsonPath(client, {
+      endpoint: undefined,
+      region,
+      signingName: 'lambda',
+      signingRegion: region,
+      maxAttempts,
+      requestTimeoutMs,
+      connectionTimeoutMs,
+      maxSockets,
+      observe: options.observe,
+      transport,
+    });
+  }
   if (options.jsonPath === false) return client;
   return withJsonPath(client, {
     endpoint,

@@ -24,6 +24,7 @@ export {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
 } from './activity/worker.js';
+export type { ApiFunction } from './api-function.js';
 export {
   createSwfClient,
   DEFAULT_LOCAL_ENDPOINT,

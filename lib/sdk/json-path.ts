@@ -5,7 +5,12 @@ import {
   type SWFClient,
   SWFServiceException,
 } from '@aws-sdk/client-swf';
-import { AwsJsonError, JsonRpcClient, THROTTLING_ERRORS } from '../aws-json/rpc-client.js';
+import {
+  AwsJsonError,
+  JsonRpcClient,
+  type JsonTransport,
+  THROTTLING_ERRORS,
+} from '../aws-json/rpc-client.js';
 import { SigV4Signer } from '../aws-json/sigv4.js';
 
 /** One SWF call a client made, as its observer sees it once it has ended. */
@@ -30,6 +35,11 @@ export interface JsonPathSettings {
   readonly connectionTimeoutMs: number;
   readonly maxSockets: number;
   readonly observe?: ((call: SwfCall) => void) | undefined;
+  /**
+   * How calls reach the service instead of a POST to the endpoint (see apiFunctionTransport). The
+   * SDK's own path cannot go that way: a call that would take it is refused.
+   */
+  readonly transport?: (JsonTransport & { destroy(): void }) | undefined;
 }
 
 /**
@@ -60,8 +70,15 @@ export function withJsonPath(client: SWFClient, settings: JsonPathSettings): SWF
   };
   const send = (command: unknown, options?: unknown, callback?: unknown): unknown => {
     const action = actionOf(command);
-    if (action === undefined || customized || typeof options === 'function' || callback)
+    if (action === undefined || customized || typeof options === 'function' || callback) {
+      if (settings.transport !== undefined)
+        return Promise.reject(
+          new Error(
+            "A client of the service's API function sends only SWF commands, through client.send(command): no callbacks, no middleware",
+          ),
+        );
       return Reflect.apply(sdkSend, client, [command, options, callback]);
+    }
     const input = Reflect.get(command as object, 'input') as unknown;
     const signal = abortSignalOf(options);
     const call = callJson(rpcClient, action, input, signal);
@@ -72,12 +89,20 @@ export function withJsonPath(client: SWFClient, settings: JsonPathSettings): SWF
   const destroy = client.destroy.bind(client);
   Reflect.set(client, 'destroy', () => {
     void rpc?.then((r) => r.destroy());
+    settings.transport?.destroy();
     destroy();
   });
   return client;
 }
 
 async function openRpc(client: SWFClient, settings: JsonPathSettings): Promise<JsonRpcClient> {
+  const { transport } = settings;
+  if (transport !== undefined)
+    return new JsonRpcClient({
+      transport,
+      targetPrefix: 'SimpleWorkflowService',
+      maxAttempts: settings.maxAttempts,
+    });
   const endpoint =
     settings.endpoint ??
     client.config.endpointProvider({

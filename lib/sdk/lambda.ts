@@ -3,7 +3,8 @@ import type { Activity } from './activity/context.js';
 import { CancelReason } from './activity/context.js';
 import type { TaskEnd } from './activity/run-task.js';
 import { DEFAULT_CANCEL_GRACE_MS, startActivityTask } from './activity/start-task.js';
-import { createSwfClient } from './client.js';
+import type { ApiFunction } from './api-function.js';
+import { createSwfClient, type SwfClientOptions } from './client.js';
 import { type Decider, decideTask } from './decider/decide-task.js';
 import { readWireAnswer } from './json-path.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -20,6 +21,12 @@ export interface PushedTaskEvent {
   readonly domain: string;
   readonly taskList: string;
   readonly task: Readonly<Record<string, unknown>>;
+  /**
+   * The service's API function, which the handler calls directly (Lambda Invoke) for the task's
+   * heartbeats, responses and further history pages, instead of going through the front door. A
+   * deployed service always names it; a handler given its own `client` does not use it.
+   */
+  readonly api?: ApiFunction;
 }
 
 /** The part of Lambda's context the handlers use (aws-lambda's `Context` has it). */
@@ -35,10 +42,14 @@ export const REPORT_MARGIN_MS = 2_000;
 
 interface HandlerClientOptions {
   /**
-   * The client (default: `createSwfClient` on `$SWF_ENDPOINT`, required then, in `$AWS_REGION`,
-   * signed for `$SWF_SIGNING_NAME`, default `execute-api`). Created once, with the handler.
+   * The client for every task. By default the handler calls the API function the event names (`api`:
+   * Lambda Invoke, which needs `lambda:InvokeFunction` on it), or else `$SWF_ENDPOINT` in
+   * `$AWS_REGION`, signed for `$SWF_SIGNING_NAME` (default `execute-api`). Either client is made once,
+   * on first use, with `clientOptions`.
    */
   readonly client?: SWFClient;
+  /** Options of the clients the handler makes (see `client`): retries, timeouts, `observe` … */
+  readonly clientOptions?: Omit<SwfClientOptions, 'endpoint' | 'apiFunction'>;
   readonly logger?: Logger;
 }
 
@@ -74,11 +85,13 @@ export interface DecisionTaskHandlerOptions extends HandlerClientOptions {
 export function activityTaskHandler(
   options: ActivityTaskHandlerOptions,
 ): PushedTaskHandler<TaskEnd> {
-  const client = options.client ?? clientFromEnv();
+  const clientFor = handlerClients(options);
   const logger = options.logger ?? consoleLogger;
   const cancelGraceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
   return async (event, context) => {
-    const { task } = pushedTask(event, 'activity');
+    const pushed = pushedTask(event, 'activity');
+    const { task } = pushed;
+    const client = clientFor(pushed);
     const activityTask = readWireAnswer('PollForActivityTask', task);
     const { taskToken } = activityTask;
     if (!taskToken) throw new Error('not a pushed activity task: its task has no taskToken');
@@ -123,10 +136,12 @@ export function activityTaskHandler(
  * });
  */
 export function decisionTaskHandler(options: DecisionTaskHandlerOptions): PushedTaskHandler<void> {
-  const client = options.client ?? clientFromEnv();
+  const clientFor = handlerClients(options);
   const logger = options.logger ?? consoleLogger;
   return async (event) => {
-    const { domain, taskList, task } = pushedTask(event, 'decision');
+    const pushed = pushedTask(event, 'decision');
+    const { domain, taskList, task } = pushed;
+    const client = clientFor(pushed);
     const first = readWireAnswer('PollForDecisionTask', task);
     if (!first.taskToken) throw new Error('not a pushed decision task: its task has no taskToken');
     const { decider, maximumPageSize } = options;
@@ -149,7 +164,24 @@ function pushedTask(event: unknown, kind: PushedTaskEvent['kind']): PushedTaskEv
     throw new Error(`${what}: no domain or taskList`);
   if (typeof task !== 'object' || task === null || Array.isArray(task))
     throw new Error(`${what}: no task`);
-  return { source, kind, domain, taskList, task: { ...task } };
+  const api = apiOf(field('api'));
+  return {
+    source,
+    kind,
+    domain,
+    taskList,
+    task: { ...task },
+    ...(api === undefined ? {} : { api }),
+  };
+}
+
+/** The event's API function, if it names one well. */
+function apiOf(value: unknown): ApiFunction | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const functionName: unknown = Reflect.get(value, 'functionName');
+  const endpoint: unknown = Reflect.get(value, 'endpoint');
+  if (typeof functionName !== 'string' || functionName === '') return undefined;
+  return typeof endpoint === 'string' ? { functionName, endpoint } : { functionName };
 }
 
 /** Calls `fire` when the function has `marginMs` left (at once if it has less); returns a clear. */
@@ -163,17 +195,39 @@ function atDeadline(
   return () => clearTimeout(timer);
 }
 
-/** The handlers' default client, from the function's environment. */
-function clientFromEnv(): SWFClient {
-  const endpoint = process.env.SWF_ENDPOINT;
-  if (!endpoint)
-    throw new Error(
-      'SWF_ENDPOINT is not set: set it to the SWF endpoint the function reports to, or pass a client',
-    );
+/**
+ * The client a handler uses for a task: the one it was given, else one of the API function the event
+ * names, else one of `$SWF_ENDPOINT`; each made once.
+ */
+function handlerClients(options: HandlerClientOptions): (event: PushedTaskEvent) => SWFClient {
+  const given = options.client;
+  if (given !== undefined) return () => given;
+  const made = new Map<string, SWFClient>();
+  const once = (key: string, make: () => SWFClient) => {
+    let client = made.get(key);
+    if (client === undefined) {
+      client = make();
+      made.set(key, client);
+    }
+    return client;
+  };
   const region = process.env.AWS_REGION;
-  return createSwfClient({
-    endpoint,
-    ...(region ? { region } : {}),
-    signingName: process.env.SWF_SIGNING_NAME || 'execute-api',
-  });
+  const base = { ...options.clientOptions, ...(region ? { region } : {}) };
+  return (event) => {
+    const { api } = event;
+    if (api !== undefined)
+      return once(JSON.stringify(api), () => createSwfClient({ ...base, apiFunction: api }));
+    const endpoint = process.env.SWF_ENDPOINT;
+    if (!endpoint)
+      throw new Error(
+        'The pushed task names no API function and SWF_ENDPOINT is not set: set it to the SWF endpoint the function reports to, or pass a client',
+      );
+    return once(endpoint, () =>
+      createSwfClient({
+        ...base,
+        endpoint,
+        signingName: base.signingName ?? (process.env.SWF_SIGNING_NAME || 'execute-api'),
+      }),
+    );
+  };
 }

@@ -1,8 +1,8 @@
 /**
  * Push task lists: a task list served by a function instead of pollers. A task scheduled on one is never
- * queued; the outbox starts it for the function (the function is the identity in its Started event) and
- * invokes the function with what a poll would have answered. The function then responds through the
- * API like any worker.
+ * queued; the commit that schedules it starts it for the function (the function is the identity in its
+ * Started event), and the function is invoked with what a poll would have answered. The function then
+ * responds through the API like any worker, or calls the API function the event names directly.
  */
 import {
   CountPendingActivityTasksCommand,
@@ -16,13 +16,16 @@ import {
   RespondActivityTaskCompletedCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LOCAL_API_FUNCTION, type LocalStack } from '../../lib/local/stack.js';
 import { PUSHED_EVENT_MAX_BYTES, type PushedTaskEvent } from '../../lib/ports/task-push.js';
 import {
+  type Activity,
   activityTaskHandler,
   type Decider,
   decisionTaskHandler,
+  type PushedTaskHandler,
+  type SwfCall,
   decide as sdkDecide,
   silentLogger,
   type TaskEnd,
@@ -306,7 +309,17 @@ describe('a decision task list served by a function', () => {
 });
 
 describe("the SDK's Lambda handlers serving push task lists", () => {
-  it('run a workflow end to end: decisions and activities pushed, answered through the API', async () => {
+  /**
+   * Runs a one-activity greeting workflow with both lists served by the handlers `serve` makes, and
+   * checks it ran end to end: the result, one task end, the functions as the identities.
+   */
+  async function runGreeting(
+    serve: (
+      decider: Decider,
+      activities: Record<string, Activity>,
+      onTaskEnd: (end: TaskEnd) => void,
+    ) => { decider: PushedTaskHandler<void>; worker: PushedTaskHandler<TaskEnd> },
+  ) {
     const lists = { deciders: uid('fn-deciders'), activities: uid('fn-activities') };
     const greeting: Decider = (state) => {
       const greet = state.activities.get('greet');
@@ -323,29 +336,32 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       return [];
     };
     const ends: TaskEnd[] = [];
-    const decider = decisionTaskHandler({ client: swf, decider: greeting, logger: silentLogger });
-    const worker = activityTaskHandler({
-      client: swf,
-      activities: {
-        [activityType.name]: async (name, ctx) => `Hello, ${name} (${ctx.activityId})!`,
-      },
-      logger: silentLogger,
-      onTaskEnd: (end) => ends.push(end),
-    });
+    const events: PushedTaskEvent[] = [];
+    const { decider, worker } = serve(
+      greeting,
+      { [activityType.name]: async (name, ctx) => `Hello, ${name} (${ctx.activityId})!` },
+      (end) => ends.push(end),
+    );
     stack.push.register(
       { kind: 'decision', domain, taskList: lists.deciders, target: 'sdk-decider' },
-      (event) => decider(event as Parameters<typeof decider>[0]),
+      (event) => {
+        events.push(event);
+        return decider(event as Parameters<typeof decider>[0]);
+      },
     );
     stack.push.register(
       { kind: 'activity', domain, taskList: lists.activities, target: 'sdk-worker' },
-      (event) => worker(event as Parameters<typeof worker>[0]),
+      (event) => {
+        events.push(event);
+        return worker(event as Parameters<typeof worker>[0]);
+      },
     );
     const { execution } = await kit.start(workflowType, {
       taskList: { name: lists.deciders },
       input: 'world',
     });
-    const history = await awaitHistory(kit, execution, (events) =>
-      events.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
+    const history = await awaitHistory(kit, execution, (all) =>
+      all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(
       single(history, 'WorkflowExecutionCompleted').workflowExecutionCompletedEventAttributes
@@ -357,5 +373,38 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       return a === undefined ? [] : [a.identity];
     });
     expect(identities).toEqual(['sdk-decider', 'sdk-worker', 'sdk-decider']);
+    return events;
+  }
+
+  it('run a workflow end to end: decisions and activities pushed, answered through the API', async () => {
+    await runGreeting((decider, activities, onTaskEnd) => ({
+      decider: decisionTaskHandler({ client: swf, decider, logger: silentLogger }),
+      worker: activityTaskHandler({ client: swf, activities, logger: silentLogger, onTaskEnd }),
+    }));
+  });
+
+  it('call the API function each event names (Lambda Invoke), not the endpoint, when given no client', async () => {
+    // An endpoint nobody serves: a handler that used it could not report anything.
+    vi.stubEnv('SWF_ENDPOINT', 'http://127.0.0.1:9');
+    const calls: string[] = [];
+    const clientOptions = { observe: (call: SwfCall) => calls.push(call.action) };
+    try {
+      const events = await runGreeting((decider, activities, onTaskEnd) => ({
+        decider: decisionTaskHandler({ decider, logger: silentLogger, clientOptions }),
+        worker: activityTaskHandler({ activities, logger: silentLogger, onTaskEnd, clientOptions }),
+      }));
+      expect(events.map((e) => e.api)).toEqual([
+        { functionName: LOCAL_API_FUNCTION, endpoint: stack.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: stack.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: stack.endpoint },
+      ]);
+      expect(calls.filter((c) => c.startsWith('Respond'))).toEqual([
+        'RespondDecisionTaskCompleted',
+        'RespondActivityTaskCompleted',
+        'RespondDecisionTaskCompleted',
+      ]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

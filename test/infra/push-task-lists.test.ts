@@ -62,6 +62,12 @@ function render(value: unknown): string {
   throw new Error(`cannot render ${JSON.stringify(value)}`);
 }
 
+/** What a pushed function may call: the HTTP API's route, and the API function directly. */
+const callsTheApi = [
+  { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: expect.anything() },
+  { Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: expect.anything() },
+];
+
 describe('push task lists', () => {
   let swf: SwfStack;
   let template: Template;
@@ -135,10 +141,15 @@ describe('push task lists', () => {
         render(arnOf(deciderId)),
       ]);
     }
-    expect(policiesWith(template, 'lambda:Invoke')).toHaveLength(3);
+    // Beside the pushed functions' own grants to call the API function (see below).
+    expect(
+      policiesWith(template, 'lambda:Invoke').filter((p) =>
+        JSON.stringify(p.Properties.Roles).includes('Handler'),
+      ),
+    ).toHaveLength(3);
   });
 
-  it('points a pushed function of the stack at the API, and lets it call the API', () => {
+  it('points a pushed function of the stack at the API, and lets it call the API and its function', () => {
     const env = envOf(template, 'DeciderFn');
     expect(env.SWF_ENDPOINT).toEqual(template.findOutputs('SwfEndpoint').SwfEndpoint?.Value);
     expect(env.SWF_SIGNING_NAME).toBe('execute-api');
@@ -146,21 +157,25 @@ describe('push task lists', () => {
       id.startsWith('DeciderFnServiceRole'),
     );
     const [grant] = policiesWith(template, `"${roleId}"`);
-    expect(grant?.Properties.PolicyDocument.Statement).toEqual([
-      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: expect.anything() },
-    ]);
-    const [statement] = grant?.Properties.PolicyDocument.Statement ?? [];
+    expect(grant?.Properties.PolicyDocument.Statement).toEqual(callsTheApi);
+    const [statement, invoke] = grant?.Properties.PolicyDocument.Statement ?? [];
     expect(render(statement.Resource)).toBe(
       'arn:<Ref AWS::Partition>:execute-api:<Ref AWS::Region>:<Ref AWS::AccountId>:<Ref ApiHttpApi4C294DC0>/*/POST/',
     );
+    // The API function itself, which the events name for the handlers to call directly.
+    expect(invoke.Resource.map(render)).toEqual([
+      '<ApiHandler8AD6A8DF.Arn>',
+      '<ApiHandler8AD6A8DF.Arn>:*',
+    ]);
+    // The stream and timer functions name it in the events they push.
+    for (const prefix of ['OutboxStreamHandler', 'OutboxTimerHandler'])
+      expect(render(envOf(template, prefix).SWF_API_FUNCTION)).toBe('<Ref ApiHandler8AD6A8DF>');
     Annotations.fromStack(swf).hasNoWarning('/PushSwf/DeciderFn', Match.anyValue());
   });
 
   it('grants a function of another stack from this stack (no cycle), and warns it has no SWF_ENDPOINT', () => {
     const [grant] = policiesWith(template, 'Workers:ExportsOutputFnGetAttActivityFnServiceRole');
-    expect(grant?.Properties.PolicyDocument.Statement).toEqual([
-      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: expect.anything() },
-    ]);
+    expect(grant?.Properties.PolicyDocument.Statement).toEqual(callsTheApi);
     const env = envOf(workersTemplate, 'ActivityFn');
     expect(env.SWF_ENDPOINT).toBeUndefined();
     expect(env.SWF_SIGNING_NAME).toBe('execute-api');

@@ -2,6 +2,9 @@
  * The SDK's Lambda handlers of push task lists against a stub SWF: a pushed task (the poll's answer in
  * SWF's JSON) is run or decided as a polled one would be, and answered through the API.
  */
+import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
+import { RespondActivityTaskCompletedCommand, UnknownResourceFault } from '@aws-sdk/client-swf';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ActivityContext,
@@ -36,6 +39,10 @@ const client = () =>
     credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
     maxAttempts: 1,
   });
+
+/** A Lambda function's result as Invoke returns it (the SDK's blob is a Uint8Array underneath). */
+const payloadOf = (result: object) =>
+  new TextEncoder().encode(JSON.stringify(result)) as NonNullable<InvokeCommandOutput['Payload']>;
 
 /** The calls the stub received, as `Action body`. */
 const calls = () =>
@@ -337,11 +344,80 @@ describe('decisionTaskHandler', () => {
 });
 
 describe('the handlers’ default client', () => {
-  it('throws a clear error at creation when SWF_ENDPOINT is unset', () => {
+  it('refuses, clearly, a task that names no API function when SWF_ENDPOINT is unset', async () => {
     vi.stubEnv('SWF_ENDPOINT', undefined);
+    const activities = activityTaskHandler({ activities: {} });
+    const decisions = decisionTaskHandler({ decider: () => [] });
 
-    expect(() => activityTaskHandler({ activities: {} })).toThrow(/SWF_ENDPOINT is not set/);
-    expect(() => decisionTaskHandler({ decider: () => [] })).toThrow(/SWF_ENDPOINT is not set/);
+    const unset = /names no API function and SWF_ENDPOINT is not set/;
+    await expect(activities(activityEvent())).rejects.toThrow(unset);
+    await expect(decisions(decisionEvent())).rejects.toThrow(unset);
+  });
+
+  it('calls the API function the event names with Lambda Invoke, not $SWF_ENDPOINT', async () => {
+    vi.stubEnv('SWF_ENDPOINT', stub.endpoint);
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    const lambda = mockClient(LambdaClient);
+    try {
+      const answer = { statusCode: 200, headers: { 'x-amzn-requestid': 'r-1' }, body: '{}' };
+      lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: payloadOf(answer) });
+      const handler = activityTaskHandler({
+        activities: { resize: () => 'ok' },
+        clientOptions: { credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' } },
+      });
+
+      await handler({ ...activityEvent(), api: { functionName: 'swf-api' } });
+
+      expect(stub.received).toEqual([]);
+      const [invoke] = lambda.commandCalls(InvokeCommand).map((c) => c.args[0].input);
+      expect(invoke?.FunctionName).toBe('swf-api');
+      expect(invoke?.InvocationType).toBeUndefined(); // RequestResponse: the answer is the result
+      const event = JSON.parse(new TextDecoder().decode(invoke?.Payload as Uint8Array));
+      expect(event).toMatchObject({
+        version: '2.0',
+        requestContext: { http: { method: 'POST' } },
+        headers: { 'x-amz-target': 'SimpleWorkflowService.RespondActivityTaskCompleted' },
+        isBase64Encoded: false,
+      });
+      expect(JSON.parse(event.body)).toEqual({ taskToken: 'tok-1', result: 'ok' });
+    } finally {
+      lambda.restore();
+    }
+  });
+
+  it("reads the API function's faults as SWF's, and retries a function that failed around them", async () => {
+    const lambda = mockClient(LambdaClient);
+    try {
+      const fault = {
+        statusCode: 400,
+        headers: {},
+        body: JSON.stringify({
+          __type: 'com.amazonaws.swf.base.model#UnknownResourceFault',
+          message: 'Unknown activity',
+        }),
+      };
+      lambda
+        .on(InvokeCommand)
+        .resolvesOnce({ StatusCode: 200, FunctionError: 'Unhandled', Payload: payloadOf({}) })
+        .resolves({ StatusCode: 200, Payload: payloadOf(fault) });
+      const swf = createSwfClient({
+        apiFunction: { functionName: 'swf-api' },
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+      });
+      const failure = await swf
+        .send(new RespondActivityTaskCompletedCommand({ taskToken: 't' }))
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(UnknownResourceFault);
+      expect((failure as UnknownResourceFault).message).toBe('Unknown activity');
+      expect(lambda.commandCalls(InvokeCommand)).toHaveLength(2);
+      // The SDK's own path cannot reach the function: a call that would take it is refused.
+      await expect(
+        swf.send(new RespondActivityTaskCompletedCommand({ taskToken: 't' }), () => {}),
+      ).rejects.toThrow(/sends only SWF commands/);
+    } finally {
+      lambda.restore();
+    }
   });
 
   it('talks to $SWF_ENDPOINT in $AWS_REGION, signed for execute-api by default', async () => {

@@ -19,6 +19,8 @@ export class AwsTaskPush implements TaskPush {
 
   constructor(
     lists: readonly PushTaskList[],
+    /** The service's API function, named in every event (see PushedTaskEvent.api). */
+    private readonly apiFunction: string | undefined,
     private readonly makeClient: () => LambdaClient = () => new LambdaClient({}),
   ) {
     this.#lookup = pushTargets(lists);
@@ -29,7 +31,11 @@ export class AwsTaskPush implements TaskPush {
   }
 
   async push(target: string, event: PushedTaskEvent): Promise<void> {
-    const payload = Buffer.from(JSON.stringify(event));
+    const named =
+      this.apiFunction === undefined
+        ? event
+        : { ...event, api: { functionName: this.apiFunction } };
+    const payload = Buffer.from(JSON.stringify(named));
     const what = `a ${event.kind} task of ${event.domain}/${event.taskList} to function ${target}`;
     if (payload.byteLength > PUSHED_EVENT_MAX_BYTES) {
       throw new Error(

@@ -18,12 +18,18 @@ export class LocalTaskPush implements TaskPush {
   readonly #lists: PushTaskList[] = [];
   readonly #handlers = new Map<string, LocalPushHandler>();
   #lookup = pushTargets([]);
+  #api: PushedTaskEvent['api'];
 
   /** Serves `list` with `handler` from now on: tasks scheduled on it are pushed, not queued. */
   register(list: PushTaskList, handler: LocalPushHandler): void {
     this.#lists.push(list);
     this.#handlers.set(list.target, handler);
     this.#lookup = pushTargets(this.#lists);
+  }
+
+  /** The API function every event names from now on (the local server's, see startLocalStack). */
+  useApi(api: NonNullable<PushedTaskEvent['api']>): void {
+    this.#api = api;
   }
 
   target(kind: TaskKind, domain: string, taskList: string): string | undefined {
@@ -33,7 +39,8 @@ export class LocalTaskPush implements TaskPush {
   async push(target: string, event: PushedTaskEvent): Promise<void> {
     const handler = this.#handlers.get(target);
     if (handler === undefined) throw new Error(`Function not found: ${target}`);
-    const copy = JSON.parse(JSON.stringify(event)) as PushedTaskEvent;
+    const named = this.#api === undefined ? event : { ...event, api: this.#api };
+    const copy = JSON.parse(JSON.stringify(named)) as PushedTaskEvent;
     setImmediate(() => {
       Promise.resolve()
         .then(() => handler(copy))

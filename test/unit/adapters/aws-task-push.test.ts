@@ -25,7 +25,7 @@ const event: PushedTaskEvent = {
 
 let made = 0;
 const push = () =>
-  new AwsTaskPush(lists, () => {
+  new AwsTaskPush(lists, 'swf-api', () => {
     made++;
     return new LambdaClient({ region: 'us-east-1' });
   });
@@ -45,7 +45,7 @@ describe('AwsTaskPush', () => {
     expect(made).toBe(0);
   });
 
-  it('invokes the function asynchronously with the event as JSON, on one client', async () => {
+  it('invokes the function asynchronously with the event as JSON, naming the API function, on one client', async () => {
     lambdaMock.on(InvokeCommand).resolves({ StatusCode: 202 });
     const p = push();
     await p.push(target, event);
@@ -58,7 +58,7 @@ describe('AwsTaskPush', () => {
     expect(payload).toBeInstanceOf(Uint8Array);
     expect(
       JSON.parse(new TextDecoder().decode(payload instanceof Uint8Array ? payload : undefined)),
-    ).toEqual(event);
+    ).toEqual({ ...event, api: { functionName: 'swf-api' } });
     expect(made).toBe(1);
   });
 
@@ -80,7 +80,9 @@ describe('AwsTaskPush', () => {
 
   it('refuses an event over the asynchronous invocation limit without sending it', async () => {
     lambdaMock.on(InvokeCommand).resolves({ StatusCode: 202 });
-    const envelope = Buffer.byteLength(JSON.stringify({ ...event, task: { input: '' } }));
+    // The event as sent: with the API function named in it.
+    const named = { ...event, api: { functionName: 'swf-api' } };
+    const envelope = Buffer.byteLength(JSON.stringify({ ...named, task: { input: '' } }));
     const at = (bytes: number) => ({ ...event, task: { input: 'x'.repeat(bytes - envelope) } });
     const p = push();
     await p.push(target, at(PUSHED_EVENT_MAX_BYTES));

@@ -53,6 +53,13 @@ describe('SWF_PUSH_TASK_LISTS', () => {
     expect(loadConfig(withLists('[]')).pushTaskLists).toEqual([]);
   });
 
+  it("reads the API function's name that pushed tasks name for their workers (SWF_API_FUNCTION)", () => {
+    expect(loadOutboxConfig({ ...OUTBOX_ENV, SWF_API_FUNCTION: 'swf-api' }).apiFunction).toBe(
+      'swf-api',
+    );
+    expect(loadOutboxConfig(OUTBOX_ENV).apiFunction).toBeUndefined();
+  });
+
   it.each([
     ['[{"kind":', /^SWF_PUSH_TASK_LISTS must be JSON: /],
     ['{}', 'SWF_PUSH_TASK_LISTS must be a JSON array of task lists'],

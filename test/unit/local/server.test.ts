@@ -1,6 +1,7 @@
 /**
  * The local server's close is graceful: long polls waiting get their empty answer, requests in
- * progress finish and are answered, new connections are refused, and close resolves.
+ * progress finish and are answered, new connections are refused, and close resolves. It also serves
+ * Lambda's Invoke of its API function, as workers of push task lists call the deployed one.
  */
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -78,6 +79,102 @@ describe('a caller that hangs up while sending its body', () => {
       expect(errors).toEqual([]);
     } finally {
       console.error = original;
+    }
+  });
+});
+
+describe("the local server's Lambda Invoke of its API function", () => {
+  /** Echoes what it was asked: method, target header and body. */
+  const echo: Dispatcher = async (req) => ({
+    statusCode: req.headers['x-amz-target'] === 'SimpleWorkflowService.Bad' ? 400 : 200,
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'req-1' },
+    body: JSON.stringify({
+      method: req.method,
+      target: req.headers['x-amz-target'],
+      body: req.body.toString(),
+    }),
+  });
+  const invoke = (url: string, name: string, payload: string, type?: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve) => {
+      const req = request(
+        `${url}/2015-03-31/functions/${encodeURIComponent(name)}/invocations`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: type === undefined ? {} : { 'x-amz-invocation-type': type },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+          );
+        },
+      );
+      req.end(payload);
+    });
+  const event = (target: string, body: string) =>
+    JSON.stringify({
+      version: '2.0',
+      headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': target },
+      requestContext: { http: { method: 'POST' } },
+      body: Buffer.from(body).toString('base64'),
+      isBase64Encoded: true,
+    });
+
+  it("answers the call an HTTP API event carries with the dispatcher's answer as the result", async () => {
+    const server = await startServer(echo, { apiFunction: 'swf-api' });
+    try {
+      for (const name of ['swf-api', 'arn:aws:lambda:us-east-1:123456789012:function:swf-api']) {
+        const answer = await invoke(server.url, name, event('SimpleWorkflowService.Go', '{"a":1}'));
+        expect(answer.status).toBe(200);
+        expect(answer.headers['x-amz-function-error']).toBeUndefined();
+        const result = JSON.parse(answer.body);
+        expect(result).toMatchObject({ statusCode: 200, isBase64Encoded: false });
+        expect(result.headers['x-amzn-requestid']).toBe('req-1');
+        expect(JSON.parse(result.body)).toEqual({
+          method: 'POST',
+          target: 'SimpleWorkflowService.Go',
+          body: '{"a":1}',
+        });
+      }
+      // A fault is the function's result too, not a failure of the Invoke.
+      const fault = await invoke(server.url, 'swf-api', event('SimpleWorkflowService.Bad', '{}'));
+      expect(fault.status).toBe(200);
+      expect(JSON.parse(fault.body).statusCode).toBe(400);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers as Lambda does another function, another invocation type, or an event that is no HTTP call', async () => {
+    const server = await startServer(echo, { apiFunction: 'swf-api' });
+    const plain = await startServer(echo);
+    try {
+      const other = await invoke(server.url, 'other', event('SimpleWorkflowService.Go', '{}'));
+      expect(other.status).toBe(404);
+      expect(other.headers['x-amzn-errortype']).toBe('ResourceNotFoundException');
+      expect(JSON.parse(other.body).message).toBe('Function not found: other');
+      const none = await invoke(plain.url, 'swf-api', event('SimpleWorkflowService.Go', '{}'));
+      expect(none.status).toBe(404);
+      const async = await invoke(
+        server.url,
+        'swf-api',
+        event('SimpleWorkflowService.Go', '{}'),
+        'Event',
+      );
+      expect(async.status).toBe(400);
+      expect(async.headers['x-amzn-errortype']).toBe('InvalidParameterValueException');
+      for (const payload of ['not json', '{"body":"{}"}', '[1]']) {
+        const failed = await invoke(server.url, 'swf-api', payload);
+        expect(failed.status).toBe(200);
+        expect(failed.headers['x-amz-function-error']).toBe('Unhandled');
+      }
+    } finally {
+      await server.close();
+      await plain.close();
     }
   });
 });

@@ -74,6 +74,21 @@ describe('estimateCost', () => {
     ).toBe(0);
   });
 
+  it("charges no API Gateway request for a pushed worker's call to the API function by Invoke", () => {
+    const usage: RunUsage = {
+      ...none,
+      apiCalls: {
+        StartWorkflowExecution: { calls: 1_000_000, billedMs: 0 },
+        RespondActivityTaskCompleted: { calls: 3_000_000, billedMs: 0 },
+      },
+      directCalls: 3_000_000,
+    };
+    const push = estimateCost(usage, 'lambda-push', US_EAST_1, lambda);
+    expect(line(push, 'HTTP API requests')).toBeCloseTo(1);
+    // The API function still runs for each: 4 M requests.
+    expect(line(push, 'API Lambda (requests + GB-s)')).toBeCloseTo(0.8);
+  });
+
   it('charges no API Gateway requests behind a function URL, and everything else alike', () => {
     const usage = pollAndResponse;
     for (const mode of ['http-polling', 'lambda-push'] as const) {
