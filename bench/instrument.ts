@@ -211,11 +211,21 @@ export class DeadlineCounters {
   scheduled = 0;
   disarmed = 0;
   requests = 0;
+  /** When each deadline armed since the reset fires (epoch seconds), unless it was disarmed. */
+  readonly pending = new Map<string, number>();
   reset(): void {
     this.sqs = 0;
     this.scheduled = 0;
     this.disarmed = 0;
     this.requests = 0;
+    this.pending.clear();
+  }
+  /**
+   * Deadlines armed in the run that fire after it: their fires' work (the timer function reads the
+   * run and finds nothing due) is not in the run's counts.
+   */
+  unseen(nowSeconds = Date.now() / 1000): number {
+    return [...this.pending.values()].filter((at) => at > nowSeconds).length;
   }
 }
 
@@ -232,6 +242,7 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
     if (seen.has(id)) return arm(fire);
     seen.add(id);
     counters.requests += 1;
+    counters.pending.set(id, fire.at);
     const wait = fire.at - Date.now() / 1000;
     if (wait <= MAX_SQS_DELAY_SECONDS) counters.sqs += 1;
     else {
@@ -253,6 +264,7 @@ export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): v
         counters.requests += 1;
         const id = idOf(fire);
         if (schedules.delete(id)) counters.disarmed += 1;
+        counters.pending.delete(id);
         // Armed again later (the alarm came back to it), it is a new schedule.
         seen.delete(id);
       }

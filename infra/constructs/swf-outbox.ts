@@ -21,6 +21,14 @@ import type { SwfTable } from './swf-table.js';
 const streamEntry = fileURLToPath(new URL('../../functions/stream.ts', import.meta.url));
 const timerEntry = fileURLToPath(new URL('../../functions/timer.ts', import.meta.url));
 
+/**
+ * The stream and timer functions' memory (the bench's cost model prices the same). Like the API
+ * function they mostly wait: on DynamoDB, SQS, Scheduler and the Invokes they make (the service's
+ * whole side, its outbox included, spends about 1.3 ms of a core per SWF call: docs/performance.md),
+ * so half the house size about halves what they cost.
+ */
+export const OUTBOX_MEMORY_MB = 512;
+
 /** The metric the stream function's "stream record dead-lettered" log lines count into. */
 export const DEAD_LETTER_METRIC = { namespace: 'SwfOnDynamo', metricName: 'DeadLetteredRecords' };
 
@@ -110,6 +118,7 @@ export class SwfOutbox extends Construct {
     };
     this.streamHandler = new HouseFunction(this, 'StreamHandler', {
       entry: streamEntry,
+      memorySize: OUTBOX_MEMORY_MB,
       description:
         'SWF outbox: DynamoDB stream records → deadlines, task queues, cross-execution effects',
       // Lambda tasks run inside the batch; the function ends a batch 15 s early and checkpoints it.
@@ -124,6 +133,7 @@ export class SwfOutbox extends Construct {
     });
     this.timerHandler = new HouseFunction(this, 'TimerHandler', {
       entry: timerEntry,
+      memorySize: OUTBOX_MEMORY_MB,
       description: 'SWF deadlines: fires from the timer queue → timers and timeouts',
       timeout: timerTimeout,
       environment,

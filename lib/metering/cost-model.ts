@@ -138,7 +138,7 @@ export function estimateCost(
   const fires = usage.sqsDeadlines + 2 * invokedSchedules;
   const streamMs =
     usage.outboxDynamoMs +
-    usage.streamBatches * INVOCATION_OVERHEAD_MS * cpuScale(lambda.memoryMb) +
+    (usage.streamBatches + fires) * INVOCATION_OVERHEAD_MS * cpuScale(lambda.memoryMb) +
     (usage.deadlineRequests + (usage.outboxPushes ?? 0)) * AWS_REQUEST_MS;
   const pushMs = mode === 'lambda-push' ? pollMs : 0;
   const pushInvocations = mode === 'lambda-push' ? polls + (usage.pushedTasks ?? 0) : 0;

@@ -181,17 +181,20 @@ function handOff(
   return { ...write, state, events, queue: { add: queued, remove: write.queue.remove } };
 }
 
-/** A run that closes gives up its workflowId, or hands it to the run that continues it. */
+/**
+ * A run that continues as new hands its workflowId to the new run. One that closes otherwise leaves
+ * its pointer (the next start takes it over: see OpenPointerChange), a write saved per execution.
+ */
 function pointerChanges<R>(
   before: ExecutionState,
   plan: Extract<MutationPlan<R>, { write: true }>,
 ): OpenPointerChange[] {
-  if (before.status !== 'OPEN' || plan.state.status !== 'CLOSED') return [];
-  const { domain, execution } = before;
   const next = plan.newRun?.state.execution.runId;
-  return next === undefined
-    ? [{ kind: 'release', domain, workflowId: execution.workflowId, runId: execution.runId }]
-    : [{ kind: 'move', domain, workflowId: execution.workflowId, from: execution.runId, to: next }];
+  if (before.status !== 'OPEN' || plan.state.status !== 'CLOSED' || next === undefined) return [];
+  const { domain, execution } = before;
+  return [
+    { kind: 'move', domain, workflowId: execution.workflowId, from: execution.runId, to: next },
+  ];
 }
 
 export function notifyQueued(deps: OperationDeps, writes: readonly RunWrite[]): void {

@@ -21,16 +21,15 @@ export interface RunWrite {
   readonly expiresAt?: { readonly history?: number; readonly state?: number };
 }
 
-/** The open-run pointer of a workflowId: at most one open run per workflowId in a domain. */
+/**
+ * The open-run pointer of a workflowId: at most one open run per workflowId in a domain. A start
+ * acquires it, a continue-as-new moves it to the new run; a close leaves it, naming a closed run:
+ * stale, it is taken over by the next start of the workflowId, and expires (TTL) once the run it
+ * names can no longer be open.
+ */
 export type OpenPointerChange =
   | {
       readonly kind: 'acquire';
-      readonly domain: string;
-      readonly workflowId: string;
-      readonly runId: string;
-    }
-  | {
-      readonly kind: 'release';
       readonly domain: string;
       readonly workflowId: string;
       readonly runId: string;
@@ -73,7 +72,7 @@ export interface ExecutionStore {
    * of tasks the writes schedule exist before the commit lands (a poller that finds one whose task is
    * not committed yet leaves it alone: see entryStatus); the entries they withdraw or claim are removed
    * after it, best effort. A new run's workflowId pointer is written before its state and a closed
-   * run's is removed after it (best effort), so a pointer may be stale: see findOpenRun.
+   * run's is left in place, so a pointer may be stale: see findOpenRun.
    */
   commit(
     writes: readonly RunWrite[],
@@ -81,8 +80,9 @@ export interface ExecutionStore {
   ): Promise<CommitOutcome>;
   loadRun(runId: string): Promise<LoadedRun | undefined>;
   /**
-   * The run a workflowId's open-run pointer names. It may be closed (its pointer's removal failed) or
-   * not exist (its start failed or is in flight): callers load it and treat either as no open run.
+   * The run a workflowId's open-run pointer names. It may be closed (a close leaves its pointer) or
+   * not exist (its start failed or is in flight, or it expired): callers load it and treat either as
+   * no open run.
    */
   findOpenRun(domain: string, workflowId: string): Promise<string | undefined>;
   /**

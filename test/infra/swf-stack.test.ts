@@ -105,7 +105,7 @@ describe('SwfStack', () => {
       });
     });
 
-    it('has the memory the cost model prices it at, half that of the outbox functions', () => {
+    it('has the memory the cost model prices it at, as the outbox functions do', () => {
       const memory = (id: string) =>
         template.findResources('AWS::Lambda::Function')[id]?.Properties.MemorySize;
       expect(memory(functionId())).toBe(DEPLOYED_LAMBDA.apiMemoryMb);

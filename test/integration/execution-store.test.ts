@@ -369,7 +369,7 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     run.driver.state = { ...run.driver.state, execution };
     return run;
   };
-  const pointer = (kind: 'acquire' | 'release', run: StoredRun) => ({
+  const pointer = (kind: 'acquire', run: StoredRun) => ({
     kind,
     domain: run.driver.state.domain,
     workflowId: run.driver.state.execution.workflowId,
@@ -380,8 +380,8 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     events: run.driver.history,
     queue: queueChanges(undefined, run.driver.state),
   });
-  /** Closes a started run (terminates it); with its pointer released, or as if the release failed. */
-  async function close(run: StoredRun, release: boolean) {
+  /** Closes a started run (terminates it), which leaves its pointer. */
+  async function close(run: StoredRun) {
     const loaded = await store.loadRun(run.runId);
     if (loaded === undefined) throw new Error('not started');
     const before = run.driver.history.length;
@@ -392,37 +392,40 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
       queue: queueChanges(loaded.state, run.driver.state),
       base: loaded,
     };
-    expect(await store.commit([write], release ? [pointer('release', run)] : [])).toBe('committed');
+    expect(await store.commit([write], [])).toBe('committed');
   }
 
-  it('is put by a start and removed by the close', async () => {
+  it("is put by a start, with an expiry past the run's timeout, and blocks a second start", async () => {
     const run = newRun('plain');
     expect(await store.commit([startWrite(run)], [pointer('acquire', run)])).toBe('committed');
     expect(
       await store.findOpenRun(run.driver.state.domain, run.driver.state.execution.workflowId),
     ).toBe(run.runId);
+    const { startTimestamp, config } = run.driver.state;
+    expect((await readPointer(run))?.expiresAt).toBe(
+      Math.ceil(startTimestamp + Number(config.executionStartToCloseTimeout) + 86_400),
+    );
     const again = newRun('again', run.driver.state.execution.workflowId);
     expect(await store.commit([startWrite(again)], [pointer('acquire', again)])).toBe(
       'already-open',
     );
     expect(await store.loadRun(again.runId)).toBeUndefined();
-    await close(run, true);
-    expect(await readPointer(run)).toBeUndefined();
   });
 
-  it('is taken over by the next start when it still names a closed run (its release failed)', async () => {
+  it('is left by the close, and taken over by the next start of the workflowId', async () => {
     const first = newRun('closed');
     expect(await store.commit([startWrite(first)], [pointer('acquire', first)])).toBe('committed');
-    await close(first, false);
+    await close(first);
     expect((await readPointer(first))?.runId).toBe(first.runId);
     const second = newRun('next', first.driver.state.execution.workflowId);
     expect(await store.commit([startWrite(second)], [pointer('acquire', second)])).toBe(
       'committed',
     );
     expect((await readPointer(first))?.runId).toBe(second.runId);
-    // The closed run's late release, if it came now, leaves the new run's pointer alone.
-    await close(second, true);
-    expect(await readPointer(second)).toBeUndefined();
+    await close(second);
+    const third = newRun('third', first.driver.state.execution.workflowId);
+    expect(await store.commit([startWrite(third)], [pointer('acquire', third)])).toBe('committed');
+    expect((await readPointer(first))?.runId).toBe(third.runId);
   });
 
   it('counts as a start in flight while it names a run not written yet, for its grace only', async () => {
@@ -460,7 +463,7 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     await parent.commit();
     const stale = newRun('stale-child');
     expect(await store.commit([startWrite(stale)], [pointer('acquire', stale)])).toBe('committed');
-    await close(stale, false);
+    await close(stale);
     const child = newRun('child', stale.driver.state.execution.workflowId);
     const loaded = await store.loadRun(parent.runId);
     if (loaded === undefined) throw new Error('no parent');

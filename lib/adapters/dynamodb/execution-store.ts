@@ -43,9 +43,21 @@ type Role = 'state' | 'acquire' | 'pointer' | 'other';
 export const POINTER_GRACE_SECONDS = 30;
 /** Attempts at a workflowId's pointer when other starts keep changing it. */
 const POINTER_ATTEMPTS = 5;
+/** How long after its run's start-to-close timeout a pointer expires: a day, for a timeout fired late. */
+const POINTER_EXPIRY_MARGIN_SECONDS = 86_400;
+
+/**
+ * When the pointer to `run` expires (DynamoDB TTL, epoch seconds): a close leaves its pointer, so this
+ * is what removes it, once the run can no longer be open (its start-to-close timeout has passed).
+ * Undefined, for no run in hand: a pointer that stays until a start takes it over.
+ */
+function pointerExpiry(run: ExecutionState | undefined): number | undefined {
+  const timeout = Number(run?.config.executionStartToCloseTimeout);
+  if (run === undefined || !Number.isFinite(timeout)) return undefined;
+  return Math.ceil(run.startTimestamp + timeout + POINTER_EXPIRY_MARGIN_SECONDS);
+}
 
 type AcquirePointer = Extract<OpenPointerChange, { kind: 'acquire' }>;
-type ReleasePointer = Extract<OpenPointerChange, { kind: 'release' }>;
 
 export interface ExecutionStoreOptions {
   /** Partitions per task list (see keys.queuePartition). Changing it strands queued tasks: fix it per table. */
@@ -109,11 +121,8 @@ export class DynamoExecutionStore implements ExecutionStore {
     let outcome: CommitOutcome;
     if (only !== undefined && pointers.length === 0) outcome = await this.putState(only.state);
     else if (only !== undefined && pointer?.kind === 'acquire')
-      outcome = await this.startRun(only, pointer);
-    else if (only !== undefined && pointer?.kind === 'release') {
-      outcome = await this.putState(only.state);
-      if (outcome === 'committed') await this.releasePointer(pointer);
-    } else outcome = await this.transactTakingOver(runs, pointers);
+      outcome = await this.startRun(only, pointer, writes[0]?.state);
+    else outcome = await this.transactTakingOver(runs, pointers, writes);
     if (outcome === 'committed') await this.removeEntries(runs.flatMap((run) => run.after));
     else await this.withdrawUnlanded(writes, attempt);
     return outcome;
@@ -182,8 +191,12 @@ export class DynamoExecutionStore implements ExecutionStore {
    * over one left stale (see acquirePointer), then its state; a start whose state is not written gives
    * the pointer back. Two writes of one unit each instead of a transaction of both (four).
    */
-  private async startRun(run: RunItems, pointer: AcquirePointer): Promise<CommitOutcome> {
-    if (!(await this.acquirePointer(pointer))) return 'already-open';
+  private async startRun(
+    run: RunItems,
+    pointer: AcquirePointer,
+    state: ExecutionState | undefined,
+  ): Promise<CommitOutcome> {
+    if (!(await this.acquirePointer(pointer, pointerExpiry(state)))) return 'already-open';
     let outcome: CommitOutcome | undefined;
     try {
       outcome = await this.putState(run.state);
@@ -195,17 +208,17 @@ export class DynamoExecutionStore implements ExecutionStore {
 
   /**
    * Points a workflowId at a new run unless another run of it is open. A pointer is written before its
-   * run's state and removed after its run's close, so it may name a run that is closed (its release
-   * failed), or that does not exist (its start failed, or is still in flight): the first two are
-   * stale and taken over, conditionally on still naming that run; the last is left for its grace.
+   * run's state and left by its run's close, so it may name a run that is closed, or gone (expired),
+   * or that does not exist (its start failed, or is still in flight): all but the last are stale and
+   * taken over, conditionally on still naming that run; the last is left for its grace.
    */
-  private async acquirePointer(p: AcquirePointer): Promise<boolean> {
+  private async acquirePointer(p: AcquirePointer, expiresAt: number | undefined): Promise<boolean> {
     let stale: string | undefined;
     for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
       try {
         await this.table.doc.put({
           TableName: this.table.tableName,
-          Item: this.pointerRecord(p.domain, p.workflowId, p.runId),
+          Item: this.pointerRecord(p.domain, p.workflowId, p.runId, expiresAt),
           ...acquireCondition(stale),
         });
         return true;
@@ -235,8 +248,8 @@ export class DynamoExecutionStore implements ExecutionStore {
     return (await this.isStale(holder)) ? { stale: holder.runId } : 'open';
   }
 
-  /** Best effort, after the close: a pointer left behind is stale and taken over by the next start. */
-  private async releasePointer(p: AcquirePointer | ReleasePointer): Promise<void> {
+  /** Best effort, for a start that failed: a pointer left behind is taken over after its grace. */
+  private async releasePointer(p: AcquirePointer): Promise<void> {
     try {
       await this.table.doc.delete({
         TableName: this.table.tableName,
@@ -249,12 +262,18 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private pointerRecord(domain: string, workflowId: string, runId: string) {
+  private pointerRecord(
+    domain: string,
+    workflowId: string,
+    runId: string,
+    expiresAt: number | undefined,
+  ) {
     return {
       ...keys.openRun(domain, workflowId),
       entity: 'OpenRun',
       runId,
       since: this.nowSeconds(),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
     };
   }
 
@@ -285,10 +304,11 @@ export class DynamoExecutionStore implements ExecutionStore {
   private async transactTakingOver(
     runs: readonly RunItems[],
     pointers: readonly OpenPointerChange[],
+    writes: readonly RunWrite[],
   ): Promise<CommitOutcome> {
     const stale = new Map<AcquirePointer, string>();
     for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
-      const outcome = await this.transact(runs, pointers, stale);
+      const outcome = await this.transact(runs, pointers, stale, writes);
       if (outcome !== 'already-open') return outcome;
       for (const p of pointers) {
         if (p.kind !== 'acquire') continue;
@@ -305,14 +325,18 @@ export class DynamoExecutionStore implements ExecutionStore {
     runs: readonly RunItems[],
     pointers: readonly OpenPointerChange[],
     stale: ReadonlyMap<AcquirePointer, string>,
+    writes: readonly RunWrite[],
   ): Promise<CommitOutcome> {
+    const stateOf = (runId: string) => writes.find((w) => w.state.execution.runId === runId)?.state;
     const core: { item: TransactItem; role: Role }[] = [
       ...runs.flatMap((run) => [
         { item: run.state, role: 'state' as const },
         ...run.chunks.map((item) => ({ item, role: 'other' as const })),
       ]),
       ...pointers.map((pointer) =>
-        this.pointerItem(pointer, pointer.kind === 'acquire' ? stale.get(pointer) : undefined),
+        pointer.kind === 'acquire'
+          ? this.pointerItem(pointer, stateOf(pointer.runId), stale.get(pointer))
+          : this.pointerItem(pointer, stateOf(pointer.to)),
       ),
     ];
     if (core.length > MAX_TRANSACTION_ITEMS)
@@ -437,8 +461,12 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private pointerItem(p: OpenPointerChange, stale?: string): { item: TransactItem; role: Role } {
-    const Key = keys.openRun(p.domain, p.workflowId);
+  private pointerItem(
+    p: OpenPointerChange,
+    run: ExecutionState | undefined,
+    stale?: string,
+  ): { item: TransactItem; role: Role } {
+    const expiresAt = pointerExpiry(run);
     const TableName = this.table.tableName;
     switch (p.kind) {
       case 'acquire':
@@ -447,20 +475,8 @@ export class DynamoExecutionStore implements ExecutionStore {
           item: {
             Put: {
               TableName,
-              Item: this.pointerRecord(p.domain, p.workflowId, p.runId),
+              Item: this.pointerRecord(p.domain, p.workflowId, p.runId, expiresAt),
               ...acquireCondition(stale),
-            },
-          },
-        };
-      case 'release':
-        return {
-          role: 'pointer',
-          item: {
-            Delete: {
-              TableName,
-              Key,
-              ConditionExpression: 'runId = :r',
-              ExpressionAttributeValues: { ':r': p.runId },
             },
           },
         };
@@ -470,7 +486,7 @@ export class DynamoExecutionStore implements ExecutionStore {
           item: {
             Put: {
               TableName,
-              Item: this.pointerRecord(p.domain, p.workflowId, p.to),
+              Item: this.pointerRecord(p.domain, p.workflowId, p.to, expiresAt),
               ConditionExpression: 'runId = :r',
               ExpressionAttributeValues: { ':r': p.from },
             },

@@ -118,7 +118,10 @@ describe('estimateCost', () => {
     expect(line(short, 'SQS requests')).toBeCloseTo(1.2);
     expect(line(long, 'SQS requests')).toBeCloseTo(2.4);
     expect(line(long, 'EventBridge Scheduler')).toBeCloseTo(1);
-    expect(line(long, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(0.4);
+    // Two timer invocations per deadline, each with its overhead (2 ms at 1 GB).
+    expect(line(long, 'stream/timer Lambda (requests + GB-s)')).toBeCloseTo(
+      0.4 + 2 * 2 * 1_000 * 0.0000133334,
+    );
   });
 
   it('charges nothing for a schedule deleted before it fired, but the time of its requests', () => {
