@@ -24,7 +24,7 @@ export interface OutboxWiring {
   readonly deadlines: AwsSchedulerConfig;
   /** Runs ScheduleLambdaFunction tasks (the stream function); the timer function never invokes. */
   readonly lambda: LambdaInvoker;
-  /** Push task lists: the stream function invokes their functions, the timer only looks them up. */
+  /** Push task lists: the stream and timer functions invoke their functions for tasks their commits schedule. */
   readonly push?: TaskPush | undefined;
   readonly clock?: Clock;
 }

@@ -18,7 +18,7 @@ export interface ApiWiring {
   readonly polling?: Partial<PollingConfig> | undefined;
   /** Whether ScheduleLambdaFunction is offered: the AWS invoker in Lambda (tests may pass a local one). */
   readonly lambda?: LambdaInvoker | undefined;
-  /** Push task lists: their tasks are never queued (the stream function pushes them). @default none */
+  /** Push task lists: their tasks are never queued (the committing function pushes them). @default none */
   readonly push?: TaskPush | undefined;
 }
 

@@ -10,8 +10,9 @@ import {
 
 /**
  * Push task lists on AWS: each list's function is invoked asynchronously (Lambda queues the event and
- * retries the function) with the stream function's own role. One Lambda client per container, made on
- * the first push (the api and timer functions only look targets up).
+ * retries the function) with the role of the function that committed the task's scheduling (api,
+ * stream or timer), the event naming the API function for the worker to call. One Lambda client per
+ * container, made on the first push.
  */
 export class AwsTaskPush implements TaskPush {
   readonly #lookup: ReturnType<typeof pushTargets>;
