@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Dispatcher, type HttpRequest, MAX_REQUEST_BYTES } from '../http/dispatch.js';
@@ -30,6 +31,9 @@ export async function startServer(
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const stopping = new AbortController();
+  // Every request in progress listens for the stop (and stops listening when it ends): hundreds of
+  // long polls at once are no leak, and Node's warning past ten listeners would say otherwise.
+  setMaxListeners(0, stopping.signal);
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
     const served = serve(dispatch, req, res, stopping.signal, options.apiFunction).catch(
@@ -75,7 +79,8 @@ async function serve(
   if (stopping.aborted) stop();
   stopping.addEventListener('abort', stop, { once: true });
   try {
-    const invoked = INVOKE_PATH.exec(req.url ?? '');
+    // The path means Lambda's Invoke only for a POST (any other method is an SWF endpoint's request).
+    const invoked = req.method === 'POST' ? INVOKE_PATH.exec(req.url ?? '') : null;
     if (invoked === null) await answer(dispatch, req, res, aborted.signal);
     else await answerInvoke(dispatch, req, res, aborted.signal, invoked, apiFunction);
   } finally {
@@ -106,14 +111,37 @@ async function answer(
 
 /** Lambda's limit on a RequestResponse invocation's payload (the SWF body inside has its own). */
 const INVOKE_PAYLOAD_MAX_BYTES = 6 * 1024 * 1024;
-/** Lambda's Invoke: `POST /2015-03-31/functions/{FunctionName}/invocations`. */
-const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/?]+)\/invocations(?:\?.*)?$/;
+/** Lambda's Invoke: `POST /2015-03-31/functions/{FunctionName}/invocations[?Qualifier=…]`. */
+const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/?]+)\/invocations(?:\?(.*))?$/;
+
+/**
+ * The function and version an Invoke names: a name, `account:function:name` or an ARN, each maybe
+ * with `:qualifier`, or the Qualifier parameter. Undefined when the name is not even decodable.
+ */
+function invokedFunction(
+  invoked: RegExpExecArray,
+): { readonly name: string; readonly shown: string; readonly qualifier?: string } | undefined {
+  let shown: string;
+  try {
+    shown = decodeURIComponent(invoked[1] ?? '');
+  } catch {
+    return undefined;
+  }
+  const parts = shown.split(':');
+  const at = parts.lastIndexOf('function');
+  // name[:qualifier], or …:function:name[:qualifier]
+  const [name = '', qualifier] = at === -1 ? parts : parts.slice(at + 1);
+  const parameter = new URLSearchParams(invoked[2] ?? '').get('Qualifier') ?? undefined;
+  const version = qualifier ?? parameter;
+  return version === undefined ? { name, shown } : { name, shown, qualifier: version };
+}
 
 /**
  * Lambda's Invoke of the API function, as a worker calls the deployed one directly: the event, as
  * API Gateway or a function URL would have delivered the call (payload 2.0), goes through the same
- * dispatcher, and its HTTP answer comes back as the function's result. Only RequestResponse
- * invocations of `apiFunction` (by name or ARN); the rest get Lambda's own errors.
+ * dispatcher, and its HTTP answer comes back as the function's result (RequestResponse; an Event
+ * invocation is answered 202 and run, a DryRun 204). Only `apiFunction`, by name, partial ARN or ARN,
+ * as $LATEST; anything else gets Lambda's own errors.
  */
 async function answerInvoke(
   dispatch: Dispatcher,
@@ -124,25 +152,27 @@ async function answerInvoke(
   apiFunction: string | undefined,
 ): Promise<void> {
   const { body, size } = await readBody(req, INVOKE_PAYLOAD_MAX_BYTES);
-  const name = decodeURIComponent(invoked[1] ?? '');
   const lambdaError = (status: number, type: string, message: string) => {
-    const text = JSON.stringify({ Type: 'User', message });
+    const text = JSON.stringify({ Type: 'User', Message: message });
     if (!res.destroyed)
       res
         .writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type })
         .end(text);
   };
-  if (
-    apiFunction === undefined ||
-    (name !== apiFunction && !name.endsWith(`:function:${apiFunction}`))
-  )
-    return lambdaError(404, 'ResourceNotFoundException', `Function not found: ${name}`);
+  const target = invokedFunction(invoked);
+  if (target === undefined)
+    return lambdaError(400, 'ValidationException', 'The function name is not validly encoded');
+  // This server has one function, in one version: $LATEST.
+  const { name, shown, qualifier } = target;
+  if (apiFunction === undefined || name !== apiFunction || (qualifier ?? '$LATEST') !== '$LATEST')
+    return lambdaError(404, 'ResourceNotFoundException', `Function not found: ${shown}`);
   const type = req.headers['x-amz-invocation-type'] ?? 'RequestResponse';
-  if (type !== 'RequestResponse')
+  if (type === 'DryRun') return void res.writeHead(204).end();
+  if (type !== 'RequestResponse' && type !== 'Event')
     return lambdaError(
       400,
       'InvalidParameterValueException',
-      `Only RequestResponse invocations of ${name} are served here, not ${String(type)}`,
+      `InvocationType must be RequestResponse, Event or DryRun, not ${String(type)}`,
     );
   if (size > body.length)
     return lambdaError(
@@ -150,6 +180,16 @@ async function answerInvoke(
       'RequestTooLargeException',
       `Request must be smaller than ${INVOKE_PAYLOAD_MAX_BYTES} bytes for the InvokeFunction operation`,
     );
+  if (type === 'Event') {
+    // Lambda queues an asynchronous invocation and answers at once; its result goes nowhere.
+    const queued = httpRequestOf(body, new AbortController().signal);
+    res.writeHead(202).end();
+    if (queued !== undefined)
+      void dispatch(queued).catch((error: unknown) =>
+        console.error('local server: asynchronous invocation failed', error),
+      );
+    return;
+  }
   const request = httpRequestOf(body, signal);
   const result =
     request === undefined

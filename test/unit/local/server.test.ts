@@ -83,6 +83,25 @@ describe('a caller that hangs up while sending its body', () => {
   });
 });
 
+describe('many requests in progress at once', () => {
+  it('are no listener leak: no warning, however many long polls wait for the stop', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const server = await startServer(dispatch);
+    try {
+      const polls = Array.from({ length: 20 }, () => post(server.url, 'poll'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await server.close();
+      expect((await Promise.all(polls)).map((p) => p.status)).toEqual(Array(20).fill(200));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
 describe("the local server's Lambda Invoke of its API function", () => {
   /** Echoes what it was asked: method, target header and body. */
   const echo: Dispatcher = async (req) => ({
@@ -149,24 +168,54 @@ describe("the local server's Lambda Invoke of its API function", () => {
     }
   });
 
-  it('answers as Lambda does another function, another invocation type, or an event that is no HTTP call', async () => {
+  it('answers as Lambda does another function or version, a name it cannot decode, other invocation types', async () => {
     const server = await startServer(echo, { apiFunction: 'swf-api' });
     const plain = await startServer(echo);
+    const go = event('SimpleWorkflowService.Go', '{}');
     try {
-      const other = await invoke(server.url, 'other', event('SimpleWorkflowService.Go', '{}'));
+      const other = await invoke(server.url, 'other', go);
       expect(other.status).toBe(404);
       expect(other.headers['x-amzn-errortype']).toBe('ResourceNotFoundException');
-      expect(JSON.parse(other.body).message).toBe('Function not found: other');
-      const none = await invoke(plain.url, 'swf-api', event('SimpleWorkflowService.Go', '{}'));
-      expect(none.status).toBe(404);
-      const async = await invoke(
-        server.url,
-        'swf-api',
-        event('SimpleWorkflowService.Go', '{}'),
-        'Event',
-      );
-      expect(async.status).toBe(400);
-      expect(async.headers['x-amzn-errortype']).toBe('InvalidParameterValueException');
+      expect(JSON.parse(other.body).Message).toBe('Function not found: other');
+      expect((await invoke(plain.url, 'swf-api', go)).status).toBe(404);
+      // Its one version is $LATEST, however it is named.
+      for (const name of ['swf-api:$LATEST', '123456789012:function:swf-api:$LATEST'])
+        expect((await invoke(server.url, name, go)).status).toBe(200);
+      for (const name of ['swf-api:v9', 'arn:aws:lambda:us-east-1:123456789012:function:swf-api:1'])
+        expect((await invoke(server.url, name, go)).status).toBe(404);
+      const raw = (path: string, method = 'POST') =>
+        new Promise<{ status: number; type: unknown; body: string }>((resolve) => {
+          const req = request(`${server.url}${path}`, { method, agent: false }, (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += chunk;
+            });
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                type: res.headers['x-amzn-errortype'],
+                body: text,
+              }),
+            );
+          });
+          req.end(go);
+        });
+      expect(await raw('/2015-03-31/functions/swf-api/invocations?Qualifier=v9')).toMatchObject({
+        status: 404,
+      });
+      expect(await raw('/2015-03-31/functions/%E0%A4%A/invocations')).toMatchObject({
+        status: 400,
+        type: 'ValidationException',
+      });
+      // Only a POST is an Invoke: another method is a request of the SWF endpoint, not run as a call.
+      const put = await raw('/2015-03-31/functions/swf-api/invocations', 'PUT');
+      expect(JSON.parse(put.body)).toMatchObject({ method: 'PUT' });
+      expect(JSON.parse(put.body).statusCode).toBeUndefined();
+      expect((await invoke(server.url, 'swf-api', go, 'DryRun')).status).toBe(204);
+      expect((await invoke(server.url, 'swf-api', go, 'Event')).status).toBe(202);
+      const bad = await invoke(server.url, 'swf-api', go, 'Later');
+      expect(bad.status).toBe(400);
+      expect(bad.headers['x-amzn-errortype']).toBe('InvalidParameterValueException');
       for (const payload of ['not json', '{"body":"{}"}', '[1]']) {
         const failed = await invoke(server.url, 'swf-api', payload);
         expect(failed.status).toBe(200);
