@@ -122,8 +122,7 @@ export function meterDynamo(counters: DynamoCounters): DynamoIntercept {
 /**
  * Tags the outbox's DynamoDB requests and pushed tasks: the stack hands the stream poller and the timer
  * heap one deps object, and its stores and task push are wrapped here so their calls run inside the
- * `outbox` context. Returns what
- * turns the context's hooks off again once the stack is closed.
+ * `outbox` context. Returns what turns the context's hooks off again once the stack is closed.
  */
 export function tagOutbox(stack: LocalStack): () => void {
   for (const name of ['executions', 'visibility', 'registry', 'push'] as const) {

@@ -127,7 +127,6 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
   const totals = env.dynamo.meter.snapshot();
   const measuredCalls = env.swf.calls();
   const usage = usageOf(env, run.roundTrips);
-  const per = (n: number) => round(n / run.roundTrips, 2);
   const estimate = (mode: CostMode, front: FrontDoor) =>
     rounded(
       estimateCost(
@@ -142,27 +141,10 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
   const lambdaPush = estimate('lambda-push', 'http-api');
   const result: CostResult = {
     usage,
-    perRoundTrip: {
-      dynamoRequests: per(totals.requests),
-      readUnits: per(totals.readUnits),
-      writeUnits: per(totals.writeUnits),
-      apiCalls: per(callsIn(usage)),
-      streamBatches: per(usage.streamBatches),
-      deadlines: per(usage.sqsDeadlines + usage.scheduledDeadlines),
-    },
+    perRoundTrip: perRoundTripOf(totals, usage),
     pushRun: {
       usage: pushUsage,
-      perRoundTrip: {
-        dynamoRequests: round(pushTotals.requests / pushed.roundTrips, 2),
-        readUnits: round(pushTotals.readUnits / pushed.roundTrips, 2),
-        writeUnits: round(pushTotals.writeUnits / pushed.roundTrips, 2),
-        apiCalls: round(callsIn(pushUsage) / pushed.roundTrips, 2),
-        streamBatches: round(pushUsage.streamBatches / pushed.roundTrips, 2),
-        deadlines: round(
-          (pushUsage.sqsDeadlines + pushUsage.scheduledDeadlines) / pushed.roundTrips,
-          2,
-        ),
-      },
+      perRoundTrip: perRoundTripOf(pushTotals, pushUsage),
       pushedTasks: round((pushUsage.pushedTasks ?? 0) / pushed.roundTrips, 2),
       writeUnitsPerRoundTripByKind: pushByKind,
       requestsByOrigin: pushRequests,
@@ -207,6 +189,22 @@ const rounded = (e: CostEstimate): CostEstimate => ({
   perMillion: round(e.perMillion),
   lines: e.lines.map((l) => ({ ...l, perMillion: round(l.perMillion, 3) })),
 });
+
+/** A run's counts per round trip: the meter's DynamoDB totals, and the usage it was priced on. */
+function perRoundTripOf(
+  totals: { readonly requests: number; readonly readUnits: number; readonly writeUnits: number },
+  usage: RunUsage,
+): CostResult['perRoundTrip'] {
+  const per = (n: number) => round(n / usage.roundTrips, 2);
+  return {
+    dynamoRequests: per(totals.requests),
+    readUnits: per(totals.readUnits),
+    writeUnits: per(totals.writeUnits),
+    apiCalls: per(callsIn(usage)),
+    streamBatches: per(usage.streamBatches),
+    deadlines: per(usage.sqsDeadlines + usage.scheduledDeadlines),
+  };
+}
 
 /** Write units per round trip by kind of item written, since the counters were reset. */
 const byKind = (env: BenchEnv, roundTrips: number) =>

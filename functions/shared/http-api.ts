@@ -4,7 +4,8 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import type { Dispatcher, HttpRequest, HttpResponse } from '../../lib/http/dispatch.js';
+import { apiResultOf, requestOfApiEvent } from '../../lib/http/api-event.js';
+import type { Dispatcher } from '../../lib/http/dispatch.js';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -48,33 +49,16 @@ export function httpApiHandler(
   ): Promise<ApiResult> => {
     const deadline = deadlineSignal(context, options.windDownMs, signal);
     try {
-      return toResult(await dispatcherFor(context)(toHttpRequest(event, deadline.signal)));
+      const request = requestOfApiEvent(event, deadline.signal);
+      // Answered as any failure around the dispatcher (see internalFailure).
+      if (request === undefined) throw new TypeError('The event is not an HTTP call');
+      return apiResultOf(await dispatcherFor(context)(request));
     } finally {
       deadline.clear();
     }
   };
   return middy(api, { timeoutEarlyInMillis: options.timeoutEarlyInMillis }).use(internalFailure());
 }
-
-/** API Gateway passes the body as text or base64; header names are lower-cased for the dispatcher. */
-export function toHttpRequest(event: ApiEvent, signal: AbortSignal): HttpRequest {
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(event.headers)) headers[name.toLowerCase()] = value;
-  const text = event.body ?? '';
-  return {
-    method: event.requestContext.http.method,
-    headers,
-    body: Buffer.from(text, event.isBase64Encoded ? 'base64' : 'utf8'),
-    signal,
-  };
-}
-
-const toResult = (response: HttpResponse): ApiResult => ({
-  statusCode: response.statusCode,
-  headers: response.headers,
-  body: response.body,
-  isBase64Encoded: false,
-});
 
 /**
  * Fires `windDownMs` before the Lambda deadline, or when middy gives up on the request. The timer and

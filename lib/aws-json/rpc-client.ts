@@ -28,6 +28,8 @@ export type JsonTransport = (call: {
 /** Calls through a transport of the caller's. */
 export interface JsonTransportOptions extends CommonOptions {
   readonly transport: JsonTransport;
+  /** Lets go of what the transport holds open (called by destroy). */
+  readonly closeTransport?: () => void;
 }
 
 export interface JsonRpcOptions extends CommonOptions {
@@ -83,7 +85,7 @@ export class JsonRpcClient {
   readonly #contentType: string;
   readonly #maxAttempts: number;
   readonly #transport: JsonTransport;
-  readonly #pool: Pool | undefined;
+  readonly #close: () => void;
 
   constructor(options: JsonRpcOptions | JsonTransportOptions) {
     this.#targetPrefix = options.targetPrefix;
@@ -91,6 +93,7 @@ export class JsonRpcClient {
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3);
     if ('transport' in options) {
       this.#transport = options.transport;
+      this.#close = options.closeTransport ?? (() => {});
       return;
     }
     const url = new URL(options.endpoint);
@@ -101,7 +104,7 @@ export class JsonRpcClient {
       bodyTimeout: timeout,
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
     });
-    this.#pool = pool;
+    this.#close = () => void pool.destroy().catch(() => {});
     const place = { host: url.host, path: url.pathname === '' ? '/' : url.pathname };
     this.#transport = (call) => post(pool, place, options, call);
   }
@@ -154,9 +157,9 @@ export class JsonRpcClient {
     }
   }
 
-  /** Closes the keep-alive connections; calls still in flight fail. */
+  /** Closes the keep-alive connections (or what the transport holds); calls still in flight fail. */
   destroy(): void {
-    this.#pool?.destroy().catch(() => {});
+    this.#close();
   }
 }
 

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Dispatcher, type HttpRequest, MAX_REQUEST_BYTES } from '../http/dispatch.js';
+import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
+import { type Dispatcher, MAX_REQUEST_BYTES } from '../http/dispatch.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -182,7 +183,7 @@ async function answerInvoke(
     );
   if (type === 'Event') {
     // Lambda queues an asynchronous invocation and answers at once; its result goes nowhere.
-    const queued = httpRequestOf(body, new AbortController().signal);
+    const queued = requestOfApiEvent(parsed(body), new AbortController().signal);
     res.writeHead(202).end();
     if (queued !== undefined)
       void dispatch(queued).catch((error: unknown) =>
@@ -190,16 +191,8 @@ async function answerInvoke(
       );
     return;
   }
-  const request = httpRequestOf(body, signal);
-  const result =
-    request === undefined
-      ? undefined
-      : await dispatch(request).then((response) => ({
-          statusCode: response.statusCode,
-          headers: response.headers,
-          body: response.body.toString(),
-          isBase64Encoded: false,
-        }));
+  const request = requestOfApiEvent(parsed(body), signal);
+  const result = request === undefined ? undefined : apiResultOf(await dispatch(request));
   if (res.destroyed) return;
   // What the deployed function does with an event that is no HTTP call: it fails (Unhandled).
   if (result === undefined)
@@ -213,34 +206,13 @@ async function answerInvoke(
     .end(JSON.stringify(result));
 }
 
-/** The HTTP call an API Gateway (payload 2.0) event carries, or undefined when it carries none. */
-function httpRequestOf(payload: Buffer, signal: AbortSignal): HttpRequest | undefined {
-  let event: unknown;
+/** An Invoke's payload as JSON, or undefined when it is none. */
+function parsed(payload: Buffer): unknown {
   try {
-    event = JSON.parse(payload.toString('utf8'));
+    return JSON.parse(payload.toString('utf8'));
   } catch {
     return undefined;
   }
-  if (typeof event !== 'object' || event === null) return undefined;
-  const method: unknown = Reflect.get(
-    Reflect.get(Reflect.get(event, 'requestContext') ?? {}, 'http') ?? {},
-    'method',
-  );
-  const headers: unknown = Reflect.get(event, 'headers');
-  const text: unknown = Reflect.get(event, 'body') ?? '';
-  if (
-    typeof method !== 'string' ||
-    typeof headers !== 'object' ||
-    headers === null ||
-    typeof text !== 'string'
-  )
-    return undefined;
-  const lower: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(headers))
-    if (typeof value === 'string') lower[key.toLowerCase()] = value;
-  const base64 = Reflect.get(event, 'isBase64Encoded') === true;
-  const body = Buffer.from(text, base64 ? 'base64' : 'utf8');
-  return { method, headers: lower, body, size: body.length, signal };
 }
 
 /**

@@ -109,27 +109,20 @@ export function createSwfClient(options: SwfClientOptions = {}): SWFClient {
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
     },
   });
-  if (options.apiFunction !== undefined) {
-    const transport = apiFunctionTransport(options.apiFunction, () => ({
-      region,
-      ...(credentials === undefined ? {} : { credentials }),
-      maxAttempts,
-      requestHandler: { requestTimeout: requestTimeoutMs, connectionTimeout: connectionTimeoutMs },
-    }));
-    return withJsonPath(client, {
-      endpoint: undefined,
-      region,
-      signingName: 'lambda',
-      signingRegion: region,
-      maxAttempts,
-      requestTimeoutMs,
-      connectionTimeoutMs,
-      maxSockets,
-      observe: options.observe,
-      transport,
-    });
-  }
-  if (options.jsonPath === false) return client;
+  // A client of the API function calls it by Lambda Invoke, through the lean path only.
+  const transport =
+    options.apiFunction === undefined
+      ? undefined
+      : apiFunctionTransport(options.apiFunction, () => ({
+          region,
+          ...(credentials === undefined ? {} : { credentials }),
+          maxAttempts,
+          requestHandler: {
+            requestTimeout: requestTimeoutMs,
+            connectionTimeout: connectionTimeoutMs,
+          },
+        }));
+  if (transport === undefined && options.jsonPath === false) return client;
   return withJsonPath(client, {
     endpoint,
     region,
@@ -140,5 +133,6 @@ export function createSwfClient(options: SwfClientOptions = {}): SWFClient {
     connectionTimeoutMs,
     maxSockets,
     observe: options.observe,
+    transport,
   });
 }

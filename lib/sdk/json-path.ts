@@ -89,7 +89,6 @@ export function withJsonPath(client: SWFClient, settings: JsonPathSettings): SWF
   const destroy = client.destroy.bind(client);
   Reflect.set(client, 'destroy', () => {
     void rpc?.then((r) => r.destroy());
-    settings.transport?.destroy();
     destroy();
   });
   return client;
@@ -100,6 +99,7 @@ async function openRpc(client: SWFClient, settings: JsonPathSettings): Promise<J
   if (transport !== undefined)
     return new JsonRpcClient({
       transport,
+      closeTransport: transport.destroy,
       targetPrefix: 'SimpleWorkflowService',
       maxAttempts: settings.maxAttempts,
     });

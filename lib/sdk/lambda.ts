@@ -211,8 +211,8 @@ function handlerClients(options: HandlerClientOptions): (event: PushedTaskEvent)
     }
     return client;
   };
-  const region = process.env.AWS_REGION;
-  const base = { ...options.clientOptions, ...(region ? { region } : {}) };
+  // Their region is the options', else `$AWS_REGION` (createSwfClient's default).
+  const base = options.clientOptions ?? {};
   return (event) => {
     const { api } = event;
     if (api !== undefined)

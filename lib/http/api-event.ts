@@ -1,0 +1,36 @@
+import type { HttpRequest, HttpResponse } from './dispatch.js';
+
+/**
+ * The HTTP call an API Gateway HTTP API or function URL event (payload 2.0) carries, as the dispatcher
+ * takes it (header names in lower case, the body decoded), or undefined for an event that carries
+ * none. The API function reads its events with it, and the local server the Invokes it serves.
+ */
+export function requestOfApiEvent(event: unknown, signal: AbortSignal): HttpRequest | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const http: unknown = Reflect.get(Reflect.get(event, 'requestContext') ?? {}, 'http');
+  const method: unknown =
+    typeof http === 'object' && http !== null ? Reflect.get(http, 'method') : undefined;
+  const headers: unknown = Reflect.get(event, 'headers');
+  const text: unknown = Reflect.get(event, 'body') ?? '';
+  if (
+    typeof method !== 'string' ||
+    typeof headers !== 'object' ||
+    headers === null ||
+    typeof text !== 'string'
+  )
+    return undefined;
+  const lower: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (typeof value === 'string') lower[name.toLowerCase()] = value;
+  const base64 = Reflect.get(event, 'isBase64Encoded') === true;
+  const body = Buffer.from(text, base64 ? 'base64' : 'utf8');
+  return { method, headers: lower, body, size: body.length, signal };
+}
+
+/** The dispatcher's answer as the API function's result (payload 2.0's structured result). */
+export const apiResultOf = (response: HttpResponse) => ({
+  statusCode: response.statusCode,
+  headers: response.headers,
+  body: response.body,
+  isBase64Encoded: false,
+});
