@@ -6,6 +6,7 @@ import {
   CountPendingActivityTasksCommand,
   CountPendingDecisionTasksCommand,
   DeprecateWorkflowTypeCommand,
+  DescribeWorkflowExecutionCommand,
   GetWorkflowExecutionHistoryCommand,
   ListOpenWorkflowExecutionsCommand,
   PollForActivityTaskCommand,
@@ -37,6 +38,7 @@ import {
   expectFault,
   SwfKit,
   single,
+  sleep,
   uid,
 } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
@@ -303,11 +305,64 @@ describe('StartWorkflowExecution', () => {
     expect(third.runId).not.toBe(runId);
   });
 
+  it('reuses a workflowId at once in a domain of retention 0, whose closed run is already gone', async () => {
+    const gone = 'executions-no-retention';
+    await swf.send(
+      new RegisterDomainCommand({ name: gone, workflowExecutionRetentionPeriodInDays: '0' }),
+    );
+    await swf.send(new RegisterWorkflowTypeCommand({ domain: gone, ...bare }));
+    const workflowId = uid('no-retention');
+    const start = () =>
+      swf.send(
+        new StartWorkflowExecutionCommand({
+          domain: gone,
+          workflowId,
+          workflowType: bare,
+          ...bareConfig,
+        }),
+      );
+    /** Starts a run, closes it, and waits until it is gone, well inside the 30 s a start in flight holds its workflowId for. */
+    const runAndForget = async (closeRun: (runId: string) => Promise<unknown>) => {
+      const { runId = '' } = await start();
+      await closeRun(runId);
+      const describe = new DescribeWorkflowExecutionCommand({
+        domain: gone,
+        execution: { workflowId, runId },
+      });
+      for (let waited = 0; ; waited += 100) {
+        const found = await swf.send(describe).then(
+          () => true,
+          (error: Error) => error.name !== 'UnknownResourceFault',
+        );
+        if (!found) return;
+        expect(waited).toBeLessThan(5_000);
+        await sleep(100);
+      }
+    };
+    await runAndForget((runId) =>
+      swf.send(new TerminateWorkflowExecutionCommand({ domain: gone, workflowId, runId })),
+    );
+    await runAndForget(async () => {
+      const task = await swf.send(
+        new PollForDecisionTaskCommand({ domain: gone, taskList: bareConfig.taskList }),
+      );
+      await swf.send(
+        new RespondDecisionTaskCompletedCommand({
+          taskToken: task.taskToken,
+          decisions: [decide.complete('done')],
+        }),
+      );
+    });
+    const { runId } = await start();
+    expect(runId).toBeTruthy();
+    await expectFault(start(), 'WorkflowExecutionAlreadyStartedFault');
+  });
+
   it('treats a workflowId whose pointer still names a closed run (its removal failed) as having no open run', async () => {
     const { execution, taskList } = await kit.start(full);
     const task = await kit.pollDecision(taskList);
     await kit.respond(task.taskToken, [decide.complete('done')]);
-    // The close removed the pointer; put it back as a release that failed would have left it.
+    // The close left the pointer; write it again, as a pointer left by an older close would read.
     const client = createDocumentClient({
       endpoint: stack.dynamoEndpoint,
       region: LOCAL_REGION,

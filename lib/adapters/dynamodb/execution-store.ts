@@ -290,10 +290,14 @@ export class DynamoExecutionStore implements ExecutionStore {
     return { runId: Item.runId, since: typeof Item.since === 'number' ? Item.since : 0 };
   }
 
-  /** A pointer's run is closed or gone, or was never written within the grace. */
+  /**
+   * A pointer's run is closed or gone (expired: with a retention of 0 a run is gone as it closes,
+   * however recently its pointer was written), or was never written within the grace.
+   */
   private async isStale(holder: { runId: string; since: number }): Promise<boolean> {
-    const run = await this.loadRun(holder.runId);
-    if (run !== undefined) return run.state.status !== 'OPEN';
+    const stored = await this.readRunItem(holder.runId);
+    if (stored === 'expired') return true;
+    if (stored !== undefined) return parseState(stored.state).status !== 'OPEN';
     return this.nowSeconds() - holder.since >= POINTER_GRACE_SECONDS;
   }
 
@@ -496,6 +500,21 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   async loadRun(runId: string): Promise<LoadedRun | undefined> {
+    const stored = await this.readRunItem(runId);
+    if (stored === undefined || stored === 'expired') return undefined;
+    return {
+      state: parseState(stored.state),
+      version: stored.version,
+      recentEvents: parseEvents(stored.recent),
+    };
+  }
+
+  /** A run's state item as stored, or 'expired' once its retention has passed (before TTL's delete). */
+  private async readRunItem(
+    runId: string,
+  ): Promise<
+    { state: string | Uint8Array; version: number; recent: unknown } | 'expired' | undefined
+  > {
     const { Item } = await this.table.doc.get({
       TableName: this.table.tableName,
       Key: keys.runState(runId),
@@ -503,12 +522,8 @@ export class DynamoExecutionStore implements ExecutionStore {
     });
     if (Item === undefined || !isPacked(Item.state) || typeof Item.version !== 'number')
       return undefined;
-    if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return undefined;
-    return {
-      state: parseState(Item.state),
-      version: Item.version,
-      recentEvents: parseEvents(Item.recent),
-    };
+    if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return 'expired';
+    return { state: Item.state, version: Item.version, recent: Item.recent };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
