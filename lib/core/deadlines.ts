@@ -10,6 +10,7 @@ import {
   type ExecutionState,
 } from './execution-state.js';
 import type { HistoryEvent } from './history-event.js';
+import { executionTimeoutSeconds } from './limits.js';
 import { Transition } from './transition.js';
 
 export type ActivityTimeoutType =
@@ -52,10 +53,9 @@ export function deadlines(state: ExecutionState): Deadline[] {
   const add = (key: string, at: number | undefined, subject: DeadlineSubject) => {
     if (at !== undefined && Number.isFinite(at)) out.push({ key, runId, at, subject });
   };
-  const execution = seconds(state.config.executionStartToCloseTimeout);
-  add('X', execution === undefined ? undefined : state.startTimestamp + execution, {
-    kind: 'execution',
-  });
+  // NONE (a child's or a continued run's may be) is SWF's one-year limit on an execution's lifetime.
+  const execution = executionTimeoutSeconds(state.config.executionStartToCloseTimeout);
+  add('X', state.startTimestamp + execution, { kind: 'execution' });
   for (const timer of Object.values(state.timers)) {
     add(`T:${timer.startedEventId}`, timer.fireAt, {
       kind: 'timer',

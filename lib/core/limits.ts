@@ -1,3 +1,13 @@
+/**
+ * SWF's hard limit on an execution's lifetime (a year): no execution start-to-close timeout is longer,
+ * and an execution whose timeout is `NONE` (a child's or a continued run's may be) still times out then.
+ */
+export const MAX_EXECUTION_SECONDS = 31_536_000;
+
+/** An execution's start-to-close timeout in seconds: `NONE` is the one-year limit. */
+export const executionTimeoutSeconds = (timeout: string): number =>
+  timeout === 'NONE' ? MAX_EXECUTION_SECONDS : Number(timeout);
+
 /** Per-execution quotas SWF documents (swf-api.md §12). */
 export const executionLimits = {
   openActivities: 1000,

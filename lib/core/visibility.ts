@@ -9,6 +9,7 @@
  */
 import type { ExecutionState } from './execution-state.js';
 import type { ExecutionRef, TypeRef } from './history-event.js';
+import { executionTimeoutSeconds } from './limits.js';
 
 /** WorkflowExecutionInfo as ListOpen/ListClosedWorkflowExecutions return it (timestamps epoch seconds). */
 export interface ExecutionInfo {
@@ -166,7 +167,10 @@ export function upFrontExpiry(
   if (retention <= 0) return {};
   const closed = expiryOf(state, retention);
   if (closed !== undefined) return { history: closed, state: closed };
-  if (Number(state.config.executionStartToCloseTimeout) > UP_FRONT_EXPIRY_MAX_SECONDS) return {};
+  if (
+    executionTimeoutSeconds(state.config.executionStartToCloseTimeout) > UP_FRONT_EXPIRY_MAX_SECONDS
+  )
+    return {};
   const latest = latestExpiry(state, retention);
   return latest === undefined ? {} : { history: latest };
 }
@@ -177,7 +181,7 @@ export function upFrontExpiry(
  * (a heartbeat recorded as the run closes): they expire then at the latest, whatever the close does.
  */
 export function latestExpiry(state: ExecutionState, retention: number): number | undefined {
-  const timeout = Number(state.config.executionStartToCloseTimeout);
+  const timeout = executionTimeoutSeconds(state.config.executionStartToCloseTimeout);
   if (!Number.isFinite(timeout)) return undefined;
   return Math.ceil(state.startTimestamp + timeout + Math.max(retention, 0));
 }

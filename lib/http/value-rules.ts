@@ -4,12 +4,13 @@
  * `Shape.member` (one use), and run by the request validator after the model's own checks.
  */
 
+import { MAX_EXECUTION_SECONDS } from '../core/limits.js';
+
 export type ValueRule = (value: string) => string | undefined;
 
 /** `:` `/` `|` and the C0 and C1 control characters (U+0000–U+001F, U+007F–U+009F). */
 const isForbiddenIdentifierChar = (code: number) =>
   code === 0x3a || code === 0x2f || code === 0x7c || code <= 0x1f || (code >= 0x7f && code <= 0x9f);
-const MAX_EXECUTION_SECONDS = 31_536_000; // one year: SWF's hard limit on an execution's lifetime
 const INT32_MIN = -2_147_483_648;
 const INT32_MAX = 2_147_483_647;
 
@@ -36,7 +37,10 @@ export const durationOrNone: ValueRule = (value) =>
 export const duration: ValueRule = (value) =>
   isWholeSeconds(value) ? undefined : 'Member must be a whole number of seconds';
 
-/** executionStartToCloseTimeout: required to be finite, at most one year. */
+/**
+ * executionStartToCloseTimeout of StartWorkflowExecution and RegisterWorkflowType: finite, at most one
+ * year (SWF: "you cannot specify a value of NONE").
+ */
 export const executionDuration: ValueRule = (value) => {
   if (!isWholeSeconds(value))
     return 'Member must be a whole number of seconds (NONE is not allowed)';
@@ -44,6 +48,18 @@ export const executionDuration: ValueRule = (value) => {
     ? `Member must have value less than or equal to ${MAX_EXECUTION_SECONDS}`
     : undefined;
 };
+
+/**
+ * executionStartToCloseTimeout of the StartChildWorkflowExecution and ContinueAsNewWorkflowExecution
+ * decisions, which SWF documents as taking NONE for no limit (the execution still ends at the one-year
+ * limit): NONE, or at most one year.
+ */
+export const executionDurationOrNone: ValueRule = (value) =>
+  value === 'NONE'
+    ? undefined
+    : isWholeSeconds(value)
+      ? executionDuration(value)
+      : "Member must be a whole number of seconds or 'NONE'";
 
 /** ScheduleLambdaFunction startToCloseTimeout: 1 to 900 seconds. */
 export const lambdaDuration: ValueRule = (value) =>
@@ -91,9 +107,10 @@ export const memberRules: Readonly<Record<string, ValueRule>> = {
   'StartWorkflowExecutionInput.workflowId': identifier,
   'StartWorkflowExecutionInput.executionStartToCloseTimeout': executionDuration,
   'StartChildWorkflowExecutionDecisionAttributes.workflowId': identifier,
-  'StartChildWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout': executionDuration,
+  'StartChildWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':
+    executionDurationOrNone,
   'ContinueAsNewWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':
-    executionDuration,
+    executionDurationOrNone,
   'ContinueAsNewWorkflowExecutionDecisionAttributes.workflowTypeVersion': identifier,
   'ScheduleActivityTaskDecisionAttributes.activityId': identifier,
   'StartTimerDecisionAttributes.timerId': identifier,

@@ -476,6 +476,33 @@ describe('StartChildWorkflowExecution', () => {
       });
     });
 
+    it('takes NONE for the execution timeout, as SWF documents for this decision', async () => {
+      const childTaskList = uid('unlimited-child');
+      const { task } = await failedStarts([
+        startChild({
+          workflowType: bareType,
+          workflowId: uid('unlimited'),
+          taskList: { name: childTaskList },
+          executionStartToCloseTimeout: 'NONE',
+          taskStartToCloseTimeout: '10',
+          childPolicy: 'ABANDON',
+        }),
+      ]);
+      expect(
+        task.events[4]?.startChildWorkflowExecutionInitiatedEventAttributes
+          ?.executionStartToCloseTimeout,
+      ).toBe('NONE');
+      const childTask = await kit.pollDecision(childTaskList);
+      expect(
+        childTask.events[0]?.workflowExecutionStartedEventAttributes?.executionStartToCloseTimeout,
+      ).toBe('NONE');
+      const child = childTask.workflowExecution;
+      if (child === undefined) throw new Error('no child execution');
+      expect((await kit.describe(child)).executionConfiguration?.executionStartToCloseTimeout).toBe(
+        'NONE',
+      );
+    });
+
     it('reports WORKFLOW_ALREADY_RUNNING after an Initiated event, pointing at it', async () => {
       const existing = await kit.start(childType);
       const before = await kit.history(existing.execution);

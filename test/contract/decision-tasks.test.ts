@@ -849,6 +849,26 @@ describe('ContinueAsNewWorkflowExecution', () => {
     expect((await kit.describe(next)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 
+  it('takes NONE for the new run’s execution timeout, as SWF documents for this decision', async () => {
+    const { execution, taskList } = await kit.start(wf);
+    const newList = uid('unlimited');
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [
+      decide.continueAsNew({ executionStartToCloseTimeout: 'NONE', taskList: { name: newList } }),
+    ]);
+    const continued = single(await kit.history(execution), 'WorkflowExecutionContinuedAsNew');
+    const attributes = continued.workflowExecutionContinuedAsNewEventAttributes;
+    expect(attributes?.executionStartToCloseTimeout).toBe('NONE');
+    const next = await kit.pollDecision(newList);
+    expect(
+      next.events[0]?.workflowExecutionStartedEventAttributes?.executionStartToCloseTimeout,
+    ).toBe('NONE');
+    const run = { workflowId: execution.workflowId, runId: attributes?.newExecutionRunId ?? '' };
+    expect((await kit.describe(run)).executionConfiguration?.executionStartToCloseTimeout).toBe(
+      'NONE',
+    );
+  });
+
   it('continues as another version of the type with workflowTypeVersion', async () => {
     const { execution, taskList } = await kit.start(wf);
     const newList = uid('v2');

@@ -265,8 +265,8 @@ describe('refused calls on an execution', () => {
       /scheduleActivityTaskDecisionAttributes\.taskPriority/,
     ],
     [
-      'a continue-as-new without an execution limit',
-      [decide.continueAsNew({ executionStartToCloseTimeout: 'NONE' })],
+      'a continue-as-new execution limit over a year',
+      [decide.continueAsNew({ executionStartToCloseTimeout: '31536001' })],
       /continueAsNewWorkflowExecutionDecisionAttributes\.executionStartToCloseTimeout/,
     ],
     [

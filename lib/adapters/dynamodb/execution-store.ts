@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
+import { executionTimeoutSeconds } from '../../core/limits.js';
 import { outboxEffects } from '../../core/outbox.js';
 import { type QueuedTaskRef, queuedTasks, type TaskKind } from '../../core/task-queue.js';
 import { itemSize } from '../../metering/item-size.js';
@@ -52,8 +53,9 @@ const POINTER_EXPIRY_MARGIN_SECONDS = 86_400;
  * Undefined, for no run in hand: a pointer that stays until a start takes it over.
  */
 function pointerExpiry(run: ExecutionState | undefined): number | undefined {
-  const timeout = Number(run?.config.executionStartToCloseTimeout);
-  if (run === undefined || !Number.isFinite(timeout)) return undefined;
+  if (run === undefined) return undefined;
+  const timeout = executionTimeoutSeconds(run.config.executionStartToCloseTimeout);
+  if (!Number.isFinite(timeout)) return undefined;
   return Math.ceil(run.startTimestamp + timeout + POINTER_EXPIRY_MARGIN_SECONDS);
 }
 

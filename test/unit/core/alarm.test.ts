@@ -16,6 +16,7 @@ import {
   decision,
   eventTypes,
   RunDriver,
+  runConfig,
   scheduleActivity,
   T0,
 } from '../../support/core-builders.js';
@@ -39,6 +40,13 @@ describe('the alarm of a run', () => {
     // a later deadline leaves it; a sooner one brings it forward
     expect(withAlarm({ ...state, alarm: { key: 'x', at: T0 + 5 } }).alarm?.at).toBe(T0 + 5);
     expect(withAlarm({ ...state, alarm: { key: 'x', at: T0 + 500 } }).alarm?.at).toBe(T0 + 2 + 20);
+  });
+
+  it("counts an execution timeout of NONE (a child's or a continued run's) as SWF's one-year limit", () => {
+    const run = new RunDriver({ config: { ...runConfig, executionStartToCloseTimeout: 'NONE' } });
+    expect(deadlines(run.state).find((d) => d.key === 'X')?.at).toBe(T0 + 31_536_000);
+    const limited = new RunDriver();
+    expect(deadlines(limited.state).find((d) => d.key === 'X')?.at).toBe(T0 + 86_400);
   });
 
   it('is armed by the outbox only when a commit moved it: one fire for many deadlines', () => {

@@ -250,7 +250,7 @@ describe('latest expiry of a run', () => {
     expect(latestExpiry(run('3600'), 0)).toBe(T0 + 1 + 3600);
   });
 
-  it('is unknown without an execution timeout', () => {
-    expect(latestExpiry(run('NONE'), 86_400)).toBeUndefined();
+  it("counts an execution timeout of NONE as SWF's one-year limit", () => {
+    expect(latestExpiry(run('NONE'), 86_400)).toBe(T0 + 1 + 31_536_000 + 86_400);
   });
 });

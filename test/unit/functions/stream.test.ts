@@ -65,9 +65,14 @@ function withTimers(...waits: number[]): { before: ExecutionState; after: Execut
       fireAt: nowSeconds() + wait,
     };
   });
-  // No execution deadline either side, so only the timers are new; the commit set the run's alarm.
-  const config = { ...before.config, executionStartToCloseTimeout: 'NONE' };
-  return { before: { ...before, config }, after: withAlarm({ ...before, config, timers }) };
+  // The run started now with a year to run, so its execution deadline comes after every timer: only
+  // the timers are new; the commit set the run's alarm.
+  const started = {
+    ...before,
+    startTimestamp: nowSeconds(),
+    config: { ...before.config, executionStartToCloseTimeout: '31536000' },
+  };
+  return { before: started, after: withAlarm({ ...started, timers }) };
 }
 
 let sequence = 1000;
