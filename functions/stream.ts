@@ -1,6 +1,7 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
+import { AwsLambdaTaskRunner } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
 import { loadOutboxConfig } from './shared/config.js';
@@ -27,8 +28,10 @@ export const handler = streamBatchHandler(
       scheduleGroup: config.scheduleGroup,
       schedulerRoleArn: config.schedulerRoleArn,
     },
-    // ScheduleLambdaFunction tasks run here, with the execution's lambdaRole assumed.
     lambda: new AwsLambdaInvoker(),
+    // ScheduleLambdaFunction tasks are started here and handed to the Lambda-task function, which
+    // invokes them with the execution's lambdaRole assumed: the stream never waits on a function.
+    lambdaTasks: new AwsLambdaTaskRunner(config.lambdaTaskFunction),
     // Tasks of push task lists are started here and handed to their functions (asynchronous Invoke).
     push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
   }),

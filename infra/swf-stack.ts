@@ -86,7 +86,7 @@ export class SwfStack extends Stack {
 
   /**
    * Serves a task list with a function: its tasks are never queued; the service function that commits
-   * a task's scheduling (api, stream or timer) invokes the function asynchronously with it (they may
+   * a task's scheduling (api, stream, timer or Lambda-task) invokes the function asynchronously with it (they may
    * invoke exactly the pushed functions), and the function may call the API. A `lambda.Function` gets `SWF_SIGNING_NAME`, and `SWF_ENDPOINT` when it is of
    * this stack behind the HTTP API (elsewhere that is a dependency cycle: a warning says so). Every
    * function of the service reads the lists from `SWF_PUSH_TASK_LISTS` (JSON, targets being ARNs).
@@ -100,7 +100,7 @@ export class SwfStack extends Stack {
     for (const fn of this.serviceFunctions) fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
     // Pushed events name the API function, for their workers to call directly (the API function
     // knows its own name).
-    for (const fn of [this.outbox.streamHandler, this.outbox.timerHandler])
+    for (const fn of this.serviceFunctions.slice(1))
       fn.addEnvironment('SWF_API_FUNCTION', this.api.handler.functionName);
     if (isNewFunction) this.bindPushedFunction(list.function, lists.length);
     if (list.kind === 'activity') warnOfShortTimeout(list.function);
@@ -108,7 +108,12 @@ export class SwfStack extends Stack {
 
   /** The functions that commit changes of runs: each may schedule a task on a push task list. */
   private get serviceFunctions() {
-    return [this.api.handler, this.outbox.streamHandler, this.outbox.timerHandler];
+    return [
+      this.api.handler,
+      this.outbox.streamHandler,
+      this.outbox.timerHandler,
+      this.outbox.lambdaTaskHandler,
+    ];
   }
 
   private bindPushedFunction(fn: IFunction, n: number): void {

@@ -3,6 +3,7 @@ import type { DocClient } from './adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
 import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
 import { DynamoVisibilityStore } from './adapters/dynamodb/visibility-store.js';
+import { BackgroundLambdaTasks } from './adapters/memory/background-lambda-tasks.js';
 import { LocalLambdaFunctions } from './adapters/memory/local-lambda.js';
 import { RegistryCache } from './adapters/memory/registry-cache.js';
 import { InProcessTaskNotifier } from './adapters/memory/task-notifier.js';
@@ -10,7 +11,7 @@ import type { OperationDeps, PollingConfig, ServiceIdentity } from './operations
 import { PageTokens } from './operations/page-token.js';
 import { TaskTokens } from './operations/task-token.js';
 import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
-import type { LambdaInvoker } from './ports/lambda-invoker.js';
+import type { LambdaInvoker, LambdaTaskRunner } from './ports/lambda-invoker.js';
 import type { SigningKeySource } from './ports/secrets.js';
 import type { TaskNotifier } from './ports/task-notifier.js';
 import { noTaskPush, type TaskPush } from './ports/task-push.js';
@@ -27,6 +28,8 @@ export interface WiringOptions {
   readonly visibilityShards?: number;
   /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
   readonly lambda?: LambdaInvoker;
+  /** Where started Lambda tasks run; by default in the background of this process (the local server). */
+  readonly lambdaTasks?: LambdaTaskRunner;
   /** Task lists pushed to functions (see lib/ports/task-push.ts); by default none. */
   readonly push?: TaskPush;
   readonly onCommitted?: OperationDeps['onCommitted'];
@@ -68,6 +71,7 @@ export function createDeps(options: WiringOptions): OperationDeps {
     notifier: options.notifier ?? new InProcessTaskNotifier(),
     polling: { ...DEFAULT_POLLING, ...options.polling },
     lambda: options.lambda ?? new LocalLambdaFunctions(),
+    lambdaTasks: options.lambdaTasks ?? new BackgroundLambdaTasks(),
     push: options.push ?? noTaskPush,
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
   };

@@ -31,6 +31,11 @@ export interface OutboxConfig extends FunctionConfig {
   readonly schedulerRoleArn: string;
   /** From `STREAM_MAX_ATTEMPTS`: tries of one stream record before it is dead-lettered. @default 5 */
   readonly streamMaxAttempts: number | undefined;
+  /**
+   * From `LAMBDA_TASK_FUNCTION` (the stream function's): the function started Lambda tasks are handed
+   * to (functions/lambda-task.ts). Unset, such a task fails as it starts.
+   */
+  readonly lambdaTaskFunction: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -70,6 +75,7 @@ export function loadOutboxConfig(env: Env): OutboxConfig {
     scheduleGroup: required(env, 'SCHEDULE_GROUP'),
     schedulerRoleArn,
     streamMaxAttempts: positiveInteger(env, 'STREAM_MAX_ATTEMPTS'),
+    lambdaTaskFunction: optional(env, 'LAMBDA_TASK_FUNCTION'),
   };
 }
 

@@ -8,7 +8,7 @@ import {
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
-import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-invoker.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
 import { createDeps } from '../../lib/wiring.js';
 import { accountIdFromArn } from './config.js';
@@ -22,8 +22,10 @@ export interface OutboxWiring {
   readonly sqs: SQSClient;
   readonly scheduler: SchedulerClient;
   readonly deadlines: AwsSchedulerConfig;
-  /** Runs ScheduleLambdaFunction tasks (the stream function); the timer function never invokes. */
+  /** Decides whether ScheduleLambdaFunction is offered; the Lambda-task function invokes. */
   readonly lambda: LambdaInvoker;
+  /** Where the stream function hands started Lambda tasks (the Lambda-task function). */
+  readonly lambdaTasks?: LambdaTaskRunner | undefined;
   /** Push task lists: the stream and timer functions invoke their functions for tasks their commits schedule. */
   readonly push?: TaskPush | undefined;
   readonly clock?: Clock;
@@ -46,6 +48,7 @@ export function outboxDeps(wiring: OutboxWiring): (context: Context) => OutboxDe
         accountId: wiring.accountId ?? accountIdFromArn(context.invokedFunctionArn),
       },
       lambda: wiring.lambda,
+      ...(wiring.lambdaTasks === undefined ? {} : { lambdaTasks: wiring.lambdaTasks }),
       ...(wiring.push === undefined ? {} : { push: wiring.push }),
       ...(wiring.clock === undefined ? {} : { clock: wiring.clock }),
     });

@@ -20,6 +20,13 @@ import type { SwfTable } from './swf-table.js';
 
 const streamEntry = fileURLToPath(new URL('../../functions/stream.ts', import.meta.url));
 const timerEntry = fileURLToPath(new URL('../../functions/timer.ts', import.meta.url));
+const lambdaTaskEntry = fileURLToPath(new URL('../../functions/lambda-task.ts', import.meta.url));
+
+/**
+ * The Lambda-task function's memory: it waits on one function at a time (up to 900 s), doing next to
+ * nothing meanwhile.
+ */
+export const LAMBDA_TASK_MEMORY_MB = 256;
 
 /**
  * The stream and timer functions' memory (the bench's cost model prices the same). Like the API
@@ -35,8 +42,8 @@ export const DEAD_LETTER_METRIC = { namespace: 'SwfOnDynamo', metricName: 'DeadL
 export interface SwfOutboxProps {
   readonly table: SwfTable;
   /**
-   * Roles the stream function may assume to run ScheduleLambdaFunction tasks (each execution names its
-   * own `lambdaRole`, which must also trust the stream function's role). An empty list leaves the
+   * Roles the Lambda-task function may assume to run ScheduleLambdaFunction tasks (each execution names
+   * its own `lambdaRole`, which must also trust that function's role). An empty list leaves the
    * feature without permission: such tasks fail with ASSUME_ROLE_FAILED.
    * @default every role of this account (`arn:<partition>:iam::<account>:role/*`)
    */
@@ -62,6 +69,8 @@ export class SwfOutbox extends Construct {
   readonly schedulerRole: Role;
   readonly streamHandler: HouseFunction;
   readonly timerHandler: HouseFunction;
+  /** Runs the ScheduleLambdaFunction tasks the stream function starts, one invocation each. */
+  readonly lambdaTaskHandler: HouseFunction;
   readonly alarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: SwfOutboxProps) {
@@ -121,7 +130,7 @@ export class SwfOutbox extends Construct {
       memorySize: OUTBOX_MEMORY_MB,
       description:
         'SWF outbox: DynamoDB stream records → deadlines, task queues, cross-execution effects',
-      // Lambda tasks run inside the batch; the function ends a batch 15 s early and checkpoints it.
+      // A slow effect ends the batch 15 s early and checkpoints it (Lambda tasks run elsewhere).
       timeout: Duration.minutes(5),
       environment: {
         ...environment,
@@ -152,12 +161,29 @@ export class SwfOutbox extends Construct {
         resources: [this.scheduleArns()],
       }),
     );
+    // Lambda tasks: the stream function starts each and hands it to this function (an asynchronous
+    // Invoke), which waits on the task's function up to its start-to-close timeout (900 s at most)
+    // and records the outcome. The stream never waits on a user's function. Not retried: a function
+    // is invoked at most once per task, and the task's timeout closes it if this function fails.
+    this.lambdaTaskHandler = new HouseFunction(this, 'LambdaTaskHandler', {
+      entry: lambdaTaskEntry,
+      memorySize: LAMBDA_TASK_MEMORY_MB,
+      description:
+        'SWF Lambda tasks: invokes a ScheduleLambdaFunction task and records its outcome',
+      timeout: Duration.minutes(15),
+      environment: { ACCOUNT_ID: stack.account },
+      ...logRetention,
+    });
+    this.lambdaTaskHandler.configureAsyncInvoke({ retryAttempts: 0 });
+    props.table.bindTable(this.lambdaTaskHandler, 'readWrite');
+    this.lambdaTaskHandler.grantInvoke(this.streamHandler);
+    this.streamHandler.addEnvironment('LAMBDA_TASK_FUNCTION', this.lambdaTaskHandler.functionName);
     const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [
       stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: '*' }),
     ];
     if (lambdaTaskRoles.length > 0) {
-      // The stream function invokes with the execution's lambdaRole assumed, never with its own role.
-      this.streamHandler.addToRolePolicy(
+      // Invokes with the execution's lambdaRole assumed, never with its own role.
+      this.lambdaTaskHandler.addToRolePolicy(
         new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [...lambdaTaskRoles] }),
       );
     }
@@ -247,6 +273,9 @@ export class SwfOutbox extends Construct {
       }),
       alarm(this, 'TimerErrorsAlarm', sum(this.timerHandler.metricErrors()), {
         description: 'The timer function failed',
+      }),
+      alarm(this, 'LambdaTaskErrorsAlarm', sum(this.lambdaTaskHandler.metricErrors()), {
+        description: 'The Lambda-task function failed: a Lambda task ended by its timeout',
       }),
     ];
   }

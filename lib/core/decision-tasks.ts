@@ -433,13 +433,17 @@ class DecisionApplier {
   ): undefined {
     const open = this.t.state.lambdaFunctions;
     // Without a Lambda backend (a local server with no functions) SWF's own cause for "no Lambda here".
+    // Without a lambdaRole "any attempt to schedule a Lambda task fails" (SWF's StartWorkflowExecution
+    // reference); the cause SWF documents for a decision that lacks permissions.
     const cause = !this.lambdaAvailable
       ? 'LAMBDA_SERVICE_NOT_AVAILABLE_IN_REGION'
-      : open[a.id] !== undefined
-        ? 'ID_ALREADY_IN_USE'
-        : Object.keys(open).length >= executionLimits.openLambdaFunctions
-          ? 'OPEN_LAMBDA_FUNCTIONS_LIMIT_EXCEEDED'
-          : undefined;
+      : this.t.state.config.lambdaRole === undefined
+        ? 'OPERATION_NOT_PERMITTED'
+        : open[a.id] !== undefined
+          ? 'ID_ALREADY_IN_USE'
+          : Object.keys(open).length >= executionLimits.openLambdaFunctions
+            ? 'OPEN_LAMBDA_FUNCTIONS_LIMIT_EXCEEDED'
+            : undefined;
     if (cause !== undefined) {
       this.t.record({
         eventType: 'ScheduleLambdaFunctionFailed',

@@ -2,6 +2,11 @@
 import type { ExecutionState, LambdaState } from './execution-state.js';
 import { Transition } from './transition.js';
 
+/** The longest result or details, reason and message a Lambda task's events hold. */
+const MAX_DATA = 32_768;
+const MAX_REASON = 256;
+const MAX_MESSAGE = 1_728;
+
 const scheduledFunction = (
   state: ExecutionState,
   scheduledEventId: number,
@@ -41,11 +46,16 @@ export function closeLambdaFunction(
     return undefined;
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
+  // What a function answers is cut to what its event can hold (swf-api.md §12), as SWF records it.
+  const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
   switch (outcome.kind) {
     case 'completed':
       t.record({
         eventType: 'LambdaFunctionCompleted',
-        attributes: { ...ids, ...(outcome.result === undefined ? {} : { result: outcome.result }) },
+        attributes: {
+          ...ids,
+          ...(outcome.result === undefined ? {} : { result: cut(outcome.result, MAX_DATA) }),
+        },
       });
       break;
     case 'failed':
@@ -53,15 +63,19 @@ export function closeLambdaFunction(
         eventType: 'LambdaFunctionFailed',
         attributes: {
           ...ids,
-          reason: outcome.reason,
-          ...(outcome.details === undefined ? {} : { details: outcome.details }),
+          reason: cut(outcome.reason, MAX_REASON),
+          ...(outcome.details === undefined ? {} : { details: cut(outcome.details, MAX_DATA) }),
         },
       });
       break;
     case 'start-failed':
       t.record({
         eventType: 'StartLambdaFunctionFailed',
-        attributes: { scheduledEventId, cause: outcome.cause, message: outcome.message },
+        attributes: {
+          scheduledEventId,
+          cause: outcome.cause,
+          message: cut(outcome.message, MAX_MESSAGE),
+        },
       });
       break;
     case 'timed-out':

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import type { DynamoIntercept } from '../adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
+import { BackgroundLambdaTasks } from '../adapters/memory/background-lambda-tasks.js';
 import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
 import { LocalTaskPush } from '../adapters/memory/local-task-push.js';
@@ -88,6 +89,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.dynamoIntercept === undefined ? {} : { intercept: options.dynamoIntercept }),
     });
     const lambda = new LocalLambdaFunctions();
+    const lambdaTasks = new BackgroundLambdaTasks();
     const push = new LocalTaskPush();
     let outbox: OutboxDeps | undefined;
     let poller: StreamPoller | undefined;
@@ -96,6 +98,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableName,
       identity: LOCAL_IDENTITY,
       lambda,
+      lambdaTasks,
       push,
       ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -141,6 +144,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       streamCaughtUp: () => poller?.caughtUp() ?? Promise.resolve(),
       close: async () => {
         await server.close();
+        lambdaTasks.stop();
         await poller.stop();
         await scheduler.stop();
         client.destroy();

@@ -1,7 +1,7 @@
 import type { ExecutionState } from '../core/execution-state.js';
 import type { Clock } from '../ports/clock.js';
 import type { ExecutionStore } from '../ports/execution-store.js';
-import type { LambdaInvoker } from '../ports/lambda-invoker.js';
+import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
 import type { RegistryStore } from '../ports/registry-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import type { TaskPush } from '../ports/task-push.js';
@@ -28,6 +28,8 @@ export interface OperationDeps {
   readonly polling: PollingConfig;
   readonly identity: ServiceIdentity;
   readonly lambda: LambdaInvoker;
+  /** Where the outbox hands started Lambda tasks, to be invoked and reported away from the stream. */
+  readonly lambdaTasks: LambdaTaskRunner;
   /** Task lists served by functions instead of pollers, and how a started task reaches its function. */
   readonly push: TaskPush;
   /**

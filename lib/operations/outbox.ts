@@ -18,6 +18,7 @@ import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-scheduler.js';
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
+import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
 import type { OperationDeps } from './context.js';
 import { commitRuns, mutateRun } from './run-mutation.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
@@ -372,17 +373,48 @@ async function runLambdaFunction(
     throw error;
   });
   if (started === undefined) return;
-  const outcome = await deps.lambda.invoke(started.request);
-  await mutateRun(deps, runId, ({ state }) => {
+  const task: LambdaTask = { runId, scheduledEventId, ...started };
+  try {
+    await deps.lambdaTasks.dispatch(task, () => runLambdaTask(deps, task));
+  } catch (error) {
+    // Not handed over: the task fails now rather than at its timeout. It is never invoked twice (a
+    // replayed record finds it started and hands nothing over).
+    await recordLambdaOutcome(deps, task, {
+      kind: 'failed',
+      reason: error instanceof Error ? error.name : 'Error',
+      details: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/**
+ * Invokes a started Lambda task's function and records how it ended (the Lambda-task function on AWS,
+ * the background of the local server). An outcome that comes after the task timed out, or after the
+ * run closed, records nothing.
+ */
+export async function runLambdaTask(deps: OperationDeps, task: LambdaTask): Promise<void> {
+  await recordLambdaOutcome(deps, task, await deps.lambda.invoke(task.request));
+}
+
+async function recordLambdaOutcome(
+  deps: OperationDeps,
+  task: LambdaTask,
+  outcome: LambdaResult,
+): Promise<void> {
+  await mutateRun(deps, task.runId, ({ state }) => {
     const t = closeLambdaFunction(
       state,
-      scheduledEventId,
-      started.startedEventId,
+      task.scheduledEventId,
+      task.startedEventId,
       outcome,
       epochSeconds(deps.clock),
     );
     return t === undefined
       ? { write: false, result: undefined }
       : { write: true, result: undefined, state: t.state, events: t.events };
+  }).catch((error: unknown) => {
+    // The run is gone (expired with its retention): nothing to record.
+    if (error instanceof UnknownResourceFault) return;
+    throw error;
   });
 }

@@ -22,3 +22,24 @@ export type LambdaResult =
       readonly message: string;
     }
   | { readonly kind: 'timed-out' };
+
+/** A Lambda task whose LambdaFunctionStarted is committed: what is left is to invoke it and record how it ended. */
+export interface LambdaTask {
+  readonly runId: string;
+  readonly scheduledEventId: number;
+  readonly startedEventId: number;
+  readonly request: LambdaRequest;
+}
+
+/**
+ * Runs started Lambda tasks away from the outbox's records, so a function that takes minutes holds up
+ * no other effect, run or task (a function may run 900 s; the stream must not wait on it).
+ */
+export interface LambdaTaskRunner {
+  /**
+   * Hands the task over and resolves once it is: to a function of its own on AWS (an asynchronous
+   * Invoke), or to `runHere` in the background in this process (the local server). A rejection means
+   * it was not handed over.
+   */
+  dispatch(task: LambdaTask, runHere: () => Promise<void>): Promise<void>;
+}

@@ -126,11 +126,20 @@ describe('push task lists', () => {
     expect(activityArn).toMatch(/^<import Workers:ExportsOutputFnGetAttActivityFn\w+Arn\w+>$/);
   });
 
-  it('lets the api, stream and timer functions invoke the pushed functions, and no other', () => {
-    // Each commits changes that schedule tasks, and invokes the function of a pushed one.
-    for (const prefix of ['ApiHandler', 'OutboxStreamHandler', 'OutboxTimerHandler']) {
-      const invokes = statementsOf(template, prefix).filter((s) =>
-        JSON.stringify(s.Action).includes('lambda:'),
+  it('lets the api, stream, timer and Lambda-task functions invoke the pushed functions, and no other', () => {
+    // Each commits changes that schedule tasks, and invokes the function of a pushed one (the
+    // stream function also hands Lambda tasks to their function: see swf-stack.test.ts).
+    const prefixes = [
+      'ApiHandler',
+      'OutboxStreamHandler',
+      'OutboxTimerHandler',
+      'OutboxLambdaTaskHandler',
+    ];
+    for (const prefix of prefixes) {
+      const invokes = statementsOf(template, prefix).filter(
+        (s) =>
+          JSON.stringify(s.Action).includes('lambda:') &&
+          !JSON.stringify(s.Resource).includes('OutboxLambdaTaskHandler'),
       );
       expect(invokes).toHaveLength(1);
       expect(invokes[0]?.Action).toBe('lambda:InvokeFunction');
@@ -146,7 +155,7 @@ describe('push task lists', () => {
       policiesWith(template, 'lambda:Invoke').filter((p) =>
         JSON.stringify(p.Properties.Roles).includes('Handler'),
       ),
-    ).toHaveLength(3);
+    ).toHaveLength(4);
   });
 
   it('points a pushed function of the stack at the API, and lets it call the API and its function', () => {
@@ -167,8 +176,8 @@ describe('push task lists', () => {
       '<ApiHandler8AD6A8DF.Arn>',
       '<ApiHandler8AD6A8DF.Arn>:*',
     ]);
-    // The stream and timer functions name it in the events they push.
-    for (const prefix of ['OutboxStreamHandler', 'OutboxTimerHandler'])
+    // The stream, timer and Lambda-task functions name it in the events they push.
+    for (const prefix of ['OutboxStreamHandler', 'OutboxTimerHandler', 'OutboxLambdaTaskHandler'])
       expect(render(envOf(template, prefix).SWF_API_FUNCTION)).toBe('<Ref ApiHandler8AD6A8DF>');
     Annotations.fromStack(swf).hasNoWarning('/PushSwf/DeciderFn', Match.anyValue());
   });
@@ -228,7 +237,15 @@ describe('push task lists', () => {
     const plain = Template.fromStack(new SwfStack(noBundling(), 'Plain'));
     for (const fn of Object.values(functions(plain)))
       expect(fn.Properties.Environment?.Variables?.SWF_PUSH_TASK_LISTS).toBeUndefined();
-    expect(policiesWith(plain, 'lambda:InvokeFunction')).toEqual([]);
+    // Only the stream function's hand-over of Lambda tasks to their function.
+    const invokes = policiesWith(plain, 'lambda:InvokeFunction').flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.filter(
+        (s: { Action: unknown }) => s.Action === 'lambda:InvokeFunction',
+      ),
+    );
+    expect(invokes.map((s: { Resource: unknown }) => JSON.stringify(s.Resource))).toEqual([
+      expect.stringContaining('OutboxLambdaTaskHandler'),
+    ]);
   });
 
   describe('bad lists fail the synth', () => {

@@ -345,10 +345,14 @@ describe('SwfStack', () => {
           ...tableActions,
           ...arming,
           'scheduler:DeleteSchedule',
-          'sts:AssumeRole',
+          'lambda:InvokeFunction',
           ...streamReading,
           ...onFailure,
         ]),
+      );
+      // The Lambda-task function reads and writes runs, and assumes executions' roles: nothing else.
+      expect(sorted(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole')))).toEqual(
+        sorted([...tableActions, 'sts:AssumeRole']),
       );
       expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
         sorted([...tableActions, ...arming, ...queueReading]),
@@ -401,8 +405,8 @@ describe('SwfStack', () => {
       },
     );
 
-    it('lets the stream function assume only this account roles, for Lambda tasks', () => {
-      expect(statementsOf('OutboxStreamHandlerServiceRole')).toContainEqual({
+    it('runs Lambda tasks in a function of their own, which alone assumes roles, of this account only', () => {
+      expect(statementsOf('OutboxLambdaTaskHandlerServiceRole')).toContainEqual({
         Effect: 'Allow',
         Action: 'sts:AssumeRole',
         Resource: {
@@ -413,8 +417,28 @@ describe('SwfStack', () => {
         },
       });
       expect(actionsOf(statementsOf('OutboxStreamHandlerServiceRole'))).not.toContain(
-        'lambda:InvokeFunction',
+        'sts:AssumeRole',
       );
+      // The stream function hands each started task over: it may invoke that function, and only it.
+      const invokes = statementsOf('OutboxStreamHandlerServiceRole').filter(
+        (st) => st.Action === 'lambda:InvokeFunction',
+      );
+      expect(JSON.stringify(invokes)).toContain('OutboxLambdaTaskHandler');
+      expect(JSON.stringify(invokes)).not.toMatch(/ApiHandler|TimerHandler|"\*"/);
+      const [id, fn] = Object.entries(template.findResources('AWS::Lambda::Function')).find(
+        ([key]) => key.startsWith('OutboxLambdaTaskHandler'),
+      ) ?? [undefined, undefined];
+      expect(fn?.Properties.Timeout).toBe(900);
+      expect(fn?.Properties.MemorySize).toBe(256);
+      const stream = Object.entries(template.findResources('AWS::Lambda::Function')).find(([key]) =>
+        key.startsWith('OutboxStreamHandler'),
+      )?.[1];
+      expect(stream?.Properties.Environment.Variables.LAMBDA_TASK_FUNCTION).toEqual({ Ref: id });
+      // Handed over once: Lambda does not retry the asynchronous Invoke.
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: id },
+        MaximumRetryAttempts: 0,
+      });
     });
 
     it('raises alarms on dead letters, stream lag, function errors and dead-lettered records', () => {

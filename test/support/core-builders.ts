@@ -262,6 +262,7 @@ export const runConfig: ExecutionConfig = {
   executionStartToCloseTimeout: '86400',
   childPolicy: 'REQUEST_CANCEL',
   taskPriority: '3',
+  lambdaRole: 'arn:aws:iam::123456789012:role/run-lambda',
 };
 
 export interface DriverOptions {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { childAlreadyRunning, externalRequestOutcome } from '../../../lib/core/cross-execution.js';
 import { fireDeadline } from '../../../lib/core/deadlines.js';
+import {
+  closeLambdaFunction,
+  type LambdaOutcome,
+  startLambdaFunction,
+} from '../../../lib/core/lambda-functions.js';
 import { executionLimits } from '../../../lib/core/limits.js';
 import {
   cancelTimer,
@@ -16,6 +21,7 @@ import {
   scheduleLambda,
   startChild,
   startTimer,
+  T0,
 } from '../../support/core-builders.js';
 
 describe('StartTimer', () => {
@@ -478,6 +484,50 @@ describe('ScheduleLambdaFunction', () => {
       'LAMBDA_SERVICE_NOT_AVAILABLE_IN_REGION',
     );
     expect(run.state.lambdaFunctions).toEqual({});
+  });
+
+  it('fails with OPERATION_NOT_PERMITTED when the execution has no lambdaRole', () => {
+    const { lambdaRole: _none, ...withoutRole } = runConfig;
+    const run = new RunDriver({ config: withoutRole });
+
+    const events = run.decide([scheduleLambda('l1')]);
+
+    const completed = onlyEvent(events, 'DecisionTaskCompleted');
+    expect(onlyEvent(events, 'ScheduleLambdaFunctionFailed').attributes).toEqual({
+      id: 'l1',
+      name: 'fn',
+      cause: 'OPERATION_NOT_PERMITTED',
+      decisionTaskCompletedEventId: completed.eventId,
+    });
+    expect(run.state.lambdaFunctions).toEqual({});
+    expect(eventTypes(events).at(-1)).toBe('DecisionTaskScheduled');
+  });
+
+  it("cuts a function's result, reason, details and message to what their events hold", () => {
+    const outcomes: LambdaOutcome[] = [
+      { kind: 'completed', result: 'r'.repeat(40_000) },
+      { kind: 'failed', reason: 'e'.repeat(300), details: 'd'.repeat(40_000) },
+      { kind: 'start-failed', cause: 'ASSUME_ROLE_FAILED', message: 'm'.repeat(2_000) },
+    ];
+    const recorded = outcomes.map((outcome) => {
+      const run = new RunDriver();
+      run.decide([scheduleLambda('l1')]);
+      const scheduledEventId = run.state.lambdaFunctions.l1?.scheduledEventId ?? 0;
+      const started = startLambdaFunction(run.state, scheduledEventId, T0 + 5);
+      if (started === undefined) throw new Error('not started');
+      const closed = closeLambdaFunction(
+        started.state,
+        scheduledEventId,
+        started.state.nextEventId - 1,
+        outcome,
+        T0 + 6,
+      );
+      return closed?.events[0]?.attributes as Record<string, string> | undefined;
+    });
+    expect(recorded[0]?.result).toHaveLength(32_768);
+    expect(recorded[1]?.reason).toHaveLength(256);
+    expect(recorded[1]?.details).toHaveLength(32_768);
+    expect(recorded[2]?.message).toHaveLength(1_728);
   });
 });
 

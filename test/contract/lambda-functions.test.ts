@@ -1,0 +1,206 @@
+/**
+ * Lambda tasks through the official SDK (swf-api.md §6.1, §7): ScheduleLambdaFunction run by the local
+ * server's functions, each outcome's event and the decision task after it, the role an execution needs,
+ * and that a slow function holds up nothing but itself.
+ */
+import {
+  type Decision,
+  ListOpenWorkflowExecutionsCommand,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../lib/local/stack.js';
+import { eventsOf, eventTypes, SwfKit, single, uid } from '../support/decider.js';
+import { startTestServer } from '../support/local.js';
+import { awaitDecision, awaitHistory } from '../support/waiting.js';
+
+let swf: SWFClient;
+let stack: LocalStack;
+let kit: SwfKit;
+let close: () => Promise<void>;
+const domain = 'lambda-functions';
+const wf = { name: 'with-lambdas', version: '1' };
+const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
+
+/** Functions that wait until the test lets them go. */
+const held = new Map<string, () => void>();
+
+beforeAll(async () => {
+  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
+  kit = new SwfKit(swf, domain);
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...wf,
+      defaultExecutionStartToCloseTimeout: '600',
+      defaultTaskStartToCloseTimeout: '60',
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+  stack.lambda.register('upper', async (input) => input?.toUpperCase());
+  stack.lambda.register('boom', async () => {
+    throw Object.assign(new Error('it went wrong'), { name: 'Boom' });
+  });
+  stack.lambda.register('huge', async () => 'x'.repeat(40_000));
+  stack.lambda.register(
+    'held',
+    (input) =>
+      new Promise((resolve) => {
+        held.set(input ?? '', () => resolve(`released ${input}`));
+      }),
+  );
+});
+afterAll(() => close());
+
+const lambda = (id: string, name: string, extra: { input?: string; timeout?: string } = {}) =>
+  ({
+    decisionType: 'ScheduleLambdaFunction',
+    scheduleLambdaFunctionDecisionAttributes: {
+      id,
+      name,
+      ...(extra.input === undefined ? {} : { input: extra.input }),
+      ...(extra.timeout === undefined ? {} : { startToCloseTimeout: extra.timeout }),
+    },
+  }) satisfies Decision;
+
+/** Starts an execution (with a lambdaRole unless told otherwise) and answers its first task. */
+async function startWith(decisions: Decision[], options: { role?: boolean; tag?: string } = {}) {
+  const started = await kit.start(wf, {
+    ...(options.role === false ? {} : { lambdaRole }),
+    ...(options.tag === undefined ? {} : { tagList: [options.tag] }),
+  });
+  const task = await kit.pollDecision(started.taskList);
+  await kit.respond(task.taskToken, decisions);
+  return started;
+}
+
+describe('ScheduleLambdaFunction', () => {
+  it('runs the function: Scheduled, Started, Completed with its result, then a decision task', async () => {
+    const { execution, taskList } = await startWith([lambda('l1', 'upper', { input: 'hi' })]);
+    const task = await awaitDecision(kit, taskList);
+    expect(eventTypes(task.events).slice(4)).toEqual([
+      'LambdaFunctionScheduled',
+      'LambdaFunctionStarted',
+      'LambdaFunctionCompleted',
+      'DecisionTaskScheduled',
+      'DecisionTaskStarted',
+    ]);
+    const scheduled = single(task.events, 'LambdaFunctionScheduled');
+    expect(scheduled.lambdaFunctionScheduledEventAttributes).toMatchObject({
+      id: 'l1',
+      name: 'upper',
+      input: 'hi',
+      startToCloseTimeout: '900',
+    });
+    const started = single(task.events, 'LambdaFunctionStarted');
+    expect(
+      single(task.events, 'LambdaFunctionCompleted').lambdaFunctionCompletedEventAttributes,
+    ).toEqual({
+      scheduledEventId: scheduled.eventId,
+      startedEventId: started.eventId,
+      result: 'HI',
+    });
+    expect((await kit.describe(execution)).openCounts?.openLambdaFunctions).toBe(0);
+  });
+
+  it('records a function that throws as LambdaFunctionFailed with its reason and details', async () => {
+    const { taskList } = await startWith([lambda('l1', 'boom')]);
+    const task = await awaitDecision(kit, taskList);
+    expect(
+      single(task.events, 'LambdaFunctionFailed').lambdaFunctionFailedEventAttributes,
+    ).toMatchObject({ reason: 'Boom', details: 'it went wrong' });
+  });
+
+  it('times a function out at its startToCloseTimeout', async () => {
+    const key = uid('timeout');
+    const { execution, taskList } = await startWith([
+      lambda('l1', 'held', { input: key, timeout: '1' }),
+    ]);
+    expect((await kit.describe(execution)).openCounts?.openLambdaFunctions).toBe(1);
+    const task = await awaitDecision(kit, taskList, 5_000);
+    expect(
+      single(task.events, 'LambdaFunctionTimedOut').lambdaFunctionTimedOutEventAttributes,
+    ).toMatchObject({ timeoutType: 'START_TO_CLOSE' });
+    // Its answer after the timeout records nothing.
+    held.get(key)?.();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(eventsOf(await kit.history(execution), 'LambdaFunctionCompleted')).toHaveLength(0);
+  });
+
+  it('cuts a result over 32768 characters to 32768, as its event holds', async () => {
+    const { taskList } = await startWith([lambda('l1', 'huge')]);
+    const task = await awaitDecision(kit, taskList);
+    const completed = single(task.events, 'LambdaFunctionCompleted');
+    expect(completed.lambdaFunctionCompletedEventAttributes?.result).toHaveLength(32_768);
+  });
+
+  it('fails with OPERATION_NOT_PERMITTED in an execution without a lambdaRole', async () => {
+    const { execution, taskList } = await startWith([lambda('l1', 'upper')], { role: false });
+    const task = await awaitDecision(kit, taskList);
+    expect(
+      single(task.events, 'ScheduleLambdaFunctionFailed')
+        .scheduleLambdaFunctionFailedEventAttributes,
+    ).toMatchObject({ id: 'l1', name: 'upper', cause: 'OPERATION_NOT_PERMITTED' });
+    expect(eventsOf(await kit.history(execution), 'LambdaFunctionScheduled')).toHaveLength(0);
+  });
+
+  it('holds up nothing else while a function runs: other functions, signals, lists', async () => {
+    const key = uid('slow');
+    const slow = await startWith([lambda('slow', 'held', { input: key, timeout: '60' })]);
+    await awaitHistory(kit, slow.execution, (events) =>
+      eventTypes(events).includes('LambdaFunctionStarted'),
+    );
+    const tag = uid('meanwhile');
+    const other = await startWith(
+      [
+        lambda('quick', 'upper', { input: 'next' }),
+        {
+          decisionType: 'SignalExternalWorkflowExecution',
+          signalExternalWorkflowExecutionDecisionAttributes: {
+            workflowId: slow.execution.workflowId,
+            signalName: 'meanwhile',
+          },
+        },
+      ],
+      { tag },
+    );
+    // Both come while the slow function still runs.
+    const quick = await awaitHistory(
+      kit,
+      other.execution,
+      (events) =>
+        eventTypes(events).includes('LambdaFunctionCompleted') &&
+        eventTypes(events).includes('ExternalWorkflowExecutionSignaled'),
+      3_000,
+    );
+    expect(
+      single(quick, 'LambdaFunctionCompleted').lambdaFunctionCompletedEventAttributes?.result,
+    ).toBe('NEXT');
+    const listed = await swf.send(
+      new ListOpenWorkflowExecutionsCommand({
+        domain,
+        startTimeFilter: { oldestDate: new Date(0) },
+        tagFilter: { tag },
+      }),
+    );
+    expect(listed.executionInfos?.map((info) => info.execution?.runId)).toEqual([
+      other.execution.runId,
+    ]);
+    const signaled = await awaitHistory(kit, slow.execution, (events) =>
+      eventTypes(events).includes('WorkflowExecutionSignaled'),
+    );
+    expect(eventsOf(signaled, 'LambdaFunctionCompleted')).toHaveLength(0);
+    held.get(key)?.();
+    const done = await awaitHistory(kit, slow.execution, (events) =>
+      eventTypes(events).includes('LambdaFunctionCompleted'),
+    );
+    expect(
+      single(done, 'LambdaFunctionCompleted').lambdaFunctionCompletedEventAttributes?.result,
+    ).toBe(`released ${key}`);
+  });
+});
