@@ -3,6 +3,7 @@
  * signal; UnknownResourceFault (a lost task) does; cancelRequested does; the grace period.
  */
 import { describe, expect, it } from 'vitest';
+import { Heartbeater, heartbeatCallTimeoutMs } from '../../lib/sdk/activity/heartbeat.js';
 import { runActivityTask, type TaskCalls } from '../../lib/sdk/activity/run-task.js';
 import { describeError } from '../../lib/sdk/errors.js';
 import { type Activity, type ActivityContext, sleep } from '../../lib/sdk/index.js';
@@ -129,6 +130,52 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
     expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
     expect(heartbeats.every((d) => typeof d === 'string' && d.startsWith('step '))).toBe(true);
     expect(reports).toEqual([expect.stringMatching(/^canceled step \d+$/)]);
+  });
+
+  it('heartbeats carry the first 2,048 characters of long details; the cancellation report all of them', async () => {
+    let n = 0;
+    const { swf, reports, heartbeats } = calls(async () => ++n >= 2);
+    const long = `${'x'.repeat(3_000)}!`;
+    const activity: Activity = async (_input, ctx) => {
+      ctx.heartbeat(long);
+      while (!ctx.signal.aborted) await sleep(5, ctx.signal);
+      throw ctx.signal.reason;
+    };
+    const { task } = run(activity, swf);
+    expect(await task.done).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
+    expect(heartbeats.length).toBeGreaterThan(0);
+    for (const details of heartbeats) expect(details).toBe(long.slice(0, 2_048));
+    expect(reports).toEqual([`canceled ${long}`]);
+  });
+
+  it('a heartbeat that hangs is given up, and the next one goes out', async () => {
+    const sent: AbortSignal[] = [];
+    const cancelled = new AbortController();
+    const heartbeater = new Heartbeater({
+      // The first call never answers (until given up); the second asks for cancellation.
+      send: (_details, signal) => {
+        sent.push(signal);
+        if (sent.length > 1) return Promise.resolve(true);
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
+      },
+      intervalMs: 10,
+      callTimeoutMs: 50,
+      details: () => undefined,
+      onCancelRequested: () => cancelled.abort(),
+      onTaskGone: () => {},
+      logger: recordingLogger(),
+    });
+    const started = Date.now();
+    heartbeater.start();
+    await until(() => cancelled.signal.aborted, 'the beat after the hung one');
+    heartbeater.stop();
+    expect(sent).toHaveLength(2);
+    expect(sent[0]?.aborted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(heartbeatCallTimeoutMs(1_000)).toBe(3_000);
+    expect(heartbeatCallTimeoutMs(5_000)).toBe(15_000);
   });
 
   it('an activity that ignores the signal is abandoned after the grace period', async () => {

@@ -33,7 +33,7 @@ export interface TaskEnd {
 
 /** The calls one task makes, bound to its token. */
 export interface TaskCalls {
-  heartbeat(details: string | undefined): Promise<boolean>;
+  heartbeat(details: string | undefined, signal?: AbortSignal): Promise<boolean>;
   completed(result: string | undefined): Promise<unknown>;
   failed(reason: string, details: string | undefined): Promise<unknown>;
   canceled(details: string | undefined): Promise<unknown>;
@@ -72,7 +72,7 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
     cancel.abort(new ActivityCancelledError(reason));
   };
   const heartbeater = new Heartbeater({
-    send: (d) => o.swf.heartbeat(d),
+    send: (d, signal) => o.swf.heartbeat(d, signal),
     intervalMs: o.heartbeatIntervalMs,
     details: () => details,
     onCancelRequested: () => cancelWith(CancelReason.cancelRequested),

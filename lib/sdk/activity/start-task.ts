@@ -42,12 +42,13 @@ export function startActivityTask(
 /** RecordActivityTaskHeartbeat and the RespondActivityTask* calls of one task. */
 export function taskCalls(client: SWFClient, taskToken: string): TaskCalls {
   return {
-    heartbeat: async (details) => {
+    heartbeat: async (details, signal) => {
       const status = await client.send(
         new RecordActivityTaskHeartbeatCommand({
           taskToken,
           ...(details === undefined ? {} : { details }),
         }),
+        signal === undefined ? {} : { abortSignal: signal },
       );
       return status.cancelRequested === true;
     },
