@@ -241,6 +241,139 @@ describe('workflowState', () => {
   });
 });
 
+describe('workflowState, when a decision reuses the id of something still open', () => {
+  const completed = (executionContext?: string) => ({
+    eventType: 'DecisionTaskCompleted',
+    decisionTaskCompletedEventAttributes: {
+      scheduledEventId: 2,
+      startedEventId: 3,
+      ...(executionContext === undefined ? {} : { executionContext }),
+    },
+  });
+  const reused = history(
+    started, // 1
+    { eventType: 'DecisionTaskScheduled' }, // 2
+    { eventType: 'DecisionTaskStarted' }, // 3
+    completed('kept'), // 4
+    scheduled('a'), // 5
+    {
+      eventType: 'StartChildWorkflowExecutionInitiated',
+      startChildWorkflowExecutionInitiatedEventAttributes: {
+        workflowId: 'kid',
+        workflowType: { name: 'child', version: '1' },
+      },
+    }, // 6
+    {
+      eventType: 'LambdaFunctionScheduled',
+      lambdaFunctionScheduledEventAttributes: { id: 'l', name: 'slow' },
+    }, // 7
+    {
+      eventType: 'ActivityTaskStarted',
+      activityTaskStartedEventAttributes: { scheduledEventId: 5 },
+    }, // 8
+    {
+      eventType: 'ChildWorkflowExecutionStarted',
+      childWorkflowExecutionStartedEventAttributes: {
+        initiatedEventId: 6,
+        workflowExecution: { workflowId: 'kid', runId: 'r1' },
+      },
+    }, // 9
+    {
+      eventType: 'LambdaFunctionStarted',
+      lambdaFunctionStartedEventAttributes: { scheduledEventId: 7 },
+    }, // 10
+    completed(), // 11: an answer without an execution context
+    {
+      eventType: 'ActivityTaskCancelRequested',
+      activityTaskCancelRequestedEventAttributes: { activityId: 'a' },
+    }, // 12
+    {
+      eventType: 'ScheduleActivityTaskFailed',
+      scheduleActivityTaskFailedEventAttributes: {
+        activityId: 'a',
+        cause: 'ACTIVITY_ID_ALREADY_IN_USE',
+      },
+    }, // 13
+    {
+      eventType: 'StartChildWorkflowExecutionInitiated',
+      startChildWorkflowExecutionInitiatedEventAttributes: {
+        workflowId: 'kid',
+        workflowType: { name: 'child', version: '1' },
+      },
+    }, // 14
+    {
+      eventType: 'ScheduleLambdaFunctionFailed',
+      scheduleLambdaFunctionFailedEventAttributes: {
+        id: 'l',
+        name: 'quick',
+        cause: 'ID_ALREADY_IN_USE',
+      },
+    }, // 15
+    {
+      eventType: 'StartChildWorkflowExecutionFailed',
+      startChildWorkflowExecutionFailedEventAttributes: {
+        workflowId: 'kid',
+        initiatedEventId: 14,
+        cause: 'WORKFLOW_ALREADY_RUNNING',
+      },
+    }, // 16
+    {
+      eventType: 'ActivityTaskCanceled',
+      activityTaskCanceledEventAttributes: { scheduledEventId: 5, details: 'undone' },
+    }, // 17
+    {
+      eventType: 'ChildWorkflowExecutionCanceled',
+      childWorkflowExecutionCanceledEventAttributes: {
+        initiatedEventId: 6,
+        workflowExecution: { workflowId: 'kid', runId: 'r1' },
+        details: 'child undone',
+      },
+    }, // 18
+    {
+      eventType: 'LambdaFunctionTimedOut',
+      lambdaFunctionTimedOutEventAttributes: { scheduledEventId: 7, timeoutType: 'START_TO_CLOSE' },
+    }, // 19
+    {
+      eventType: 'WorkflowExecutionFailed',
+      workflowExecutionFailedEventAttributes: { reason: 'r' },
+    }, // 20
+  );
+  const state = workflowState({ taskToken: 't', events: reused });
+
+  it('keeps the open activity, child and Lambda task, whose own events close them', () => {
+    expect(state.activities.get('a')).toMatchObject({
+      status: 'canceled',
+      details: 'undone',
+      cancelRequested: true,
+      scheduledEventId: 5,
+      attempts: 1,
+    });
+    expect(state.children.get('kid')).toMatchObject({
+      status: 'canceled',
+      runId: 'r1',
+      details: 'child undone',
+      initiatedEventId: 6,
+    });
+    expect(state.lambdaFunctions.get('l')).toMatchObject({
+      name: 'slow',
+      status: 'timedOut',
+      timeoutType: 'START_TO_CLOSE',
+    });
+  });
+
+  it('lists every refused decision, and nothing else, as a decision failure', () => {
+    expect(state.decisionFailures.map((f) => [f.eventId, f.eventType, f.cause])).toEqual([
+      [13, 'ScheduleActivityTaskFailed', 'ACTIVITY_ID_ALREADY_IN_USE'],
+      [15, 'ScheduleLambdaFunctionFailed', 'ID_ALREADY_IN_USE'],
+      [16, 'StartChildWorkflowExecutionFailed', 'WORKFLOW_ALREADY_RUNNING'],
+    ]);
+  });
+
+  it('keeps the latest execution context an answer gave, as latestExecutionContext does', () => {
+    expect(state.executionContext).toBe('kept');
+  });
+});
+
 describe('deciders are plain functions, testable without a server', () => {
   const begin = (input: string, ...more: object[]) =>
     history(

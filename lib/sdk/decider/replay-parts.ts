@@ -1,6 +1,12 @@
 import type { HistoryEvent } from '@aws-sdk/client-swf';
 import type { Builder, Mutable } from './replay.js';
-import type { ActivityState, ChildState, LambdaState } from './state.js';
+import {
+  type ActivityState,
+  type ChildState,
+  isOpenActivity,
+  isOpenChild,
+  type LambdaState,
+} from './state.js';
 
 const id = (e: HistoryEvent) => e.eventId ?? 0;
 
@@ -46,6 +52,11 @@ export function applyActivity(b: Builder, e: HistoryEvent): void {
       return;
     case 'ScheduleActivityTaskFailed': {
       const a = e.scheduleActivityTaskFailedEventAttributes;
+      b.failures.push({ eventId: id(e), eventType: e.eventType, cause: a?.cause });
+      // A schedule refused while an activity with the id is open (ACTIVITY_ID_ALREADY_IN_USE)
+      // leaves that activity as it is: it is still the one its events will close.
+      const current = b.activities.get(a?.activityId ?? '');
+      if (current !== undefined && isOpenActivity(current)) return;
       const activity = newActivity(b, e, a?.activityId ?? '');
       Object.assign(activity, { status: 'scheduleFailed', cause: a?.cause, closedEventId: id(e) });
       return;
@@ -166,8 +177,19 @@ function newChild(b: Builder, e: HistoryEvent): void {
     timeoutType: undefined,
     cause: undefined,
   };
-  b.children.set(child.workflowId, child);
   b.childByInitiated.set(id(e), child);
+  showChild(b, child);
+}
+
+/**
+ * A workflowId's entry is its latest child, unless an earlier one is still open: a start initiated
+ * while a child with the id runs fails (WORKFLOW_ALREADY_RUNNING) or, should that child close first,
+ * takes its place when it starts.
+ */
+function showChild(b: Builder, child: Mutable<ChildState>): void {
+  const current = b.children.get(child.workflowId);
+  if (current === undefined || current === child || !isOpenChild(current))
+    b.children.set(child.workflowId, child);
 }
 
 export function applyChild(b: Builder, e: HistoryEvent): void {
@@ -181,7 +203,7 @@ export function applyChild(b: Builder, e: HistoryEvent): void {
     const known = b.childByInitiated.get(a?.initiatedEventId ?? -1);
     const child = known ?? { ...blankChild(workflowId, a?.workflowType), initiatedEventId: id(e) };
     Object.assign(child, { status: 'startFailed', cause: a?.cause, control: a?.control });
-    b.children.set(workflowId, child);
+    showChild(b, child);
     b.failures.push({ eventId: id(e), eventType: e.eventType, cause: a?.cause });
     return;
   }
@@ -196,6 +218,7 @@ export function applyChild(b: Builder, e: HistoryEvent): void {
   if (child === undefined) return;
   child.runId = a?.workflowExecution?.runId ?? child.runId;
   Object.assign(child, childChange(e));
+  showChild(b, child);
 }
 
 function childChange(e: HistoryEvent): Partial<Mutable<ChildState>> {
@@ -246,6 +269,13 @@ export function applyLambda(b: Builder, e: HistoryEvent): void {
   if (e.eventType === 'LambdaFunctionScheduled' || e.eventType === 'ScheduleLambdaFunctionFailed') {
     const a = e.lambdaFunctionScheduledEventAttributes;
     const f = e.scheduleLambdaFunctionFailedEventAttributes;
+    if (f !== undefined) {
+      b.failures.push({ eventId: id(e), eventType: e.eventType, cause: f.cause });
+      // Refused while a task with the id is open (ID_ALREADY_IN_USE): that task stays as it is.
+      const current = b.lambdas.get(f.id ?? '');
+      if (current !== undefined && (current.status === 'scheduled' || current.status === 'started'))
+        return;
+    }
     const lambda: Mutable<LambdaState> = {
       id: a?.id ?? f?.id ?? '',
       name: a?.name ?? f?.name,
@@ -261,8 +291,6 @@ export function applyLambda(b: Builder, e: HistoryEvent): void {
     };
     b.lambdas.set(lambda.id, lambda);
     b.lambdaByScheduled.set(id(e), lambda);
-    if (f !== undefined)
-      b.failures.push({ eventId: id(e), eventType: e.eventType, cause: f.cause });
     return;
   }
   const scheduled =
@@ -290,8 +318,10 @@ function lambdaChange(e: HistoryEvent): Partial<Mutable<LambdaState>> {
         status: 'timedOut',
         timeoutType: e.lambdaFunctionTimedOutEventAttributes?.timeoutType,
       };
-    case 'StartLambdaFunctionFailed':
-      return { status: 'startFailed', cause: e.startLambdaFunctionFailedEventAttributes?.cause };
+    case 'StartLambdaFunctionFailed': {
+      const a = e.startLambdaFunctionFailedEventAttributes;
+      return { status: 'startFailed', cause: a?.cause, details: a?.message };
+    }
     default:
       return {};
   }

@@ -151,12 +151,23 @@ function applyWorkflow(b: Builder, e: HistoryEvent): void {
       return;
     }
     case 'DecisionTaskCompleted':
-      s.executionContext = e.decisionTaskCompletedEventAttributes?.executionContext;
+      // As DescribeWorkflowExecution's latestExecutionContext: an answer without one keeps it.
+      s.executionContext =
+        e.decisionTaskCompletedEventAttributes?.executionContext ?? s.executionContext;
       return;
     default:
-      if (e.eventType?.endsWith('Failed') === true) recordDecisionFailure(b, e);
+      if (WORKFLOW_DECISION_FAILURES.has(e.eventType ?? '')) recordDecisionFailure(b, e);
   }
 }
+
+/** The failures of decisions about the execution itself (the others are with what they concern). */
+const WORKFLOW_DECISION_FAILURES = new Set([
+  'CompleteWorkflowExecutionFailed',
+  'FailWorkflowExecutionFailed',
+  'CancelWorkflowExecutionFailed',
+  'ContinueAsNewWorkflowExecutionFailed',
+  'RecordMarkerFailed',
+]);
 
 /** Close-decision and marker failures (`CompleteWorkflowExecutionFailed`, `RecordMarkerFailed`, …). */
 function recordDecisionFailure(b: Builder, e: HistoryEvent): void {

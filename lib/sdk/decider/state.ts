@@ -162,7 +162,10 @@ export interface WorkflowState {
   /** A WorkflowExecutionCancelRequested was recorded. */
   readonly cancelRequested: boolean;
   readonly cancelRequestCause: string | undefined;
-  /** The executionContext of the latest DecisionTaskCompleted. */
+  /**
+   * The latest executionContext a decision task's answer gave (one without it keeps the previous), as
+   * DescribeWorkflowExecution's latestExecutionContext.
+   */
   readonly executionContext: string | undefined;
 }
 
