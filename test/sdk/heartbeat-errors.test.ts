@@ -151,7 +151,7 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
   it('a heartbeat that hangs is given up, and the next one goes out', async () => {
     const sent: AbortSignal[] = [];
     const cancelled = new AbortController();
-    const heartbeater = new Heartbeater({
+    const heartbeater: Heartbeater = new Heartbeater({
       // The first call never answers (until given up); the second asks for cancellation.
       send: (_details, signal) => {
         sent.push(signal);
@@ -163,14 +163,17 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
       intervalMs: 10,
       callTimeoutMs: 50,
       details: () => undefined,
-      onCancelRequested: () => cancelled.abort(),
+      // Stops at once, as a cancelled task's heartbeater is stopped: no third beat.
+      onCancelRequested: () => {
+        heartbeater.stop();
+        cancelled.abort();
+      },
       onTaskGone: () => {},
       logger: recordingLogger(),
     });
     const started = Date.now();
     heartbeater.start();
     await until(() => cancelled.signal.aborted, 'the beat after the hung one');
-    heartbeater.stop();
     expect(sent).toHaveLength(2);
     expect(sent[0]?.aborted).toBe(true);
     expect(Date.now() - started).toBeLessThan(1_000);
