@@ -100,7 +100,7 @@ export class SwfStack extends Stack {
     for (const fn of this.serviceFunctions) fn.addEnvironment('SWF_PUSH_TASK_LISTS', value);
     // Pushed events name the API function, for their workers to call directly (the API function
     // knows its own name).
-    for (const fn of this.serviceFunctions.slice(1))
+    for (const fn of this.serviceFunctions.filter((f) => f !== this.api.handler))
       fn.addEnvironment('SWF_API_FUNCTION', this.api.handler.functionName);
     if (isNewFunction) this.bindPushedFunction(list.function, lists.length);
     if (list.kind === 'activity') warnOfShortTimeout(list.function);

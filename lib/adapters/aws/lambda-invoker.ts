@@ -41,7 +41,7 @@ export class AwsLambdaInvoker implements LambdaInvoker {
       return {
         kind: 'start-failed',
         cause: 'ASSUME_ROLE_FAILED',
-        message: truncate(error instanceof Error ? error.message : String(error), 1728),
+        message: error instanceof Error ? error.message : String(error),
       };
     }
     const client = this.makeClient(credentials);
@@ -58,19 +58,19 @@ export class AwsLambdaInvoker implements LambdaInvoker {
       if (response.FunctionError !== undefined) {
         return {
           kind: 'failed',
-          reason: truncate(response.FunctionError, 256),
-          ...(payload === undefined ? {} : { details: truncate(payload, 32768) }),
+          reason: response.FunctionError,
+          ...(payload === undefined ? {} : { details: payload }),
         };
       }
       return payload === undefined || payload === ''
         ? { kind: 'completed' }
-        : { kind: 'completed', result: truncate(payload, 32768) };
+        : { kind: 'completed', result: payload };
     } catch (error) {
       if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
         return { kind: 'timed-out' };
       return {
         kind: 'failed',
-        reason: error instanceof Error ? truncate(error.name, 256) : 'Error',
+        reason: error instanceof Error ? error.name : 'Error',
         details: error instanceof Error ? error.message : String(error),
       };
     } finally {
@@ -84,5 +84,3 @@ export interface LambdaClientCredentials {
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
 }
-
-const truncate = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);

@@ -6,31 +6,22 @@ import type { LambdaTask, LambdaTaskRunner } from '../../ports/lambda-invoker.js
  * is left unrecorded; its start-to-close timeout ends it after a restart, as a lost invocation would.
  */
 export class BackgroundLambdaTasks implements LambdaTaskRunner {
-  private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
   async dispatch(task: LambdaTask, runHere: () => Promise<void>): Promise<void> {
-    const run = runHere()
-      .catch((error: unknown) => {
-        if (this.stopped) return;
-        const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        console.warn(
-          JSON.stringify({
-            level: 'warn',
-            message: 'lambda task not recorded',
-            runId: task.runId,
-            scheduledEventId: task.scheduledEventId,
-            reason,
-          }),
-        );
-      })
-      .finally(() => this.running.delete(run));
-    this.running.add(run);
-  }
-
-  /** Tasks whose outcome is not recorded yet. */
-  get inFlight(): number {
-    return this.running.size;
+    void runHere().catch((error: unknown) => {
+      if (this.stopped) return;
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      console.warn(
+        JSON.stringify({
+          level: 'warn',
+          message: 'lambda task not recorded',
+          runId: task.runId,
+          scheduledEventId: task.scheduledEventId,
+          reason,
+        }),
+      );
+    });
   }
 
   /** Stops reporting: tasks still running end unrecorded (their timeouts close them). */

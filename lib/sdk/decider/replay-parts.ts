@@ -5,6 +5,7 @@ import {
   type ChildState,
   isOpenActivity,
   isOpenChild,
+  isOpenLambda,
   type LambdaState,
 } from './state.js';
 
@@ -273,8 +274,7 @@ export function applyLambda(b: Builder, e: HistoryEvent): void {
       b.failures.push({ eventId: id(e), eventType: e.eventType, cause: f.cause });
       // Refused while a task with the id is open (ID_ALREADY_IN_USE): that task stays as it is.
       const current = b.lambdas.get(f.id ?? '');
-      if (current !== undefined && (current.status === 'scheduled' || current.status === 'started'))
-        return;
+      if (current !== undefined && isOpenLambda(current)) return;
     }
     const lambda: Mutable<LambdaState> = {
       id: a?.id ?? f?.id ?? '',

@@ -175,3 +175,5 @@ export const isOpenActivity = (a: ActivityState) =>
 export const isOpenTimer = (t: TimerState) => t.status === 'started';
 
 export const isOpenChild = (c: ChildState) => c.status === 'initiated' || c.status === 'started';
+
+export const isOpenLambda = (l: LambdaState) => l.status === 'scheduled' || l.status === 'started';
