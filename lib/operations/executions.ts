@@ -15,13 +15,13 @@ import {
   UnknownResourceFault,
   WorkflowExecutionAlreadyStartedFault,
 } from '../core/faults.js';
-import { type TypeRef, toWireEvent } from '../core/history-event.js';
+import type { TypeRef } from '../core/history-event.js';
 import { queueChanges } from '../core/task-queue.js';
 import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
-import { nextPageToken, pageSize } from './paging.js';
+import { historyPage, nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
   commitRuns,
@@ -217,13 +217,9 @@ export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input,
     // The run's latest events came with it: only what precedes them is read.
     ...(loaded.recentEvents === undefined ? {} : { recent: loaded.recentEvents }),
   });
+  const { events, next } = historyPage(page.events, page.next);
   return {
-    events: page.events.map(toWireEvent),
-    ...(await nextPageToken(
-      deps,
-      action,
-      args,
-      page.next === undefined ? undefined : String(page.next),
-    )),
+    events,
+    ...(await nextPageToken(deps, action, args, next === undefined ? undefined : String(next))),
   };
 });

@@ -1,3 +1,4 @@
+import { type HistoryEvent, toWireEvent } from '../core/history-event.js';
 import type { PageRequest } from '../ports/registry-store.js';
 import type { OperationDeps } from './context.js';
 
@@ -33,4 +34,34 @@ export async function nextPageToken(
 ): Promise<{ nextPageToken?: string }> {
   if (next === undefined) return {};
   return { nextPageToken: await deps.pageTokens.encode({ action, args }, next) };
+}
+
+/**
+ * Bytes of JSON a page of history answers with at most: events hold up to 32,768 characters in each of
+ * several members, so a page of a thousand can run to tens of megabytes, past the 6 MB a Lambda
+ * function may answer with (the deployed API would fail). A page that would pass it ends early, with a
+ * nextPageToken, as SWF's may: a page can hold fewer events than maximumPageSize.
+ */
+export const HISTORY_PAGE_BYTES = 1_048_576;
+
+/**
+ * A page of events as the wire has them, cut before the event that would take its JSON past `budget`
+ * bytes (never before the first event): `next` is then that event's id, else the page's own `next`.
+ */
+export function historyPage(
+  events: readonly HistoryEvent[],
+  next: number | undefined,
+  budget = HISTORY_PAGE_BYTES,
+): { events: Record<string, unknown>[]; next?: number } {
+  const wire = events.map(toWireEvent);
+  const whole = Buffer.byteLength(JSON.stringify(wire));
+  if (whole <= budget) return next === undefined ? { events: wire } : { events: wire, next };
+  let bytes = 2;
+  for (let i = 0; i < wire.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(wire[i])) + 1;
+    const cut = events[i];
+    if (bytes > budget && i > 0 && cut !== undefined)
+      return { events: wire.slice(0, i), next: cut.eventId };
+  }
+  return next === undefined ? { events: wire } : { events: wire, next };
 }

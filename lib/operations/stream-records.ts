@@ -1,7 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { keys } from '../adapters/dynamodb/keys.js';
 import { unpackAttribute } from '../adapters/dynamodb/packed-json.js';
 import { outboxRecords } from '../adapters/dynamodb/table-schema.js';
 import type { ExecutionState } from '../core/execution-state.js';
+import type { ExecutionStore } from '../ports/execution-store.js';
 import { armDeadlines, carryOutRunChange, type OutboxDeps } from './outbox.js';
 
 /** A DynamoDB stream record as both Lambda and the Streams API deliver it (AttributeValue images). */
@@ -58,20 +60,35 @@ export interface RunChange {
   readonly after: ExecutionState;
 }
 
-export function runChange(record: StreamRecordLike): RunChange | undefined {
+/**
+ * The run states of a record. A state too big for its item was written apart from it, and the image
+ * names it: it is read from `executions`.
+ */
+export async function runChange(
+  record: StreamRecordLike,
+  executions: Pick<ExecutionStore, 'readStateApart'>,
+): Promise<RunChange | undefined> {
   const images = record.dynamodb;
   if (images?.NewImage === undefined) return undefined;
-  const after = stateOf(images.NewImage);
+  const runId = keys.runIdOf(images.Keys?.pk?.S ?? images.NewImage.pk?.S ?? '');
+  const after = await stateOf(images.NewImage, runId, executions);
   if (after === undefined) return undefined;
-  const before = images.OldImage === undefined ? undefined : stateOf(images.OldImage);
+  const before =
+    images.OldImage === undefined ? undefined : await stateOf(images.OldImage, runId, executions);
   return before === undefined ? { after } : { before, after };
 }
 
-function stateOf(image: Record<string, AttributeValue>): ExecutionState | undefined {
-  // Only two attributes matter; other attributes of other items are never decoded here.
+async function stateOf(
+  image: Record<string, AttributeValue>,
+  runId: string,
+  executions: Pick<ExecutionStore, 'readStateApart'>,
+): Promise<ExecutionState | undefined> {
+  // Only these attributes matter; other attributes of other items are never decoded here.
   if (image[outboxRecords.entityAttribute]?.S !== outboxRecords.entity) return undefined;
+  const apart = image[outboxRecords.apartAttribute]?.S;
+  if (apart !== undefined) return executions.readStateApart(runId, apart);
   // The state was packed by this service's own execution store.
-  return unpackAttribute<ExecutionState>(image.state);
+  return unpackAttribute<ExecutionState>(image[outboxRecords.stateAttribute]);
 }
 
 /**
@@ -99,7 +116,7 @@ export async function handleStreamRecords(
   for (const record of records) {
     await nextTurn();
     try {
-      decoded.set(record, runChange(record));
+      decoded.set(record, await runChange(record, deps.executions));
     } catch {
       // see above
     }
@@ -150,7 +167,8 @@ async function handleRecord(
   const maxAttempts = options.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
     try {
-      const change = decoded === undefined ? runChange(record) : decoded.change;
+      const change =
+        decoded === undefined ? await runChange(record, deps.executions) : decoded.change;
       if (change !== undefined)
         await carryOutRunChange(deps, change.before, change.after, alreadyArmed);
       return;

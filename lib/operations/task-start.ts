@@ -10,7 +10,7 @@ import {
   activityByScheduledId,
   type ExecutionState,
 } from '../core/execution-state.js';
-import { type HistoryEvent, toWireEvent } from '../core/history-event.js';
+import type { HistoryEvent } from '../core/history-event.js';
 import type { TaskList } from '../core/registry.js';
 import type { PushedTaskRef } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
@@ -22,7 +22,7 @@ import {
   type PushedTaskEvent,
 } from '../ports/task-push.js';
 import type { OperationDeps } from './context.js';
-import { pageSize } from './paging.js';
+import { historyPage, pageSize } from './paging.js';
 
 export interface PollForDecisionTaskInput {
   domain: string;
@@ -122,8 +122,10 @@ export async function decisionTaskPage(
         })
       : pageOf(task.history, range);
   // The task's view of the history ends at its DecisionTaskStarted.
-  const events = page.events.filter((e) => e.eventId <= startedEventId);
-  const next = page.next !== undefined && page.next <= startedEventId ? page.next : undefined;
+  const { events, next } = historyPage(
+    page.events.filter((e) => e.eventId <= startedEventId),
+    page.next !== undefined && page.next <= startedEventId ? page.next : undefined,
+  );
   const taskToken = await deps.taskTokens.encode({
     kind: 'decision',
     runId: state.execution.runId,
@@ -139,7 +141,7 @@ export async function decisionTaskPage(
     startedEventId,
     workflowExecution: state.execution,
     workflowType: state.workflowType,
-    events: events.map(toWireEvent),
+    events,
     ...(cursor === undefined
       ? {}
       : {

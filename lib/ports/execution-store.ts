@@ -80,6 +80,11 @@ export interface ExecutionStore {
   ): Promise<CommitOutcome>;
   loadRun(runId: string): Promise<LoadedRun | undefined>;
   /**
+   * A run state the store keeps apart from the run's item, as that item names it (`ref`): a state too
+   * big for one item. A change record of such an item carries the name, not the state.
+   */
+  readStateApart(runId: string, ref: string): Promise<ExecutionState>;
+  /**
    * The run a workflowId's open-run pointer names. It may be closed (a close leaves its pointer) or
    * not exist (its start failed or is in flight, or it expired): callers load it and treat either as
    * no open run.

@@ -181,14 +181,15 @@ describe('replaying the stream of a finished workflow', () => {
     expect(runRecords.length).toBeGreaterThanOrEqual(10);
   });
 
-  it('marks exactly the changes with work for the outbox: the ones the stream function is invoked for', () => {
+  it('marks exactly the changes with work for the outbox: the ones the stream function is invoked for', async () => {
     const runRecords = records.filter((r) => r.dynamodb?.NewImage?.entity?.S === 'Run');
-    const marks = runRecords.map((record) => {
-      const change = runChange(record);
+    const marks: { work: boolean; marked: boolean | undefined }[] = [];
+    for (const record of runRecords) {
+      const change = await runChange(record, stack.outbox.executions);
       if (change === undefined) throw new Error('a run record without its state');
       const work = outboxEffects(change.before, change.after).length > 0;
-      return { work, marked: record.dynamodb?.NewImage?.fx?.BOOL };
-    });
+      marks.push({ work, marked: record.dynamodb?.NewImage?.fx?.BOOL });
+    }
     expect(marks.filter((m) => m.marked !== m.work)).toEqual([]);
     // Starts, closes, signals, the child and the timer have work; most task starts and results none.
     expect(marks.filter((m) => m.work).length).toBeGreaterThan(0);

@@ -13,6 +13,7 @@ import {
   POINTER_GRACE_SECONDS,
 } from '../../lib/adapters/dynamodb/execution-store.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { signalExecution } from '../../lib/core/executions.js';
 import type { HistoryEvent } from '../../lib/core/history-event.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
@@ -216,6 +217,23 @@ describe('a run history split between chunks and the state item', () => {
     expect(await run.readAll()).toEqual(run.driver.history);
   });
 
+  it('cuts chunks by bytes: characters outside ASCII take up to three', async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'multibyte');
+    await run.commit();
+    // 270,000 characters (under a chunk's 300,000 bytes) but 810,000 bytes, which deflate halves at most.
+    const text = () =>
+      Array.from({ length: 90_000 }, () =>
+        String.fromCharCode(0x4e00 + Math.floor(Math.random() * 20_000)),
+      ).join('');
+    await run.commit((d) => {
+      for (let i = 0; i < 3; i++) d.signal(`wide${i}`, text());
+    });
+    // The start's events, moved out of the state item, then one chunk per signal.
+    expect((await chunksOf(run.runId)).length).toBe(4);
+    expect(await run.readAll()).toEqual(run.driver.history);
+  });
+
   it('never loses events to a writer that moves a shorter chunk from an older version', async () => {
     const keeping = storeWith(1_000_000);
     const moving = storeWith(0);
@@ -247,6 +265,66 @@ describe('a run history split between chunks and the state item', () => {
     expect(outcome).toBe('conflict');
     expect(await chunksOf(run.runId)).toEqual(moved);
     expect(await run.readAll()).toEqual(run.driver.history);
+  });
+});
+
+/** A run state whose latest execution context (any large member would do) deflate cannot shrink. */
+const withContext = (state: ExecutionState, bytes: number): ExecutionState => ({
+  ...state,
+  latestExecutionContext: randomBytes(bytes).toString('base64'),
+});
+
+async function stateItem(runId: string) {
+  const { Item } = await table.doc.get({
+    TableName: table.tableName,
+    Key: keys.runState(runId),
+    ConsistentRead: true,
+  });
+  return Item ?? {};
+}
+
+describe('a run state too big for its item', () => {
+  it('is written apart and read back whole, and back in its item once it is small again', async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'apart');
+    await run.commit();
+    const big = withContext(run.driver.state, 600_000);
+    run.driver.state = big;
+    await run.commit((d) => d.signal('grown'));
+    expect(run.loaded?.state).toEqual(run.driver.state);
+    const item = await stateItem(run.runId);
+    expect(item.state).toBeUndefined();
+    expect(item.parts).toBe(3);
+    expect(await stateItemBytes(run.runId)).toBeLessThan(4096);
+    // A change record names the parts: the stream handler reads them.
+    expect(await store.readStateApart(run.runId, String(item.apart))).toEqual(run.driver.state);
+    expect((await store.scanOpenRuns()).find((s) => s.execution.runId === run.runId)).toEqual(
+      run.driver.state,
+    );
+
+    run.driver.state = { ...run.driver.state, latestExecutionContext: 'small' };
+    await run.commit((d) => d.signal('shrunk'));
+    expect(run.loaded?.state).toEqual(run.driver.state);
+    expect((await stateItem(run.runId)).apart).toBeUndefined();
+    expect(await run.readAll()).toEqual(run.driver.history);
+  });
+
+  it("is the winner's when two writers of one version write theirs apart", async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'apart-race');
+    await run.commit();
+    const base = run.loaded as LoadedRun;
+    const write = (bytes: number): RunWrite => ({
+      state: withContext({ ...base.state, nextEventId: base.state.nextEventId }, bytes),
+      base,
+      events: [],
+      queue: { add: [], remove: [] },
+    });
+    const winner = write(500_000);
+    expect(await store.commit([winner], [])).toBe('committed');
+    // The loser wrote its parts before its commit failed: they are not the winner's.
+    expect(await store.commit([write(500_000)], [])).toBe('conflict');
+    expect((await store.loadRun(run.runId))?.state).toEqual(winner.state);
   });
 });
 
@@ -488,5 +566,18 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
       'already-open',
     );
     expect(await store.loadRun(third.runId)).toBeUndefined();
+  });
+});
+
+describe('dead letters', () => {
+  it("keep the start of a record too big for one item (a run's, with both its images)", async () => {
+    const store = storeWith();
+    const id = `letter-${randomBytes(4).toString('hex')}`;
+    const record = randomBytes(600_000).toString('base64');
+    await store.putDeadLetter(id, record, 'Error: it failed');
+    const letter = (await store.listDeadLetters()).find((l) => l.id === id);
+    expect(letter?.record.startsWith(record.slice(0, 65_536))).toBe(true);
+    expect(letter?.record.length).toBeLessThan(70_000);
+    expect(letter?.error).toBe('Error: it failed');
   });
 });

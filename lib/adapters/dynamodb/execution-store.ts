@@ -26,7 +26,16 @@ import { isLockConflict, type TransactItem, transactWrite } from './transact.js'
 
 /** DynamoDB's limits on one transaction (100 items) and one item (400 KB, kept well clear of). */
 const MAX_TRANSACTION_ITEMS = 100;
-const MAX_CHUNK_CHARS = 300_000;
+/** UTF-8 bytes of events' JSON per history chunk (deflate never grows them by more than a few bytes). */
+const MAX_CHUNK_BYTES = 300_000;
+/**
+ * A run's packed state stays in its item up to this many bytes, beside at most MAX_RECENT_BYTES of
+ * recent events. A bigger one (a run holding the inputs of many children or Lambda tasks it has not
+ * started yet, say) is written apart, in parts of STATE_PART_BYTES, before the commit; the item names
+ * them. Such a change costs its state's size in write units, as any write of that much data does.
+ */
+const STATE_INLINE_BYTES = 256 * 1024;
+const STATE_PART_BYTES = 300_000;
 /**
  * A run's latest events stay in its state item while the item is no bigger than this: one write unit.
  * Past it, the events already committed move to a history chunk and the item keeps the new ones.
@@ -299,7 +308,7 @@ export class DynamoExecutionStore implements ExecutionStore {
   private async isStale(holder: { runId: string; since: number }): Promise<boolean> {
     const stored = await this.readRunItem(holder.runId);
     if (stored === 'expired') return true;
-    if (stored !== undefined) return parseState(stored.state).status !== 'OPEN';
+    if (stored !== undefined) return stored.state.status !== 'OPEN';
     return this.nowSeconds() - holder.since >= POINTER_GRACE_SECONDS;
   }
 
@@ -374,6 +383,16 @@ export class DynamoExecutionStore implements ExecutionStore {
     const before: (() => Promise<void>)[] = [];
     const chunks: TransactItem[] = [];
     const packedState = packJson(write.state);
+    // A state too big for the item is written apart, under this attempt's name: a writer that loses
+    // the race for the same version writes parts of its own, which no item names.
+    const apart =
+      typeof packedState === 'string' || packedState.byteLength <= STATE_INLINE_BYTES
+        ? undefined
+        : partsOf(packedState);
+    if (apart !== undefined)
+      before.push(() =>
+        this.putStateParts(runId, attempt, apart, write.expiresAt?.state ?? history),
+      );
     // Whether the outbox has anything to do for this change: the same pure function the stream
     // handler runs on the record's old and new images (this write replaces `base`, guarded by its
     // version). Most changes of a run have nothing for it (a task started, a result recorded).
@@ -386,7 +405,9 @@ export class DynamoExecutionStore implements ExecutionStore {
       [outboxRecords.entityAttribute]: outboxRecords.entity,
       [outboxRecords.workAttribute]: outboxWork,
       version,
-      state: packedState,
+      ...(apart === undefined
+        ? { state: packedState }
+        : { [STATE_APART]: attempt, [STATE_PARTS]: apart.length }),
       ...(recent.length === 0 ? {} : { recent: packJson(recent) }),
       ...(write.expiresAt?.state === undefined ? {} : { expiresAt: write.expiresAt.state }),
     });
@@ -425,6 +446,57 @@ export class DynamoExecutionStore implements ExecutionStore {
     for (const task of [...write.queue.remove, ...(write.claim === undefined ? [] : [write.claim])])
       after.set(queueEntryId(task, this.shards), task);
     return { before, state, chunks, after: [...after.values()] };
+  }
+
+  private async putStateParts(
+    runId: string,
+    ref: string,
+    parts: readonly Uint8Array[],
+    expiresAt: number | undefined,
+  ): Promise<void> {
+    await Promise.all(
+      parts.map((part, index) =>
+        this.table.doc.put({
+          TableName: this.table.tableName,
+          Item: {
+            ...keys.statePart(runId, ref, index),
+            entity: 'StatePart',
+            part,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          },
+        }),
+      ),
+    );
+  }
+
+  async readStateApart(runId: string, ref: string, count?: number): Promise<ExecutionState> {
+    const parts: Uint8Array[] = [];
+    const pages = queryPages(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :parts)',
+      ExpressionAttributeValues: {
+        ':pk': keys.runPartition(runId),
+        ':parts': keys.statePartPrefix(ref),
+      },
+      ConsistentRead: true,
+    });
+    for await (const page of pages)
+      for (const item of page.Items ?? [])
+        if (item.part instanceof Uint8Array) parts.push(item.part);
+    // Parts are written before the item that names them, and go only with the run's expiry.
+    if (parts.length === 0 || (count !== undefined && parts.length !== count))
+      throw new Error(
+        `run ${runId}: ${parts.length} parts of its state ${ref}, not ${count ?? 'any'}`,
+      );
+    return unpackJson(Buffer.concat(parts));
+  }
+
+  /** The state an item of a run holds, in it or apart. */
+  private async stateIn(runId: string, item: Record<string, unknown>) {
+    if (isPacked(item.state)) return parseState(item.state);
+    const ref = item[STATE_APART];
+    if (typeof ref !== 'string') return undefined;
+    const count = item[STATE_PARTS];
+    return this.readStateApart(runId, ref, typeof count === 'number' ? count : undefined);
   }
 
   private chunkItem(
@@ -505,27 +577,25 @@ export class DynamoExecutionStore implements ExecutionStore {
     const stored = await this.readRunItem(runId);
     if (stored === undefined || stored === 'expired') return undefined;
     return {
-      state: parseState(stored.state),
+      state: stored.state,
       version: stored.version,
       recentEvents: parseEvents(stored.recent),
     };
   }
 
-  /** A run's state item as stored, or 'expired' once its retention has passed (before TTL's delete). */
+  /** A run's state item, or 'expired' once its retention has passed (before TTL's delete). */
   private async readRunItem(
     runId: string,
-  ): Promise<
-    { state: string | Uint8Array; version: number; recent: unknown } | 'expired' | undefined
-  > {
+  ): Promise<{ state: ExecutionState; version: number; recent: unknown } | 'expired' | undefined> {
     const { Item } = await this.table.doc.get({
       TableName: this.table.tableName,
       Key: keys.runState(runId),
       ConsistentRead: true,
     });
-    if (Item === undefined || !isPacked(Item.state) || typeof Item.version !== 'number')
-      return undefined;
+    if (Item === undefined || typeof Item.version !== 'number') return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return 'expired';
-    return { state: Item.state, version: Item.version, recent: Item.recent };
+    const state = await this.stateIn(runId, Item);
+    return state === undefined ? undefined : { state, version: Item.version, recent: Item.recent };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
@@ -691,9 +761,18 @@ export class DynamoExecutionStore implements ExecutionStore {
 
   async putDeadLetter(id: string, record: string, error: string): Promise<void> {
     const at = Date.now();
+    // A run's record can be most of an item itself (its state and recent events, both images): the
+    // letter keeps the start of it, enough to find the run and the change, and stays one item.
     await this.table.doc.put({
       TableName: this.table.tableName,
-      Item: { ...keys.deadLetter(at, id), entity: 'DeadLetter', id, record, error, at },
+      Item: {
+        ...keys.deadLetter(at, id),
+        entity: 'DeadLetter',
+        id,
+        record: cut(record, DEAD_LETTER_RECORD_CHARS),
+        error: cut(error, DEAD_LETTER_ERROR_CHARS),
+        at,
+      },
     });
   }
 
@@ -727,7 +806,7 @@ export class DynamoExecutionStore implements ExecutionStore {
         ExclusiveStartKey: startKey,
       });
       for (const item of result.Items ?? []) {
-        const state = isPacked(item.state) ? parseState(item.state) : undefined;
+        const state = await this.stateIn(keys.runIdOf(String(item.pk)), item);
         if (state?.status === 'OPEN') states.push(state);
       }
       startKey = result.LastEvaluatedKey;
@@ -791,14 +870,17 @@ function queueEntryId(task: QueuedTaskRef, shards: number): string {
 /** A queue entry's mark of the commit attempt that wrote it (see withdrawUnlanded). */
 const QUEUE_WRITER = 'w';
 
-/** Splits a commit's events into chunks that each fit comfortably in one item. */
+/**
+ * Splits a commit's events into chunks that each fit comfortably in one item, by their UTF-8 bytes (a
+ * character outside ASCII takes two to four: counted in characters, a chunk could pass 400 KB).
+ */
 function chunksOf(events: readonly HistoryEvent[]): HistoryEvent[][] {
   const chunks: HistoryEvent[][] = [];
   let current: HistoryEvent[] = [];
   let size = 0;
   for (const event of events) {
-    const eventSize = JSON.stringify(event).length;
-    if (current.length > 0 && size + eventSize > MAX_CHUNK_CHARS) {
+    const eventSize = Buffer.byteLength(JSON.stringify(event));
+    if (current.length > 0 && size + eventSize > MAX_CHUNK_BYTES) {
       chunks.push(current);
       current = [];
       size = 0;
@@ -809,6 +891,23 @@ function chunksOf(events: readonly HistoryEvent[]): HistoryEvent[][] {
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
+
+/** A packed state's bytes in parts that each fit in one item. */
+function partsOf(packed: Uint8Array): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < packed.byteLength; at += STATE_PART_BYTES)
+    parts.push(packed.subarray(at, at + STATE_PART_BYTES));
+  return parts;
+}
+
+/** What a dead letter keeps of its record and its error (characters: up to three bytes each). */
+const DEAD_LETTER_RECORD_CHARS = 64 * 1024;
+const DEAD_LETTER_ERROR_CHARS = 4 * 1024;
+const cut = (text: string, chars: number) =>
+  text.length <= chars ? text : `${text.slice(0, chars)}... (${text.length} characters)`;
+
+const STATE_APART = outboxRecords.apartAttribute;
+const STATE_PARTS = outboxRecords.partsAttribute;
 
 // The table holds what this code wrote: state and events are packed JSON (see packed-json.ts).
 const isPacked = (value: unknown): value is string | Uint8Array =>

@@ -56,6 +56,8 @@ export const keys = {
   typeNamePrefix: (name: string) => `${name}${SEPARATOR}`,
 
   runPartition: (runId: string) => `RUN|${runId}`,
+  /** The run whose partition `pk` is. */
+  runIdOf: (pk: string) => pk.slice('RUN|'.length),
   runState: (runId: string): ItemKey => ({ pk: `RUN|${runId}`, sk: 'STATE' }),
   /** A chunk of history: the events one commit appended, keyed by the first one's id. */
   historyChunk: (runId: string, firstEventId: number): ItemKey => ({
@@ -63,6 +65,15 @@ export const keys = {
     sk: `H|${padId(firstEventId)}`,
   }),
   historyChunkSort: (eventId: number) => `H|${padId(eventId)}`,
+  /**
+   * A part of a run state too big for the run's item, written by the commit attempt `ref` names (the
+   * item names its parts by that ref: two writers of one version never share parts).
+   */
+  statePart: (runId: string, ref: string, index: number): ItemKey => ({
+    pk: `RUN|${runId}`,
+    sk: `S|${ref}|${String(index).padStart(4, '0')}`,
+  }),
+  statePartPrefix: (ref: string) => `S|${ref}|`,
   heartbeat: (runId: string, scheduledEventId: number): ItemKey => ({
     pk: `RUN|${runId}`,
     sk: `HB|${padId(scheduledEventId)}`,

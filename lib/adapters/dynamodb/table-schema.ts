@@ -22,6 +22,13 @@ export const outboxRecords = {
   entityAttribute: 'entity',
   entity: 'Run',
   workAttribute: 'fx',
+  /**
+   * A run's item whose state is too big for it names the commit attempt that wrote the state apart
+   * (`apart`) and how many parts it has (`parts`) instead of holding it (`state`).
+   */
+  stateAttribute: 'state',
+  apartAttribute: 'apart',
+  partsAttribute: 'parts',
 } as const;
 
 export function createTableInput(tableName: string): CreateTableCommandInput {

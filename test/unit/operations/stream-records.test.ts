@@ -1,13 +1,16 @@
 /**
  * A batch of stream records is decoded one record per turn of the event loop, so a timer due
- * meanwhile (a deadline fire) is not held up until the whole batch is decoded.
+ * meanwhile (a deadline fire) is not held up until the whole batch is decoded; a run state written
+ * apart from its item is read by the name its image holds.
  */
 import { describe, expect, it } from 'vitest';
 import type { OutboxDeps } from '../../../lib/operations/outbox.js';
 import {
   handleStreamRecords,
+  runChange,
   type StreamRecordLike,
 } from '../../../lib/operations/stream-records.js';
+import { RunDriver } from '../../support/core-builders.js';
 
 describe('handleStreamRecords', () => {
   it('lets a timer due meanwhile run before the whole batch is decoded', async () => {
@@ -49,5 +52,28 @@ describe('handleStreamRecords', () => {
     expect(readsWhenTimerRan ?? Number.POSITIVE_INFINITY).toBeLessThan(size + size / 4);
     // Each record decoded once, not again when its effects are carried out.
     expect(reads).toBe(2 * size);
+  });
+});
+
+describe('runChange', () => {
+  it('reads a state its image names instead of holding it (a state too big for its item)', async () => {
+    const before = new RunDriver().state;
+    const after = { ...before, nextEventId: before.nextEventId + 1 };
+    const reads: string[] = [];
+    const executions = {
+      readStateApart: async (runId: string, ref: string) => {
+        reads.push(`${runId}/${ref}`);
+        return after;
+      },
+    };
+    const record: StreamRecordLike = {
+      dynamodb: {
+        Keys: { pk: { S: 'RUN|r1' }, sk: { S: 'STATE' } },
+        OldImage: { entity: { S: 'Run' }, state: { S: JSON.stringify(before) } },
+        NewImage: { entity: { S: 'Run' }, apart: { S: 'attempt-1' }, parts: { N: '2' } },
+      },
+    };
+    expect(await runChange(record, executions)).toEqual({ before, after });
+    expect(reads).toEqual(['r1/attempt-1']);
   });
 });

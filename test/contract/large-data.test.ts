@@ -1,0 +1,239 @@
+/**
+ * Data as large as SWF allows, through the official SDK (swf-api.md §12: 32,768 characters in each
+ * input, result, details or control; decisions per response limited only by the 1 MB request). A run
+ * may hold the inputs of many children, signals and Lambda tasks it has not started yet, more than one
+ * DynamoDB item takes; characters outside ASCII take up to three bytes each; and a page of a thousand
+ * such events would pass what a Lambda function may answer with. Each is taken whole and read back
+ * whole, in pages of at most a megabyte.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type Decision,
+  GetWorkflowExecutionHistoryCommand,
+  type HistoryEvent,
+  PollForDecisionTaskCommand,
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../lib/local/stack.js';
+import { HISTORY_PAGE_BYTES } from '../../lib/operations/paging.js';
+import { eventIds, eventsOf, SwfKit, uid } from '../support/decider.js';
+import { startTestServer } from '../support/local.js';
+import { awaitDecision, awaitHistory } from '../support/waiting.js';
+
+let swf: SWFClient;
+let stack: LocalStack;
+let kit: SwfKit;
+let close: () => Promise<void>;
+const domain = 'large-data';
+const wf = { name: 'large', version: '1' };
+const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
+
+/** A string of SWF's most characters (32,768) that deflate cannot shrink: random base64. */
+const incompressible = () => randomBytes(24_576).toString('base64');
+/** 32,768 random CJK characters: three UTF-8 bytes each. */
+const multiByte = () =>
+  Array.from({ length: 32_768 }, () =>
+    String.fromCharCode(0x4e00 + Math.floor(Math.random() * 20_000)),
+  ).join('');
+
+/** How many decisions of 32,768 characters one response of under 1 MB can carry. */
+const FAN_OUT = 28;
+
+beforeAll(async () => {
+  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
+  kit = new SwfKit(swf, domain);
+  await swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...wf,
+      defaultExecutionStartToCloseTimeout: '600',
+      defaultTaskStartToCloseTimeout: '60',
+      defaultChildPolicy: 'ABANDON',
+    }),
+  );
+  stack.lambda.register('length', async (input) => String(input?.length ?? 0));
+});
+afterAll(() => close());
+
+/** Starts an execution and answers its first decision task with `decisions`. */
+async function startWith(decisions: Decision[]) {
+  const started = await kit.start(wf, { lambdaRole });
+  const task = await kit.pollDecision(started.taskList);
+  await kit.respond(task.taskToken, decisions);
+  return started;
+}
+
+/** Every page of a run's history as GetWorkflowExecutionHistory answers it. */
+async function historyPages(execution: { workflowId: string; runId: string }) {
+  const pages: HistoryEvent[][] = [];
+  let nextPageToken: string | undefined;
+  do {
+    const page = await swf.send(
+      new GetWorkflowExecutionHistoryCommand({ domain, execution, nextPageToken }),
+    );
+    pages.push(page.events ?? []);
+    nextPageToken = page.nextPageToken;
+  } while (nextPageToken !== undefined);
+  return pages;
+}
+
+/** Bytes of a page's events as JSON (the SDK's parse of them: timestamps as dates, near enough). */
+const pageBytes = (events: readonly HistoryEvent[]) => Buffer.byteLength(JSON.stringify(events));
+
+describe('a run holding more than one DynamoDB item of inputs it has not handed on yet', () => {
+  it('starts children whose inputs together pass 400 KB, each with its own input', async () => {
+    const inputs = Array.from({ length: FAN_OUT }, incompressible);
+    const children = inputs.map(() => uid('child'));
+    const { execution } = await startWith(
+      inputs.map((input, i) => ({
+        decisionType: 'StartChildWorkflowExecution',
+        startChildWorkflowExecutionDecisionAttributes: {
+          workflowType: wf,
+          workflowId: children[i] ?? '',
+          input,
+          taskList: { name: uid('children') },
+        },
+      })),
+    );
+    const events = await awaitHistory(
+      kit,
+      execution,
+      (e) => eventsOf(e, 'ChildWorkflowExecutionStarted').length === FAN_OUT,
+      15_000,
+    );
+    expect(eventsOf(events, 'StartChildWorkflowExecutionFailed')).toEqual([]);
+    for (const i of [0, FAN_OUT - 1]) {
+      const started = eventsOf(events, 'ChildWorkflowExecutionStarted').find(
+        (e) =>
+          e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ===
+          children[i],
+      );
+      const child = started?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+      if (child?.runId === undefined || child.workflowId === undefined)
+        throw new Error('child not started');
+      const childEvents = await kit.history({ workflowId: child.workflowId, runId: child.runId });
+      expect(childEvents[0]?.workflowExecutionStartedEventAttributes?.input).toBe(inputs[i]);
+    }
+  });
+
+  it('signals executions with inputs that together pass 400 KB, each with its own input', async () => {
+    const targets = await Promise.all(Array.from({ length: FAN_OUT }, () => kit.start(wf)));
+    const inputs = targets.map(incompressible);
+    const { execution } = await startWith(
+      targets.map(({ execution: target }, i) => ({
+        decisionType: 'SignalExternalWorkflowExecution',
+        signalExternalWorkflowExecutionDecisionAttributes: {
+          workflowId: target.workflowId,
+          runId: target.runId,
+          signalName: 'big',
+          input: inputs[i],
+        },
+      })),
+    );
+    await awaitHistory(
+      kit,
+      execution,
+      (e) => eventsOf(e, 'ExternalWorkflowExecutionSignaled').length === FAN_OUT,
+      15_000,
+    );
+    for (const i of [0, FAN_OUT - 1]) {
+      const target = targets[i]?.execution;
+      if (target === undefined) throw new Error('no target');
+      const signaled = eventsOf(await kit.history(target), 'WorkflowExecutionSignaled');
+      expect(signaled.map((e) => e.workflowExecutionSignaledEventAttributes?.input)).toEqual([
+        inputs[i],
+      ]);
+    }
+  });
+
+  it('runs Lambda tasks whose inputs together pass 400 KB, each with its own input', async () => {
+    const { execution } = await startWith(
+      Array.from({ length: FAN_OUT }, (_, i) => ({
+        decisionType: 'ScheduleLambdaFunction',
+        scheduleLambdaFunctionDecisionAttributes: {
+          id: `l${i}`,
+          name: 'length',
+          input: incompressible(),
+        },
+      })),
+    );
+    const events = await awaitHistory(
+      kit,
+      execution,
+      (e) => eventsOf(e, 'LambdaFunctionCompleted').length === FAN_OUT,
+      15_000,
+    );
+    expect(
+      eventsOf(events, 'LambdaFunctionCompleted').map(
+        (e) => e.lambdaFunctionCompletedEventAttributes?.result,
+      ),
+    ).toEqual(Array(FAN_OUT).fill('32768'));
+  });
+});
+
+describe('history past a megabyte', () => {
+  it('records characters of three bytes each past 400 KB in one response, and reads them back whole', async () => {
+    const details = Array.from({ length: 10 }, multiByte);
+    const { execution } = await startWith(
+      details.map((text, i) => ({
+        decisionType: 'RecordMarker',
+        recordMarkerDecisionAttributes: { markerName: `m${i}`, details: text },
+      })),
+    );
+    const markers = eventsOf(await kit.history(execution), 'MarkerRecorded');
+    expect(markers.map((e) => e.markerRecordedEventAttributes?.details)).toEqual(details);
+  });
+
+  it('is answered in pages of at most a megabyte, by GetWorkflowExecutionHistory and PollForDecisionTask', async () => {
+    // Two responses of markers: about 1.8 MB of history, which one page of 1000 events would hold.
+    const marker = (i: number): Decision => ({
+      decisionType: 'RecordMarker',
+      recordMarkerDecisionAttributes: { markerName: `m${i}`, details: incompressible() },
+    });
+    const { execution, taskList } = await startWith([
+      ...Array.from({ length: FAN_OUT }, (_, i) => marker(i)),
+      {
+        decisionType: 'StartTimer',
+        startTimerDecisionAttributes: { timerId: 't', startToFireTimeout: '0' },
+      },
+    ]);
+    const second = await awaitDecision(kit, taskList);
+    await kit.respond(
+      second.taskToken,
+      Array.from({ length: FAN_OUT }, (_, i) => marker(FAN_OUT + i)),
+    );
+    const pages = await historyPages(execution);
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) expect(pageBytes(page)).toBeLessThan(HISTORY_PAGE_BYTES * 1.1);
+    const all = pages.flat();
+    expect(eventIds(all)).toEqual(all.map((_, i) => i + 1));
+    expect(eventsOf(all, 'MarkerRecorded')).toHaveLength(2 * FAN_OUT);
+
+    // A decision task's history, page by page: the run is signalled for a third task.
+    await kit.signal(execution);
+    const first = await awaitDecision(kit, taskList);
+    const taskPages = [first.events];
+    for (let token = first.nextPageToken; token !== undefined; ) {
+      const page = await swf.send(
+        new PollForDecisionTaskCommand({
+          domain,
+          taskList: { name: taskList },
+          nextPageToken: token,
+        }),
+      );
+      taskPages.push(page.events ?? []);
+      token = page.nextPageToken;
+    }
+    expect(taskPages.length).toBeGreaterThan(1);
+    for (const page of taskPages) expect(pageBytes(page)).toBeLessThan(HISTORY_PAGE_BYTES * 1.1);
+    const task = taskPages.flat();
+    expect(eventIds(task)).toEqual(task.map((_, i) => i + 1));
+    expect(task.at(-1)?.eventType).toBe('DecisionTaskStarted');
+  });
+});
