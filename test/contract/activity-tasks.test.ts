@@ -9,7 +9,6 @@ import {
   PollForActivityTaskCommand,
   RecordActivityTaskHeartbeatCommand,
   RegisterActivityTypeCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
@@ -22,11 +21,11 @@ import {
   eventsOf,
   eventTypes,
   expectFault,
-  SwfKit,
+  type SwfKit,
   single,
   uid,
 } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let kit: SwfKit;
@@ -37,11 +36,7 @@ const act = { name: 'act', version: '1' };
 const POLL_WAIT_MS = 1_000;
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: POLL_WAIT_MS } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

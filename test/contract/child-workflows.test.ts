@@ -7,7 +7,6 @@ import {
   type Decision,
   DeprecateWorkflowTypeCommand,
   type HistoryEvent,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type StartChildWorkflowExecutionDecisionAttributes,
   type SWFClient,
@@ -15,8 +14,16 @@ import {
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventsOf, eventTypes, SwfKit, single, sleep, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import {
+  decide,
+  eventsOf,
+  eventTypes,
+  type SwfKit,
+  single,
+  sleep,
+  uid,
+} from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
@@ -30,11 +37,7 @@ const bareType = { name: 'bare', version: '1' };
 const oldType = { name: 'old', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 5_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
   const defaults = {
     defaultTaskList: { name: 'unused' },
     defaultExecutionStartToCloseTimeout: '3600',

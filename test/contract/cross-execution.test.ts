@@ -5,15 +5,14 @@
  */
 import {
   type Decision,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type SWFClient,
   TerminateWorkflowExecutionCommand,
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, eventTypes, SwfKit, single, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { eventsOf, eventTypes, type SwfKit, single, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
@@ -23,11 +22,7 @@ const domain = 'cross';
 const wf = { name: 'wf', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 5_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

@@ -12,7 +12,6 @@ import {
   GetWorkflowExecutionHistoryCommand,
   PollForDecisionTaskCommand,
   RegisterActivityTypeCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RequestCancelWorkflowExecutionCommand,
   RespondActivityTaskCompletedCommand,
@@ -28,11 +27,11 @@ import {
   eventsOf,
   eventTypes,
   expectFault,
-  SwfKit,
+  type SwfKit,
   single,
   uid,
 } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let kit: SwfKit;
@@ -48,11 +47,7 @@ const oldAct = { name: 'old-act', version: '1' };
 const POLL_WAIT_MS = 1_000;
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: POLL_WAIT_MS } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

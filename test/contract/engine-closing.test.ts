@@ -13,7 +13,6 @@ import {
   PollForDecisionTaskCommand,
   RecordActivityTaskHeartbeatCommand,
   RegisterActivityTypeCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
@@ -23,8 +22,8 @@ import {
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventTypes, expectFault, SwfKit, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { decide, eventTypes, expectFault, type SwfKit, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let kit: SwfKit;
@@ -34,11 +33,7 @@ const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 300 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

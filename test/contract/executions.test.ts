@@ -36,12 +36,12 @@ import {
   eventIds,
   eventTypes,
   expectFault,
-  SwfKit,
+  type SwfKit,
   single,
   sleep,
   uid,
 } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let stack: LocalStack;
@@ -55,11 +55,7 @@ const act = { name: 'act', version: '1' };
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

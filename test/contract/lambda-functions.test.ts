@@ -6,14 +6,13 @@
 import {
   type Decision,
   ListOpenWorkflowExecutionsCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../lib/local/stack.js';
-import { eventsOf, eventTypes, SwfKit, single, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { eventsOf, eventTypes, type SwfKit, single, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
@@ -28,11 +27,7 @@ const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 const held = new Map<string, () => void>();
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

@@ -12,15 +12,14 @@ import {
   GetWorkflowExecutionHistoryCommand,
   type HistoryEvent,
   PollForDecisionTaskCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../lib/local/stack.js';
 import { HISTORY_PAGE_BYTES } from '../../lib/operations/paging.js';
-import { eventIds, eventsOf, SwfKit, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { eventIds, eventsOf, type SwfKit, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
@@ -43,11 +42,7 @@ const multiByte = () =>
 const FAN_OUT = 28;
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

@@ -11,7 +11,6 @@ import {
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
   RegisterActivityTypeCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RespondActivityTaskCompletedCommand,
   type SWFClient,
@@ -30,8 +29,8 @@ import {
   silentLogger,
   type TaskEnd,
 } from '../../lib/sdk/index.js';
-import { decide, SwfKit, single, sleep, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { decide, type SwfKit, single, sleep, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
 const domain = 'push-lists';
@@ -44,11 +43,7 @@ let kit: SwfKit;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ stack, swf, close } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ stack, swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

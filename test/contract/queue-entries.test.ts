@@ -7,7 +7,6 @@
 import {
   CountPendingDecisionTasksCommand,
   PollForDecisionTaskCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
@@ -21,8 +20,8 @@ import {
 } from '../../lib/core/task-queue.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
-import { SwfKit, uid } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { type SwfKit, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let stack: LocalStack;
@@ -38,11 +37,7 @@ const doc = () =>
   });
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 300 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

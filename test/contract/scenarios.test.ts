@@ -12,7 +12,6 @@ import {
   PollForDecisionTaskCommand,
   RecordActivityTaskHeartbeatCommand,
   RegisterActivityTypeCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
@@ -29,11 +28,11 @@ import {
   eventTypes,
   expectFault,
   type StartedDecisionTask,
-  SwfKit,
+  type SwfKit,
   single,
   uid,
 } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let kit: SwfKit;
@@ -54,11 +53,7 @@ type ActivityName = (typeof activityNames)[number];
 const activity = (name: ActivityName) => ({ name, version: '2.4' });
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   for (const type of [orderWorkflow, loopWorkflow]) {
     await swf.send(
       new RegisterWorkflowTypeCommand({

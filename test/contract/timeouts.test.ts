@@ -9,7 +9,6 @@ import {
   PollForActivityTaskCommand,
   RecordActivityTaskHeartbeatCommand,
   RegisterActivityTypeCommand,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
@@ -23,12 +22,12 @@ import {
   eventsOf,
   eventTypes,
   expectFault,
-  SwfKit,
+  type SwfKit,
   single,
   sleep,
   uid,
 } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory, latenessMs, pendingActivities } from '../support/waiting.js';
 
 let swf: SWFClient;
@@ -41,11 +40,7 @@ const act = { name: 'act', version: '1' };
 const LATENESS_LIMIT_MS = 200;
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

@@ -6,7 +6,6 @@
 import {
   type Decision,
   type HistoryEvent,
-  RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type SWFClient,
   TerminateWorkflowExecutionCommand,
@@ -20,11 +19,11 @@ import {
   eventTypes,
   expectFault,
   type StartedDecisionTask,
-  SwfKit,
+  type SwfKit,
   single,
   sleep,
 } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serveDomain } from '../support/local.js';
 import {
   awaitDecision,
   awaitHistory,
@@ -42,11 +41,7 @@ const wf = { name: 'wf', version: '1' };
 const LATENESS_LIMIT_MS = 100;
 
 beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 1_000 } }));
-  kit = new SwfKit(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,

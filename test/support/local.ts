@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SWFClient } from '@aws-sdk/client-swf';
+import { RegisterDomainCommand, SWFClient } from '@aws-sdk/client-swf';
 import { inject } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack, startLocalStack } from '../../lib/local/stack.js';
 import { ensureTable } from '../../lib/local/table.js';
+import { SwfKit } from './decider.js';
 
 /** A table name no other test file uses. */
 export const uniqueTableName = (prefix = 'test') => `${prefix}-${randomUUID()}`;
@@ -65,6 +66,21 @@ export async function startTestServer(
       }
     },
   };
+}
+
+/**
+ * A test server with `domain` registered (retention 1 day), and a SwfKit for that domain: what most
+ * contract files start from.
+ */
+export async function serveDomain(
+  domain: string,
+  options: Parameters<typeof startTestServer>[0] = {},
+): Promise<Awaited<ReturnType<typeof startTestServer>> & { kit: SwfKit }> {
+  const server = await startTestServer(options);
+  await server.swf.send(
+    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
+  return { ...server, kit: new SwfKit(server.swf, domain) };
 }
 
 export function swfClient(endpoint: string): SWFClient {
