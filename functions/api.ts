@@ -1,14 +1,13 @@
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
-import { loadConfig } from './shared/config.js';
+import { functionDocClient, loadConfig } from './shared/config.js';
 import { createApiHandler } from './shared/wiring.js';
 
 /** API Gateway (HTTP API, payload v2) → the awsJson1_0 dispatcher → the SWF operations. */
 const config = loadConfig(process.env);
 
 // Module scope: one set of clients per container, reused by every warm invocation.
-const doc = createDocumentClient({ region: config.region });
+const doc = functionDocClient(config.region);
 
 export const handler = createApiHandler({
   doc,

@@ -2,11 +2,10 @@ import type { Context } from 'aws-lambda';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import type { LambdaTaskEvent } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
 import type { OperationDeps } from '../lib/operations/context.js';
 import { runLambdaTask } from '../lib/operations/outbox.js';
 import { createDeps } from '../lib/wiring.js';
-import { accountIdFromArn, loadConfig } from './shared/config.js';
+import { accountIdFromArn, functionDocClient, loadConfig } from './shared/config.js';
 
 /**
  * ScheduleLambdaFunction tasks, handed over by the stream function (asynchronous Invoke, no retries):
@@ -15,7 +14,7 @@ import { accountIdFromArn, loadConfig } from './shared/config.js';
  * timeout closes it; a function is never invoked twice for one task.
  */
 const config = loadConfig(process.env);
-const doc = createDocumentClient({ region: config.region });
+const doc = functionDocClient(config.region);
 const lambda = new AwsLambdaInvoker();
 // The outcome may schedule a decision task on a push task list: this function hands it over then.
 const push = new AwsTaskPush(config.pushTaskLists, config.apiFunction);

@@ -3,8 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsLambdaTaskRunner } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
-import { loadOutboxConfig } from './shared/config.js';
+import { functionDocClient, loadOutboxConfig } from './shared/config.js';
 import { outboxDeps } from './shared/outbox-wiring.js';
 import { streamBatchHandler } from './shared/stream-batch.js';
 
@@ -16,7 +15,7 @@ const clients = { region: config.region };
 
 export const handler = streamBatchHandler(
   outboxDeps({
-    doc: createDocumentClient(clients),
+    doc: functionDocClient(config.region),
     tableName: config.tableName,
     region: config.region,
     accountId: config.accountId,

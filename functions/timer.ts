@@ -2,8 +2,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
-import { loadOutboxConfig } from './shared/config.js';
+import { functionDocClient, loadOutboxConfig } from './shared/config.js';
 import { outboxDeps } from './shared/outbox-wiring.js';
 import { timerBatchHandler } from './shared/timer-batch.js';
 
@@ -14,7 +13,7 @@ const clients = { region: config.region };
 
 export const handler = timerBatchHandler(
   outboxDeps({
-    doc: createDocumentClient(clients),
+    doc: functionDocClient(config.region),
     tableName: config.tableName,
     region: config.region,
     accountId: config.accountId,

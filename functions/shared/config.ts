@@ -1,3 +1,4 @@
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import type { PushTaskList } from '../../lib/ports/task-push.js';
 
 /**
@@ -171,3 +172,13 @@ function positiveInteger(env: Env, name: string): number | undefined {
   }
   return parsed;
 }
+
+/**
+ * The DynamoDB client of a function: one attempt waits at most 5 s for its answer (DynamoDB answers in
+ * milliseconds), then it is retried. The client's own default, 300 s, would let one stalled connection
+ * outlast the API function (28 s) or hold a whole stream batch until the stream function timed out.
+ */
+export const functionDocClient = (region: string) =>
+  createDocumentClient({ region, requestTimeoutMs: FUNCTION_DYNAMO_TIMEOUT_MS });
+
+export const FUNCTION_DYNAMO_TIMEOUT_MS = 5_000;

@@ -10,13 +10,19 @@ export function isTransientError(error: unknown): boolean {
     code?: unknown;
     $retryable?: unknown;
     $metadata?: { httpStatusCode?: unknown };
+    statusCode?: unknown;
     cause?: unknown;
   };
   if (e.$retryable !== undefined && e.$retryable !== null) return true;
-  const status = e.$metadata?.httpStatusCode;
-  if (typeof status === 'number' && (status >= 500 || status === 429)) return true;
+  // The AWS SDK's errors carry the status in $metadata; the lean clients' (lib/aws-json, DynamoDB's
+  // doc client) as statusCode, also for an answer that was not even JSON (a load balancer's 502).
+  for (const status of [e.$metadata?.httpStatusCode, e.statusCode])
+    if (typeof status === 'number' && (status >= 500 || status === 429)) return true;
   if (typeof e.name === 'string' && transientNames.has(e.name)) return true;
   if (typeof e.code === 'string' && transientCodes.has(e.code)) return true;
+  // undici's connection failures (UND_ERR_SOCKET, UND_ERR_CONNECT_TIMEOUT, UND_ERR_HEADERS_TIMEOUT,
+  // ...), which the lean clients give up with after their attempts.
+  if (typeof e.code === 'string' && e.code.startsWith('UND_ERR_')) return true;
   return e.cause !== undefined && e.cause !== error && isTransientError(e.cause);
 }
 

@@ -165,6 +165,9 @@ export class SwfOutbox extends Construct {
     // Invoke), which waits on the task's function up to its start-to-close timeout (900 s at most)
     // and records the outcome. The stream never waits on a user's function. Not retried: a function
     // is invoked at most once per task, and the task's timeout closes it if this function fails.
+    // Lambda may still deliver an event twice, or late (it holds a throttled one up to its maximum
+    // age): the function claims the task before invoking and skips one past its timeout, and an
+    // event older than the longest task (900 s) is dropped.
     this.lambdaTaskHandler = new HouseFunction(this, 'LambdaTaskHandler', {
       entry: lambdaTaskEntry,
       memorySize: LAMBDA_TASK_MEMORY_MB,
@@ -174,7 +177,10 @@ export class SwfOutbox extends Construct {
       environment: { ACCOUNT_ID: stack.account },
       ...logRetention,
     });
-    this.lambdaTaskHandler.configureAsyncInvoke({ retryAttempts: 0 });
+    this.lambdaTaskHandler.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(15),
+    });
     props.table.bindTable(this.lambdaTaskHandler, 'readWrite');
     this.lambdaTaskHandler.grantInvoke(this.streamHandler);
     this.streamHandler.addEnvironment('LAMBDA_TASK_FUNCTION', this.lambdaTaskHandler.functionName);
@@ -235,7 +241,9 @@ export class SwfOutbox extends Construct {
 
     const deadLettered = new MetricFilter(this, 'DeadLetteredRecords', {
       logGroup: this.streamHandler.logGroup,
-      filterPattern: FilterPattern.stringValue('$.message', '=', 'stream record dead-lettered'),
+      // A phrase, not a JSON selector: a selector needs the whole log event to be JSON, and in
+      // Lambda's text log format each line starts with its time, request id and level.
+      filterPattern: FilterPattern.allTerms('stream record dead-lettered'),
       metricNamespace: DEAD_LETTER_METRIC.namespace,
       metricName: DEAD_LETTER_METRIC.metricName,
       metricValue: '1',

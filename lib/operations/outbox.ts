@@ -391,9 +391,38 @@ async function runLambdaFunction(
  * Invokes a started Lambda task's function and records how it ended (the Lambda-task function on AWS,
  * the background of the local server). An outcome that comes after the task timed out, or after the
  * run closed, records nothing.
+ *
+ * The function is invoked at most once, and only while the task can still end by it: a hand-over may
+ * come twice, or late (Lambda delivers an asynchronous event at least once, and holds one it was
+ * throttled on for minutes), so the task must still be open in its run, within its start-to-close
+ * timeout, and not claimed by an earlier delivery. It gets only the time the task has left.
  */
 export async function runLambdaTask(deps: OperationDeps, task: LambdaTask): Promise<void> {
-  await recordLambdaOutcome(deps, task, await deps.lambda.invoke(task.request));
+  const deadline = await lambdaTaskDeadline(deps, task);
+  const left = deadline === undefined ? 0 : deadline - epochSeconds(deps.clock);
+  if (deadline === undefined || left <= 0) return;
+  const claimed = await deps.executions.claimLambdaTask(
+    task.runId,
+    task.scheduledEventId,
+    Math.ceil(deadline + LAMBDA_CLAIM_KEPT_SECONDS),
+  );
+  if (!claimed) return;
+  const request = { ...task.request, timeoutSeconds: Math.min(task.request.timeoutSeconds, left) };
+  await recordLambdaOutcome(deps, task, await deps.lambda.invoke(request));
+}
+
+/** How long a Lambda task's invocation mark outlives the task's deadline (a late delivery finds it). */
+const LAMBDA_CLAIM_KEPT_SECONDS = 86_400;
+
+/** When a started Lambda task times out (epoch seconds), while it is open in its open run. */
+async function lambdaTaskDeadline(deps: OperationDeps, task: LambdaTask) {
+  const loaded = await deps.executions.loadRun(task.runId);
+  if (loaded === undefined || loaded.state.status !== 'OPEN') return undefined;
+  const open = Object.values(loaded.state.lambdaFunctions).find(
+    (l) => l.scheduledEventId === task.scheduledEventId && l.startedEventId === task.startedEventId,
+  );
+  if (open?.startedAt === undefined) return undefined;
+  return open.startedAt + Number(open.startToCloseTimeout);
 }
 
 async function recordLambdaOutcome(

@@ -85,6 +85,12 @@ export interface ExecutionStore {
    */
   readStateApart(runId: string, ref: string): Promise<ExecutionState>;
   /**
+   * Marks a started Lambda task as invoked: true the first time for the task, false ever after, so a
+   * hand-over delivered twice (Lambda's asynchronous invocations may be) invokes its function once.
+   * `expiresAt` (epoch seconds): when the mark may go.
+   */
+  claimLambdaTask(runId: string, scheduledEventId: number, expiresAt: number): Promise<boolean>;
+  /**
    * The run a workflowId's open-run pointer names. It may be closed (a close leaves its pointer) or
    * not exist (its start failed or is in flight, or it expired): callers load it and treat either as
    * no open run.

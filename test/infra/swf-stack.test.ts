@@ -434,10 +434,12 @@ describe('SwfStack', () => {
         key.startsWith('OutboxStreamHandler'),
       )?.[1];
       expect(stream?.Properties.Environment.Variables.LAMBDA_TASK_FUNCTION).toEqual({ Ref: id });
-      // Handed over once: Lambda does not retry the asynchronous Invoke.
+      // Handed over once: Lambda does not retry the asynchronous Invoke, and drops an event older
+      // than the longest task (one it held back while throttled).
       template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
         FunctionName: { Ref: id },
         MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 900,
       });
     });
 
@@ -473,7 +475,7 @@ describe('SwfStack', () => {
       }
       template.hasResourceProperties('AWS::Logs::MetricFilter', {
         LogGroupName: { Ref: resourceNamed('AWS::Logs::LogGroup', 'OutboxStreamHandlerLogs') },
-        FilterPattern: '{ $.message = "stream record dead-lettered" }',
+        FilterPattern: '"stream record dead-lettered"',
         MetricTransformations: [
           { MetricNamespace: 'SwfOnDynamo', MetricName: 'DeadLetteredRecords', MetricValue: '1' },
         ],

@@ -7,9 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
-import { carryOutRunChange, type OutboxDeps } from '../../lib/operations/outbox.js';
+import { carryOutRunChange, type OutboxDeps, runLambdaTask } from '../../lib/operations/outbox.js';
+import type { Clock } from '../../lib/ports/clock.js';
 import type { DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';
-import type { LambdaTask, LambdaTaskRunner } from '../../lib/ports/lambda-invoker.js';
+import type {
+  LambdaInvoker,
+  LambdaRequest,
+  LambdaTask,
+  LambdaTaskRunner,
+} from '../../lib/ports/lambda-invoker.js';
 import { createDeps } from '../../lib/wiring.js';
 import { RunDriver, scheduleLambda } from '../support/core-builders.js';
 import { freshTable } from '../support/local.js';
@@ -25,13 +31,15 @@ afterAll(() => {
 
 const noDeadlines: DeadlineScheduler = { arm: async () => {}, disarm: async () => {} };
 
-/** Outbox dependencies over the table whose Lambda tasks go to `runner`. */
-function outbox(runner: LambdaTaskRunner): OutboxDeps {
+/** Outbox dependencies over the table whose Lambda tasks go to `runner` (functions: `lambda`). */
+function outbox(runner: LambdaTaskRunner, lambda?: LambdaInvoker, clock?: Clock): OutboxDeps {
   const deps = createDeps({
     doc: table.doc,
     tableName: table.tableName,
     identity: LOCAL_IDENTITY,
     lambdaTasks: runner,
+    ...(lambda === undefined ? {} : { lambda }),
+    ...(clock === undefined ? {} : { clock }),
   });
   return { ...deps, scheduler: noDeadlines };
 }
@@ -92,5 +100,53 @@ describe('a Lambda task in the outbox', () => {
       details: 'the Lambda-task function is throttled',
     });
     expect(events.at(-1)?.eventType).toBe('DecisionTaskScheduled');
+  });
+});
+
+describe('a Lambda task handed over', () => {
+  /** A run with one started Lambda task, handed over to nobody yet; and the functions' calls. */
+  async function handedOver(clock?: Clock) {
+    const handed: LambdaTask[] = [];
+    const calls: LambdaRequest[] = [];
+    const functions: LambdaInvoker = {
+      available: true,
+      invoke: async (request) => {
+        calls.push(request);
+        return { kind: 'completed', result: 'ran' };
+      },
+    };
+    const deps = outbox({ dispatch: async (task) => void handed.push(task) }, functions, clock);
+    const runId = `once-${Date.now()}-${Math.random()}`;
+    const change = await scheduled(deps, runId);
+    await carryOutRunChange(deps, change.before, change.after);
+    const [task] = handed;
+    if (task === undefined) throw new Error('nothing handed over');
+    return { deps, runId, task, calls };
+  }
+
+  it('invokes its function once, however often it is delivered (asynchronous events may come twice)', async () => {
+    const { deps, runId, task, calls } = await handedOver();
+    await Promise.all([runLambdaTask(deps, task), runLambdaTask(deps, task)]);
+    await runLambdaTask(deps, task);
+    expect(calls).toHaveLength(1);
+    const types = await eventTypesOf(deps, runId);
+    expect(types.filter((t) => t === 'LambdaFunctionCompleted')).toHaveLength(1);
+  });
+
+  it('invokes nothing once its start-to-close timeout has passed (a delivery held back by throttling)', async () => {
+    let now = Date.now();
+    const { deps, task, calls } = await handedOver({ now: () => now });
+    now += 901_000;
+    await runLambdaTask(deps, task);
+    expect(calls).toEqual([]);
+  });
+
+  it('gets only the time its task has left', async () => {
+    let now = Date.now();
+    const { deps, task, calls } = await handedOver({ now: () => now });
+    now += 600_000;
+    await runLambdaTask(deps, task);
+    expect(calls[0]?.timeoutSeconds).toBeGreaterThan(299);
+    expect(calls[0]?.timeoutSeconds).toBeLessThanOrEqual(300);
   });
 });

@@ -5,15 +5,19 @@ import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../ports/lam
 /**
  * Invokes the function as SWF does: with the execution's lambdaRole assumed (swf-api.md §6.1). No role,
  * or a role that cannot be assumed, is StartLambdaFunctionFailed with cause ASSUME_ROLE_FAILED.
+ *
+ * A task's function runs at most once: the Invoke is not retried as the AWS SDK would retry it (a 5xx
+ * or a dropped connection may come after the function ran), except when Lambda throttled it, which it
+ * answers before running anything.
  */
 export class AwsLambdaInvoker implements LambdaInvoker {
   readonly available = true;
 
   constructor(
     private readonly sts: STSClient = new STSClient({}),
-    private readonly makeClient: (credentials: LambdaClientCredentials) => LambdaClient = (
-      credentials,
-    ) => new LambdaClient({ credentials }),
+    private readonly makeClient: (
+      credentials: LambdaClientCredentials,
+    ) => LambdaClient = taskLambdaClient,
   ) {}
 
   async invoke(request: LambdaRequest): Promise<LambdaResult> {
@@ -45,14 +49,17 @@ export class AwsLambdaInvoker implements LambdaInvoker {
       };
     }
     const client = this.makeClient(credentials);
-    try {
-      const response = await client.send(
+    const abortSignal = AbortSignal.timeout(request.timeoutSeconds * 1000);
+    const invoke = () =>
+      client.send(
         new InvokeCommand({
           FunctionName: request.name,
           ...(request.input === undefined ? {} : { Payload: Buffer.from(request.input) }),
         }),
-        { abortSignal: AbortSignal.timeout(request.timeoutSeconds * 1000) },
+        { abortSignal },
       );
+    try {
+      const response = await retryThrottled(invoke, abortSignal);
       const payload =
         response.Payload === undefined ? undefined : Buffer.from(response.Payload).toString('utf8');
       if (response.FunctionError !== undefined) {
@@ -83,4 +90,28 @@ export interface LambdaClientCredentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
+}
+
+/** The client a task's function is invoked with: the AWS SDK's own retries off (see above). */
+export const taskLambdaClient = (credentials: LambdaClientCredentials) =>
+  new LambdaClient({ credentials, maxAttempts: 1 });
+
+/** Attempts at an Invoke that Lambda throttled (it ran nothing), while the task has time left. */
+const THROTTLED_ATTEMPTS = 4;
+const THROTTLED = new Set([
+  'TooManyRequestsException',
+  'ThrottlingException',
+  'EC2ThrottledException',
+]);
+
+async function retryThrottled<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const throttled = error instanceof Error && THROTTLED.has(error.name);
+      if (!throttled || attempt >= THROTTLED_ATTEMPTS || signal.aborted) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 200 * 2 ** attempt));
+    }
+  }
 }

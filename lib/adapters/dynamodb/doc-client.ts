@@ -59,6 +59,12 @@ export interface DocClientOptions {
   readonly credentials?: Credentials | (() => Promise<Credentials>);
   /** Attempts per request for throttling, 5xx answers and broken connections (3, as the SDK's). */
   readonly maxAttempts?: number;
+  /**
+   * How long one attempt may wait for DynamoDB's answer before it is given up (and retried, as a broken
+   * connection is). 300 s by default; a Lambda function sets far less, or one stalled connection would
+   * outlast the function.
+   */
+  readonly requestTimeoutMs?: number;
   readonly intercept?: DynamoIntercept;
 }
 
@@ -117,6 +123,9 @@ export class DynamoDocClient implements DocClient {
             ? credentials
             : () => Promise.resolve(credentials),
       ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+      ...(options.requestTimeoutMs === undefined
+        ? {}
+        : { requestTimeoutMs: options.requestTimeoutMs }),
     });
     this.#intercept = options.intercept;
   }

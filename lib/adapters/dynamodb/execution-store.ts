@@ -814,6 +814,24 @@ export class DynamoExecutionStore implements ExecutionStore {
     return states;
   }
 
+  async claimLambdaTask(
+    runId: string,
+    scheduledEventId: number,
+    expiresAt: number,
+  ): Promise<boolean> {
+    try {
+      await this.table.doc.put({
+        TableName: this.table.tableName,
+        Item: { ...keys.lambdaClaim(runId, scheduledEventId), entity: 'LambdaClaim', expiresAt },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+      return true;
+    } catch (error) {
+      if (isDynamoError(error, 'ConditionalCheckFailedException')) return false;
+      throw error;
+    }
+  }
+
   async putHeartbeat(
     runId: string,
     scheduledEventId: number,

@@ -74,6 +74,11 @@ export const keys = {
     sk: `S|${ref}|${String(index).padStart(4, '0')}`,
   }),
   statePartPrefix: (ref: string) => `S|${ref}|`,
+  /** The mark of a Lambda task whose function was invoked (see ExecutionStore.claimLambdaTask). */
+  lambdaClaim: (runId: string, scheduledEventId: number): ItemKey => ({
+    pk: `RUN|${runId}`,
+    sk: `LT|${padId(scheduledEventId)}`,
+  }),
   heartbeat: (runId: string, scheduledEventId: number): ItemKey => ({
     pk: `RUN|${runId}`,
     sk: `HB|${padId(scheduledEventId)}`,

@@ -46,6 +46,22 @@ const fault = (type: string, message: string, extra: object = {}) => ({
   ...extra,
 });
 
+/** A client of localhost:`port` with two attempts per request, counting them (each signs anew). */
+function attemptCounting(port: number, options: { requestTimeoutMs?: number } = {}) {
+  let attempts = 0;
+  const doc = new DynamoDocClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'eu-west-1',
+    credentials: async () => {
+      attempts++;
+      return credentials;
+    },
+    maxAttempts: 2,
+    ...options,
+  });
+  return { doc, attempts: () => attempts };
+}
+
 describe('DynamoDocClient', () => {
   it('sends DynamoDB JSON with a signature the AWS SDK computes the same', async () => {
     const doc = client({ credentials: { ...credentials, sessionToken: 'session/token=' } });
@@ -238,22 +254,29 @@ describe('DynamoDocClient', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    let attempts = 0;
-    const doc = new DynamoDocClient({
-      endpoint: `http://127.0.0.1:${port}`,
-      region: 'eu-west-1',
-      credentials: async () => {
-        attempts++;
-        return credentials;
-      },
-      maxAttempts: 2,
-    });
-
+    const { doc, attempts } = attemptCounting(port);
     await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).rejects.toMatchObject({
       code: 'ECONNREFUSED',
     });
-    expect(attempts).toBe(2);
+    expect(attempts()).toBe(2);
     doc.destroy();
+  });
+
+  it('gives up an attempt that gets no answer within its request timeout, and retries it', async () => {
+    // A DynamoDB that takes the request and never answers (a stalled connection).
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const { doc, attempts } = attemptCounting(port, { requestTimeoutMs: 200 });
+    const started = Date.now();
+    await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).rejects.toMatchObject({
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+    });
+    expect(attempts()).toBe(2);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    doc.destroy();
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 
   it('lets an intercept see and extend each request in wire form, and its answer', async () => {

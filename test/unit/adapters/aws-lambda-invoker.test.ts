@@ -1,0 +1,87 @@
+/**
+ * The AWS invoker of Lambda tasks' functions: the execution's role assumed, each outcome, and the
+ * function run at most once: only a throttled Invoke (Lambda ran nothing) is tried again.
+ */
+import { InvokeCommand, LambdaClient, ServiceException } from '@aws-sdk/client-lambda';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AwsLambdaInvoker, taskLambdaClient } from '../../../lib/adapters/aws/lambda-invoker.js';
+
+const lambdaMock = mockClient(LambdaClient);
+const stsMock = mockClient(STSClient);
+beforeEach(() => {
+  stsMock.on(AssumeRoleCommand).resolves({
+    Credentials: {
+      AccessKeyId: 'AK',
+      SecretAccessKey: 'SK',
+      SessionToken: 'T',
+      Expiration: new Date(Date.now() + 3_600_000),
+    },
+  });
+});
+afterEach(() => {
+  lambdaMock.reset();
+  stsMock.reset();
+});
+
+const request = {
+  name: 'fn',
+  input: 'in',
+  role: 'arn:aws:iam::123456789012:role/r',
+  timeoutSeconds: 30,
+};
+const invoker = () => new AwsLambdaInvoker(new STSClient({ region: 'us-east-1' }));
+const throttled = () =>
+  Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' });
+
+describe('AwsLambdaInvoker', () => {
+  it('invokes with the role assumed and records the payload as the result', async () => {
+    lambdaMock.on(InvokeCommand).resolves({ Payload: Buffer.from('"done"') as never });
+    expect(await invoker().invoke(request)).toEqual({ kind: 'completed', result: '"done"' });
+    expect(stsMock.commandCalls(AssumeRoleCommand)[0]?.args[0].input.RoleArn).toBe(request.role);
+  });
+
+  it("records the function's own error as a failure", async () => {
+    lambdaMock.on(InvokeCommand).resolves({
+      FunctionError: 'Unhandled',
+      Payload: Buffer.from('{"errorMessage":"x"}') as never,
+    });
+    expect(await invoker().invoke(request)).toMatchObject({ kind: 'failed', reason: 'Unhandled' });
+  });
+
+  it('tries a throttled Invoke again (Lambda ran nothing), and nothing else', async () => {
+    lambdaMock
+      .on(InvokeCommand)
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .resolves({ Payload: Buffer.from('ok') as never });
+    expect(await invoker().invoke(request)).toEqual({ kind: 'completed', result: 'ok' });
+    expect(lambdaMock.commandCalls(InvokeCommand)).toHaveLength(3);
+
+    lambdaMock.reset();
+    // A 5xx may come after the function ran: one Invoke, the task failed.
+    lambdaMock
+      .on(InvokeCommand)
+      .rejects(new ServiceException({ $metadata: { httpStatusCode: 500 }, message: 'boom' }));
+    expect(await invoker().invoke(request)).toMatchObject({
+      kind: 'failed',
+      reason: 'ServiceException',
+    });
+    expect(lambdaMock.commandCalls(InvokeCommand)).toHaveLength(1);
+  });
+
+  it("leaves the AWS SDK's own retries off its Lambda client", async () => {
+    const client = taskLambdaClient({ accessKeyId: 'AK', secretAccessKey: 'SK' });
+    expect(await client.config.maxAttempts()).toBe(1);
+    client.destroy();
+  });
+
+  it('fails to start without a role to assume', async () => {
+    expect(await invoker().invoke({ name: request.name, timeoutSeconds: 30 })).toMatchObject({
+      kind: 'start-failed',
+      cause: 'ASSUME_ROLE_FAILED',
+    });
+    expect(lambdaMock.commandCalls(InvokeCommand)).toHaveLength(0);
+  });
+});

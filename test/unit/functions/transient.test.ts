@@ -1,0 +1,50 @@
+/**
+ * Which failures of a stream record are the weather (retried by Lambda with the batch) and which are
+ * the record's own (dead-lettered after bounded retries): the lean clients' errors included, as the
+ * stream function meets them once their own attempts are spent.
+ */
+import { errors } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { isTransientError } from '../../../functions/shared/transient.js';
+import { DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
+
+describe('isTransientError', () => {
+  it("takes undici's connection failures for the weather", () => {
+    expect(isTransientError(new errors.SocketError('other side closed'))).toBe(true);
+    expect(isTransientError(new errors.ConnectTimeoutError())).toBe(true);
+    expect(isTransientError(new errors.HeadersTimeoutError())).toBe(true);
+    expect(isTransientError(new errors.BodyTimeoutError())).toBe(true);
+  });
+
+  it("takes DynamoDB's 5xx and 429 answers through the lean client for the weather", () => {
+    // A 502 whose body was not JSON has no error type of DynamoDB's: only its status tells.
+    expect(isTransientError(new DynamoDbError('UnknownError', 'Bad Gateway', 502, {}))).toBe(true);
+    expect(isTransientError(new DynamoDbError('Unknown', 'slow down', 429, {}))).toBe(true);
+    expect(
+      isTransientError(new DynamoDbError('ValidationException', 'Item size exceeded', 400, {})),
+    ).toBe(false);
+    expect(
+      isTransientError(
+        new DynamoDbError(
+          'ConditionalCheckFailedException',
+          'The conditional request failed',
+          400,
+          {},
+        ),
+      ),
+    ).toBe(false);
+  });
+
+  it("takes the AWS SDK's throttling and retryable errors for the weather, and a bug for the record's own", () => {
+    expect(isTransientError(Object.assign(new Error('x'), { name: 'ThrottlingException' }))).toBe(
+      true,
+    );
+    expect(
+      isTransientError(Object.assign(new Error('x'), { $metadata: { httpStatusCode: 503 } })),
+    ).toBe(true);
+    expect(isTransientError(new Error('wrapped', { cause: new errors.SocketError('x') }))).toBe(
+      true,
+    );
+    expect(isTransientError(new TypeError('Cannot read properties of undefined'))).toBe(false);
+  });
+});
