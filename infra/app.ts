@@ -1,4 +1,4 @@
-import { App } from 'aws-cdk-lib';
+import { App, Duration } from 'aws-cdk-lib';
 import { SwfStack } from './swf-stack.js';
 
 const app = new App();
@@ -7,8 +7,17 @@ const app = new App();
 const frontDoor: unknown = app.node.tryGetContext('frontDoor') ?? 'http-api';
 if (frontDoor !== 'http-api' && frontDoor !== 'function-url')
   throw new Error(`frontDoor must be http-api or function-url (got ${String(frontDoor)})`);
+// `-c pollMaxWaitSeconds=60`: how long a long poll waits (20 s by default; at most 25 behind the
+// HTTP API, whose integrations end at 30 s, and SWF's 60 behind a function URL).
+const pollMaxWait: unknown = app.node.tryGetContext('pollMaxWaitSeconds');
+const pollSeconds = pollMaxWait === undefined ? undefined : Number(pollMaxWait);
+if (pollSeconds !== undefined && !Number.isInteger(pollSeconds))
+  throw new Error(
+    `pollMaxWaitSeconds must be a whole number of seconds (got ${String(pollMaxWait)})`,
+  );
 new SwfStack(app, 'SwfStack', {
   description: 'Amazon SWF-compatible workflow service on API Gateway, Lambda and DynamoDB',
   frontDoor,
+  ...(pollSeconds === undefined ? {} : { pollMaxWait: Duration.seconds(pollSeconds) }),
 });
 app.synth();

@@ -1,4 +1,11 @@
-import { Annotations, CfnOutput, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  type Duration,
+  type RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -17,8 +24,10 @@ export interface SwfStackProps extends StackProps {
   readonly logRetention?: RetentionDays;
   /** Roles ScheduleLambdaFunction tasks may run as (see SwfOutboxProps). @default this account's */
   readonly lambdaTaskRoleArns?: readonly string[];
-  /** The HTTP API (DESIGN.md's) or the API function's own URL (see SwfApiProps). @default 'http-api' */
+  /** The HTTP API or the API function's own URL (see SwfApiProps). @default 'http-api' */
   readonly frontDoor?: FrontDoor;
+  /** How long a long poll waits (see SwfApiProps: at most 25 s behind the HTTP API). @default 20 s */
+  readonly pollMaxWait?: Duration;
   /**
    * Task lists served by Lambda functions instead of pollers (see addPushTaskList). A function passed
    * here is necessarily of another stack: it may call the API, but gets no SWF_ENDPOINT.
@@ -59,6 +68,7 @@ export class SwfStack extends Stack {
     this.api = new SwfApi(this, 'Api', {
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       ...(props.frontDoor === undefined ? {} : { frontDoor: props.frontDoor }),
+      ...(props.pollMaxWait === undefined ? {} : { pollMaxWait: props.pollMaxWait }),
     });
     this.table.bindTable(this.api.handler);
     // Domain ARNs carry the account id; the function could read it from its ARN, this saves the parse.

@@ -4,6 +4,7 @@
  */
 import type { ExecutionConfig, ExecutionState } from './execution-state.js';
 import type { EventAttributes, ExecutionRef, HistoryEvent, TypeRef } from './history-event.js';
+import { executionLimits } from './limits.js';
 import type { TaskList, WorkflowTypeConfiguration } from './registry.js';
 import { initialState } from './replay.js';
 import { Transition } from './transition.js';
@@ -158,4 +159,18 @@ export function terminateExecution(
     },
   });
   return t;
+}
+
+/**
+ * Whether a change would take a run's history past SWF's limit (swf-api.md §10, §12): its events so far
+ * plus `starts`, tasks it schedules that may be started in the same commit (a poller waiting, a push
+ * task list). SWF terminates such an execution instead (see terminateForEventLimit).
+ */
+export function passesEventLimit(changed: ExecutionState, starts = 0): boolean {
+  return changed.nextEventId - 1 + starts > executionLimits.historyEvents;
+}
+
+/** The run terminated, as SWF does one whose history would pass its limit, instead of the change. */
+export function terminateForEventLimit(before: ExecutionState, now: number): Transition {
+  return terminateExecution(before, { cause: 'EVENT_LIMIT_EXCEEDED' }, now);
 }

@@ -116,12 +116,19 @@ export async function claimQueuedTask<T>(
   let status: ReturnType<typeof entryStatus> = 'stale';
   let task: T | undefined;
   try {
-    task = await mutateRun(deps, entry.runId, (loaded) => {
-      status = entryStatus(loaded.state, entry, now());
-      if (status !== 'claimable') return { write: false, result: undefined };
-      const started = start(loaded);
-      return { write: true, ...started, claim: entry };
-    });
+    task = await mutateRun(
+      deps,
+      entry.runId,
+      (loaded) => {
+        status = entryStatus(loaded.state, entry, now());
+        if (status !== 'claimable') return { write: false, result: undefined };
+        const started = start(loaded);
+        return { write: true, ...started, claim: entry };
+      },
+      undefined,
+      // Its start would take the run's history past its limit: the run is terminated, no task given.
+      () => undefined,
+    );
   } catch (error) {
     if (!(error instanceof UnknownResourceFault)) throw error;
     status = entryStatus(undefined, entry, now());

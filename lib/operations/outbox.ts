@@ -9,8 +9,15 @@ import {
 } from '../core/cross-execution.js';
 import { deadlines, fireDue, type HeartbeatInfo, isCurrentAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
-import { requestCancelExecution, startRun, terminateExecution } from '../core/executions.js';
+import {
+  passesEventLimit,
+  requestCancelExecution,
+  startRun,
+  terminateExecution,
+  terminateForEventLimit,
+} from '../core/executions.js';
 import { UnknownResourceFault } from '../core/faults.js';
+import type { HistoryEvent } from '../core/history-event.js';
 import { closeLambdaFunction, startLambdaFunction } from '../core/lambda-functions.js';
 import { type OutboxEffect, outboxEffects } from '../core/outbox.js';
 import { queueChanges } from '../core/task-queue.js';
@@ -20,7 +27,7 @@ import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-schedule
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
 import type { OperationDeps } from './context.js';
-import { commitRuns, mutateRun } from './run-mutation.js';
+import { commitRuns, mutateRun, RunContendedError } from './run-mutation.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
 export interface OutboxDeps extends OperationDeps {
@@ -176,6 +183,14 @@ async function commitPair(
     const b = runIds[1] === runIds[0] ? a : await deps.executions.loadRun(runIds[1]);
     const plan = decide(a, b);
     if (plan === undefined) return 'nothing';
+    // A run whose history the change would take past its limit is terminated instead, alone; the
+    // next attempt decides again on it closed (a request to or from a closed run is not carried out).
+    const over = overLimit(a, plan.a) ?? (b === undefined ? undefined : overLimit(b, plan.b));
+    if (over !== undefined) {
+      const t = terminateForEventLimit(over.state, epochSeconds(deps.clock));
+      await commitRuns(deps, [runWrite(over, t)], [], [over.state]);
+      continue;
+    }
     const writes: RunWrite[] = [];
     if (plan.a !== undefined) writes.push(runWrite(a, plan.a));
     if (plan.b !== undefined && b !== undefined) writes.push(runWrite(b, plan.b));
@@ -201,6 +216,12 @@ async function commitPair(
   }
   throw new Error(`runs ${runIds.join(', ')} kept changing under ${MAX_ATTEMPTS} attempts`);
 }
+
+/** The run, when its transition would take its history past the limit. */
+const overLimit = (loaded: LoadedRun, t: Transition | undefined) =>
+  t !== undefined && passesEventLimit(t.state, queueChanges(loaded.state, t.state).add.length)
+    ? loaded
+    : undefined;
 
 const runWrite = (loaded: LoadedRun, t: Transition): RunWrite => ({
   state: t.state,
@@ -425,25 +446,97 @@ async function lambdaTaskDeadline(deps: OperationDeps, task: LambdaTask) {
   return open.startedAt + Number(open.startToCloseTimeout);
 }
 
-async function recordLambdaOutcome(
+/**
+ * Records how a Lambda task ended. A run's outcomes that come while one is being recorded are recorded
+ * together, in one commit: a thousand tasks of one run ending at once would otherwise race for the
+ * run one commit at a time, and most would run out of attempts. Writers in other processes can still
+ * win every attempt; then the outcome is tried again for as long as a task may run.
+ */
+function recordLambdaOutcome(
   deps: OperationDeps,
   task: LambdaTask,
   outcome: LambdaResult,
 ): Promise<void> {
-  await mutateRun(deps, task.runId, ({ state }) => {
-    const t = closeLambdaFunction(
-      state,
-      task.scheduledEventId,
-      task.startedEventId,
-      outcome,
-      epochSeconds(deps.clock),
-    );
-    return t === undefined
-      ? { write: false, result: undefined }
-      : { write: true, result: undefined, state: t.state, events: t.events };
-  }).catch((error: unknown) => {
-    // The run is gone (expired with its retention): nothing to record.
-    if (error instanceof UnknownResourceFault) return;
-    throw error;
+  let runs = pendingOutcomes.get(deps);
+  if (runs === undefined) {
+    runs = new Map();
+    pendingOutcomes.set(deps, runs);
+  }
+  const waiting = runs.get(task.runId);
+  return new Promise<void>((resolve, reject) => {
+    const entry = { task, outcome, resolve, reject };
+    if (waiting !== undefined) {
+      waiting.push(entry);
+      return;
+    }
+    runs.set(task.runId, [entry]);
+    void recordPending(deps, runs, task.runId);
   });
+}
+
+interface PendingOutcome {
+  readonly task: LambdaTask;
+  readonly outcome: LambdaResult;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Lambda outcomes waiting to be recorded, by run, for each set of dependencies (one per server). */
+const pendingOutcomes = new WeakMap<OperationDeps, Map<string, PendingOutcome[]>>();
+
+/** How long outcomes are tried again while other processes' writers keep winning: a task's longest. */
+const OUTCOME_RETRY_MS = 900_000;
+
+async function recordPending(
+  deps: OperationDeps,
+  runs: Map<string, PendingOutcome[]>,
+  runId: string,
+): Promise<void> {
+  for (;;) {
+    const batch = runs.get(runId) ?? [];
+    if (batch.length === 0) {
+      runs.delete(runId);
+      return;
+    }
+    // Outcomes that come meanwhile wait for the next commit.
+    runs.set(runId, []);
+    try {
+      await recordOutcomes(deps, runId, batch);
+      for (const entry of batch) entry.resolve();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  }
+}
+
+async function recordOutcomes(
+  deps: OperationDeps,
+  runId: string,
+  batch: readonly PendingOutcome[],
+): Promise<void> {
+  const until = deps.clock.now() + OUTCOME_RETRY_MS;
+  for (;;) {
+    try {
+      await mutateRun(deps, runId, ({ state }) => {
+        const now = epochSeconds(deps.clock);
+        let current = state;
+        const events: HistoryEvent[] = [];
+        for (const { task, outcome } of batch) {
+          const { scheduledEventId, startedEventId } = task;
+          const t = closeLambdaFunction(current, scheduledEventId, startedEventId, outcome, now);
+          if (t === undefined) continue;
+          current = t.state;
+          events.push(...t.events);
+        }
+        return events.length === 0
+          ? { write: false, result: undefined }
+          : { write: true, result: undefined, state: current, events };
+      });
+      return;
+    } catch (error) {
+      // The run is gone (expired with its retention): nothing to record.
+      if (error instanceof UnknownResourceFault) return;
+      if (!(error instanceof RunContendedError) || deps.clock.now() > until) throw error;
+    }
+  }
 }

@@ -1,9 +1,11 @@
 import { withAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
+import { passesEventLimit, terminateForEventLimit } from '../core/executions.js';
 import { faultText, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { type QueuedTaskRef, queueChanges, taskKey } from '../core/task-queue.js';
 import { upFrontExpiry } from '../core/visibility.js';
+import { epochSeconds } from '../ports/clock.js';
 import type {
   CommitOutcome,
   LoadedRun,
@@ -21,6 +23,11 @@ const MAX_ATTEMPTS = 50;
 /** Jittered exponential backoff between attempts, capped near 0.3 s. */
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
+
+/** Other writers of the run kept committing first, through every attempt. */
+export class RunContendedError extends Error {
+  override readonly name = 'RunContendedError';
+}
 
 /** What a step decided: nothing to write, or a new state with its events (and maybe a second run). */
 export type MutationPlan<R> =
@@ -48,6 +55,8 @@ export async function mutateRun<R>(
   runId: string,
   step: (loaded: LoadedRun) => MutationPlan<R> | Promise<MutationPlan<R>>,
   loadedAlready?: LoadedRun,
+  /** The result when the run is terminated instead, its history at its limit (default: the step's). */
+  atEventLimit?: () => R,
 ): Promise<R> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const loaded =
@@ -55,13 +64,23 @@ export async function mutateRun<R>(
         ? loadedAlready
         : await deps.executions.loadRun(runId);
     if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
-    const plan = await step(loaded);
+    let plan = await step(loaded);
     if (!plan.write) return plan.result;
+    if (passesEventLimit(plan.state, queueChanges(loaded.state, plan.state).add.length)) {
+      const t = terminateForEventLimit(loaded.state, epochSeconds(deps.clock));
+      plan = {
+        write: true,
+        result: atEventLimit === undefined ? plan.result : atEventLimit(),
+        state: t.state,
+        events: t.events,
+        ...(plan.claim === undefined ? {} : { claim: plan.claim }),
+      };
+    }
     const outcome = await commitPlan(deps, loaded, plan);
     if (outcome === 'committed') return plan.result;
     await backoff(attempt);
   }
-  throw new Error(`execution ${runId} kept changing under ${MAX_ATTEMPTS} attempts`);
+  throw new RunContendedError(`execution ${runId} kept changing under ${MAX_ATTEMPTS} attempts`);
 }
 
 async function commitPlan<R>(

@@ -232,3 +232,73 @@ describe('history past a megabyte', () => {
     expect(task.at(-1)?.eventType).toBe('DecisionTaskStarted');
   });
 });
+
+describe('the history limit of 25,000 events', () => {
+  const markers = (count: number): Decision[] =>
+    Array.from({ length: count }, () => ({
+      decisionType: 'RecordMarker',
+      recordMarkerDecisionAttributes: { markerName: 'm' },
+    }));
+
+  it('terminates a run whose history a response would take past it (EVENT_LIMIT_EXCEEDED), recording nothing of the response', async () => {
+    const { execution, taskList } = await startWith(markers(12_000));
+    for (const count of [12_000, 1_000]) {
+      await kit.signal(execution);
+      const task = await awaitDecision(kit, taskList);
+      await kit.respond(task.taskToken, markers(count));
+    }
+    // 24,008 events before the last response; its 1,001 would make 25,009.
+    const described = await kit.describe(execution);
+    expect(described.executionInfo?.executionStatus).toBe('CLOSED');
+    expect(described.executionInfo?.closeStatus).toBe('TERMINATED');
+    const last = await swf.send(
+      new GetWorkflowExecutionHistoryCommand({
+        domain,
+        execution,
+        reverseOrder: true,
+        maximumPageSize: 2,
+      }),
+    );
+    expect(last.events?.[0]).toMatchObject({
+      eventId: 24_012,
+      eventType: 'WorkflowExecutionTerminated',
+      workflowExecutionTerminatedEventAttributes: {
+        cause: 'EVENT_LIMIT_EXCEEDED',
+        childPolicy: 'ABANDON',
+      },
+    });
+    expect(last.events?.[1]?.eventType).toBe('DecisionTaskStarted');
+  });
+
+  it("tells a child's parent that the child was terminated at the limit", async () => {
+    const childId = uid('child');
+    const childList = uid('children');
+    const { execution: parent, taskList } = await startWith([
+      {
+        decisionType: 'StartChildWorkflowExecution',
+        startChildWorkflowExecutionDecisionAttributes: {
+          workflowType: wf,
+          workflowId: childId,
+          taskList: { name: childList },
+        },
+      },
+    ]);
+    const first = await awaitDecision(kit, childList);
+    const child = { workflowId: childId, runId: first.workflowExecution?.runId ?? '' };
+    await kit.respond(first.taskToken, markers(12_000));
+    for (const count of [12_000, 1_000]) {
+      await kit.signal(child);
+      const task = await awaitDecision(kit, childList);
+      await kit.respond(task.taskToken, markers(count));
+    }
+    const events = await awaitHistory(
+      kit,
+      parent,
+      (e) => eventsOf(e, 'ChildWorkflowExecutionTerminated').length === 1,
+    );
+    expect(eventsOf(events, 'ChildWorkflowExecutionTerminated')[0]).toMatchObject({
+      childWorkflowExecutionTerminatedEventAttributes: { workflowExecution: child },
+    });
+    await awaitDecision(kit, taskList);
+  });
+});

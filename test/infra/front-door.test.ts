@@ -1,5 +1,5 @@
 /**
- * The API function's front door: API Gateway's HTTP API (DESIGN.md's, the default) or, as a deploy
+ * The API function's front door: API Gateway's HTTP API (the design's, the default) or, as a deploy
  * option, the function's own URL with IAM authorization. What each creates, and what a client must be
  * granted to call it.
  */
@@ -90,6 +90,18 @@ describe('front door: HTTP API', () => {
     expect(parts.at(-1)).toBe('/*/POST/');
     expect(api.signingName).toBe('execute-api');
   }, 120_000);
+
+  it("lets the stack's long polls wait SWF's 60 s behind a URL (-c pollMaxWaitSeconds=60)", () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new SwfStack(app, 'LongPolls', {
+      frontDoor: 'function-url',
+      pollMaxWait: Duration.seconds(60),
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 68,
+      Environment: { Variables: Match.objectLike({ POLL_MAX_WAIT_MS: '60000' }) },
+    });
+  });
 
   it("refuses a poll that would outlast API Gateway's 30 s, and allows SWF's 60 s behind a URL", () => {
     const stack = new Stack(new App(), 'Polls');

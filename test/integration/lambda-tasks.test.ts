@@ -44,12 +44,12 @@ function outbox(runner: LambdaTaskRunner, lambda?: LambdaInvoker, clock?: Clock)
   return { ...deps, scheduler: noDeadlines };
 }
 
-/** A run whose decision scheduled one Lambda task, committed; the change that scheduled it. */
-async function scheduled(deps: OutboxDeps, runId: string) {
+/** A run whose decision scheduled `count` Lambda tasks, committed; the change that scheduled them. */
+async function scheduled(deps: OutboxDeps, runId: string, count = 1) {
   const run = new RunDriver();
   run.state = { ...run.state, execution: { ...run.state.execution, runId } };
   const before: ExecutionState = run.state;
-  run.decide([scheduleLambda('l1')]);
+  run.decide(Array.from({ length: count }, (_, i) => scheduleLambda(`l${i + 1}`)));
   const write = {
     state: run.state,
     events: run.history,
@@ -59,8 +59,8 @@ async function scheduled(deps: OutboxDeps, runId: string) {
   return { before, after: run.state };
 }
 
-const eventTypesOf = async (deps: OutboxDeps, runId: string) =>
-  (await deps.executions.readHistory(runId, { limit: 100, reverse: false })).events.map(
+const eventTypesOf = async (deps: OutboxDeps, runId: string, limit = 100) =>
+  (await deps.executions.readHistory(runId, { limit, reverse: false })).events.map(
     (e) => e.eventType,
   );
 
@@ -139,6 +139,23 @@ describe('a Lambda task handed over', () => {
     now += 901_000;
     await runLambdaTask(deps, task);
     expect(calls).toEqual([]);
+  });
+
+  it("records every outcome when a run's tasks all end at once", async () => {
+    const count = 400;
+    const handed: LambdaTask[] = [];
+    const functions: LambdaInvoker = {
+      available: true,
+      invoke: async (request) => ({ kind: 'completed', result: request.name }),
+    };
+    const deps = outbox({ dispatch: async (task) => void handed.push(task) }, functions);
+    const runId = `together-${Date.now()}`;
+    const change = await scheduled(deps, runId, count);
+    await carryOutRunChange(deps, change.before, change.after);
+    expect(handed).toHaveLength(count);
+    await Promise.all(handed.map((task) => runLambdaTask(deps, task)));
+    const types = await eventTypesOf(deps, runId, 10_000);
+    expect(types.filter((t) => t === 'LambdaFunctionCompleted')).toHaveLength(count);
   });
 
   it('gets only the time its task has left', async () => {
