@@ -42,6 +42,8 @@ const transientNames = new Set([
   'RequestTimeout',
   'RequestTimeoutException',
   'AbortError',
+  // A run other writers kept changing through every attempt (lib/operations/run-mutation.ts).
+  'RunContendedError',
 ]);
 
 const transientCodes = new Set([

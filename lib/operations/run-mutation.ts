@@ -1,7 +1,7 @@
 import { withAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { passesEventLimit, terminateForEventLimit } from '../core/executions.js';
-import { faultText, UnknownResourceFault } from '../core/faults.js';
+import { faultText, ThrottlingException, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { type QueuedTaskRef, queueChanges, taskKey } from '../core/task-queue.js';
 import { upFrontExpiry } from '../core/visibility.js';
@@ -24,8 +24,12 @@ const MAX_ATTEMPTS = 50;
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
 
-/** Other writers of the run kept committing first, through every attempt. */
-export class RunContendedError extends Error {
+/**
+ * Other writers of the run kept committing first, through every attempt: the run changes faster than
+ * this request can get a change in. Answered as SWF answers a request over its rate (400,
+ * ThrottlingException), which clients retry after a pause, not as a failure of the service.
+ */
+export class RunContendedError extends ThrottlingException {
   override readonly name = 'RunContendedError';
 }
 

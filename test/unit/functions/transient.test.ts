@@ -7,6 +7,7 @@ import { errors } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { isTransientError } from '../../../functions/shared/transient.js';
 import { DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
+import { RunContendedError } from '../../../lib/operations/run-mutation.js';
 
 describe('isTransientError', () => {
   it("takes undici's connection failures for the weather", () => {
@@ -45,6 +46,7 @@ describe('isTransientError', () => {
     expect(isTransientError(new Error('wrapped', { cause: new errors.SocketError('x') }))).toBe(
       true,
     );
+    expect(isTransientError(new RunContendedError('execution r1 kept changing'))).toBe(true);
     expect(isTransientError(new TypeError('Cannot read properties of undefined'))).toBe(false);
   });
 });

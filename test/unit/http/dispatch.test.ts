@@ -7,6 +7,7 @@ import {
   MAX_REQUEST_BYTES,
 } from '../../../lib/http/dispatch.js';
 import type { Operation, OperationDeps } from '../../../lib/operations/context.js';
+import { RunContendedError } from '../../../lib/operations/run-mutation.js';
 
 // The dispatcher never touches deps itself: it hands them to the operation it calls.
 const deps = {} as OperationDeps;
@@ -76,6 +77,18 @@ describe('createDispatcher', () => {
     expect(bodyOf(response)).toStrictEqual({
       __type: 'com.amazonaws.swf.base.model#UnknownResourceFault',
       message: 'Unknown domain: orders',
+    });
+  });
+
+  it('answers a run that other writers kept changing with a 400 ThrottlingException, which clients retry', async () => {
+    const { dispatch } = dispatcherWith(async () => {
+      throw new RunContendedError('execution r1 kept changing under 50 attempts');
+    });
+    const response = await dispatch(request());
+    expect(response.statusCode).toBe(400);
+    expect(bodyOf(response)).toStrictEqual({
+      __type: 'com.amazon.coral.availability#ThrottlingException',
+      message: 'execution r1 kept changing under 50 attempts',
     });
   });
 
