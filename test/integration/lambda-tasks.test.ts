@@ -3,7 +3,7 @@
  * and handed over; one that cannot be handed over fails at once instead of waiting for its timeout,
  * and a replayed record hands nothing over a second time.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
@@ -141,8 +141,8 @@ describe('a Lambda task handed over', () => {
     expect(calls).toEqual([]);
   });
 
-  it("records every outcome when a run's tasks all end at once", async () => {
-    const count = 400;
+  it("records a run's outcomes that end at once together, in a few commits, every one of them", async () => {
+    const count = 100;
     const handed: LambdaTask[] = [];
     const functions: LambdaInvoker = {
       available: true,
@@ -153,8 +153,11 @@ describe('a Lambda task handed over', () => {
     const change = await scheduled(deps, runId, count);
     await carryOutRunChange(deps, change.before, change.after);
     expect(handed).toHaveLength(count);
+    // One commit per outcome would race a hundred writers for one run (a thousand lost most of theirs).
+    const commits = vi.spyOn(deps.executions, 'commit');
     await Promise.all(handed.map((task) => runLambdaTask(deps, task)));
-    const types = await eventTypesOf(deps, runId, 10_000);
+    expect(commits.mock.calls.length).toBeLessThanOrEqual(5);
+    const types = await eventTypesOf(deps, runId, 1_000);
     expect(types.filter((t) => t === 'LambdaFunctionCompleted')).toHaveLength(count);
   });
 
