@@ -214,7 +214,9 @@ async function commitPair(
     if (outcome === 'committed') return 'committed';
     if (outcome === 'already-open') return 'already-open';
   }
-  throw new Error(`runs ${runIds.join(', ')} kept changing under ${MAX_ATTEMPTS} attempts`);
+  throw new RunContendedError(
+    `runs ${runIds.join(', ')} kept changing under ${MAX_ATTEMPTS} attempts`,
+  );
 }
 
 /** The run, when its transition would take its history past the limit. */
