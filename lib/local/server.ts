@@ -10,6 +10,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a request that comes while the server is stopping is answered with (HTTP 503). */
+const STOPPING_FAULT = {
+  __type: 'com.amazon.coral.service#ServiceUnavailableException',
+  message: 'The server is stopping',
+};
+
 /** How long a stopping server lets the requests in progress finish before it drops their connections. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -37,6 +43,15 @@ export async function startServer(
   setMaxListeners(0, stopping.signal);
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
+    // A request that comes on a kept-alive connection once the server is stopping is turned away,
+    // as a stopping service does (503: clients try again, elsewhere or later); it would otherwise
+    // run on into DynamoDB Local stopping under it.
+    if (stopping.signal.aborted) {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
+      res.end(JSON.stringify(STOPPING_FAULT));
+      return;
+    }
     const served = serve(dispatch, req, res, stopping.signal, options.apiFunction).catch(
       (error: unknown) => {
         // A caller that hung up while sending its body has nobody to answer: nothing went wrong here.
@@ -253,12 +268,15 @@ async function closeServer(
   server.closeIdleConnections();
   stopping.abort();
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.all(inFlight),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CLOSE_GRACE_MS);
-    }),
-  ]);
+  const graceOver = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLOSE_GRACE_MS);
+  });
+  let over = false;
+  void graceOver.then(() => {
+    over = true;
+  });
+  // Requests taken just before the stop may still be joining the set: wait until it is empty.
+  while (inFlight.size > 0 && !over) await Promise.race([Promise.all(inFlight), graceOver]);
   clearTimeout(timer);
   server.closeAllConnections();
   await closed;

@@ -33,6 +33,11 @@ export interface LocalStackOptions {
   readonly port?: number;
   /** Keep DynamoDB Local's data in this directory across restarts (in memory otherwise). */
   readonly dataDir?: string;
+  /**
+   * DynamoDB Local outlives a SIGINT to the process group (a terminal's Ctrl-C) until `close` stops it,
+   * so calls in progress are answered first: what `npm start` does.
+   */
+  readonly dynamoOutlivesInterrupt?: boolean;
   readonly tableName?: string;
   /** Use a DynamoDB Local that is already running instead of starting one. */
   readonly dynamoEndpoint?: string;
@@ -71,7 +76,10 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dynamo =
     options.dynamoEndpoint === undefined
-      ? await startDynamoDbLocal(options.dataDir === undefined ? {} : { dataDir: options.dataDir })
+      ? await startDynamoDbLocal({
+          ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+          outliveInterrupt: options.dynamoOutlivesInterrupt === true,
+        })
       : undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? dynamo?.endpoint ?? '';
   const tableName = options.tableName ?? DEFAULT_TABLE;

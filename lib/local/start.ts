@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   stack = await startLocalStack({
     port,
+    dynamoOutlivesInterrupt: true,
     tableName: values.table ?? DEFAULT_TABLE,
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
   });

@@ -59,6 +59,41 @@ describe('closing the local server', () => {
   });
 });
 
+describe('a request on a kept-alive connection while the server stops', () => {
+  it('is turned away with a 503 (it would run into the store stopping), the ones in progress answered', async () => {
+    const bodies: string[] = [];
+    const counting: Dispatcher = async (req) => {
+      bodies.push(req.body.toString());
+      if (req.body.toString() !== 'slower') return dispatch(req);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return ok('{"slower":true}');
+    };
+    const server = await startServer(counting);
+    // A request that keeps the server closing for a second.
+    const slower = post(server.url, 'slower');
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+    });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const requestOf = (body: string) =>
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    // A client that sends its next request on the connection as soon as its first is answered
+    // (300 ms), when the server is stopping.
+    socket.once('data', () => socket.write(requestOf('second')));
+    socket.write(requestOf('slow'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await server.close();
+    expect(await slower).toEqual({ status: 200, body: '{"slower":true}' });
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 200 [\s\S]*"done":true[\s\S]*HTTP\/1\.1 503 /);
+    expect(received).toContain('ServiceUnavailableException');
+    expect(bodies.sort()).toEqual(['slow', 'slower']);
+  });
+});
+
 describe('a caller that hangs up while sending its body', () => {
   it('is not logged as an error of the server', async () => {
     const errors: unknown[][] = [];
