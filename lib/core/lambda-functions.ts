@@ -1,5 +1,6 @@
 /** Lambda tasks of a run (swf-api.md §6.1, §7): started by the outbox, closed with the invocation's outcome. */
 import type { ExecutionState, LambdaState } from './execution-state.js';
+import { cutText } from './limits.js';
 import { Transition } from './transition.js';
 
 /** The longest result or details, reason and message a Lambda task's events hold. */
@@ -47,14 +48,14 @@ export function closeLambdaFunction(
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
   // What a function answers is cut to what its event can hold (swf-api.md §12), as SWF records it.
-  const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+
   switch (outcome.kind) {
     case 'completed':
       t.record({
         eventType: 'LambdaFunctionCompleted',
         attributes: {
           ...ids,
-          ...(outcome.result === undefined ? {} : { result: cut(outcome.result, MAX_DATA) }),
+          ...(outcome.result === undefined ? {} : { result: cutText(outcome.result, MAX_DATA) }),
         },
       });
       break;
@@ -63,8 +64,8 @@ export function closeLambdaFunction(
         eventType: 'LambdaFunctionFailed',
         attributes: {
           ...ids,
-          reason: cut(outcome.reason, MAX_REASON),
-          ...(outcome.details === undefined ? {} : { details: cut(outcome.details, MAX_DATA) }),
+          reason: cutText(outcome.reason, MAX_REASON),
+          ...(outcome.details === undefined ? {} : { details: cutText(outcome.details, MAX_DATA) }),
         },
       });
       break;
@@ -74,7 +75,7 @@ export function closeLambdaFunction(
         attributes: {
           scheduledEventId,
           cause: outcome.cause,
-          message: cut(outcome.message, MAX_MESSAGE),
+          message: cutText(outcome.message, MAX_MESSAGE),
         },
       });
       break;

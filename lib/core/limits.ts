@@ -8,6 +8,16 @@ export const MAX_EXECUTION_SECONDS = 31_536_000;
 export const executionTimeoutSeconds = (timeout: string): number =>
   timeout === 'NONE' ? MAX_EXECUTION_SECONDS : Number(timeout);
 
+/**
+ * The first `max` UTF-16 units of `text` (SWF's lengths count them), one fewer where the cut would
+ * split a surrogate pair: what is recorded stays well-formed text.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 /** Per-execution quotas SWF documents (swf-api.md §12). */
 export const executionLimits = {
   openActivities: 1000,

@@ -1,4 +1,5 @@
 import { ValidationException } from '../core/faults.js';
+import { cutText } from '../core/limits.js';
 
 /** One failed constraint, worded as Coral words it: `Value 'x' at 'path' failed to satisfy constraint: ...`. */
 export interface ConstraintViolation {
@@ -13,14 +14,8 @@ const MAX_SHOWN = 200;
 export function showValue(value: unknown): string {
   if (value === undefined || value === null) return 'null';
   const text = render(value);
-  const shown = text.length > MAX_SHOWN ? `${cutAt(text, MAX_SHOWN)}...` : text;
+  const shown = text.length > MAX_SHOWN ? `${cutText(text, MAX_SHOWN)}...` : text;
   return `'${shown}'`;
-}
-
-/** The first `max` UTF-16 units of `text`, one fewer where the cut would split a surrogate pair. */
-function cutAt(text: string, max: number): string {
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 function render(value: unknown): string {

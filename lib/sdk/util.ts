@@ -53,5 +53,19 @@ export function onProcessSignals(
   };
 }
 
+/**
+ * The first `max` UTF-16 units of `text` (SWF's lengths count them), one fewer where the cut would
+ * split a surrogate pair: an emoji is never left half there.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+/** The same, of text that may be absent. */
+export const cutOrUndefined = (text: string | undefined, max: number) =>
+  text === undefined ? undefined : cutText(text, max);
+
 /** A short, stable identity for pollers: host and pid. */
 export const defaultIdentity = (kind: string) => `${kind}-${process.pid}`.slice(0, 256);

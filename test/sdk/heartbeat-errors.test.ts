@@ -4,9 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Heartbeater, heartbeatCallTimeoutMs } from '../../lib/sdk/activity/heartbeat.js';
-import { runActivityTask, type TaskCalls } from '../../lib/sdk/activity/run-task.js';
+import {
+  RESULT_TOO_LONG,
+  runActivityTask,
+  type TaskCalls,
+} from '../../lib/sdk/activity/run-task.js';
 import { describeError } from '../../lib/sdk/errors.js';
-import { type Activity, type ActivityContext, sleep } from '../../lib/sdk/index.js';
+import {
+  type Activity,
+  type ActivityContext,
+  ActivityFailure,
+  sleep,
+} from '../../lib/sdk/index.js';
 import { report } from '../../lib/sdk/util.js';
 import { recordingLogger, until } from './support.js';
 
@@ -146,6 +155,45 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
     expect(heartbeats.length).toBeGreaterThan(0);
     for (const details of heartbeats) expect(details).toBe(long.slice(0, 2_048));
     expect(reports).toEqual([`canceled ${long}`]);
+  });
+
+  it('cuts details, reasons and heartbeats without splitting an emoji (two UTF-16 units)', async () => {
+    const emoji = '\u{1F600}';
+    let n = 0;
+    const { swf, heartbeats } = calls(async () => ++n >= 2);
+    const activity: Activity = async (_input, ctx) => {
+      ctx.heartbeat(`${'x'.repeat(2_047)}${emoji}tail`);
+      while (!ctx.signal.aborted) await sleep(5, ctx.signal);
+      throw ctx.signal.reason;
+    };
+    await run(activity, swf).task.done;
+    for (const details of heartbeats) expect(details).toBe('x'.repeat(2_047));
+
+    const failures: [string, string | undefined][] = [];
+    const failing: TaskCalls = {
+      ...calls(async () => false).swf,
+      failed: async (reason, details) => void failures.push([reason, details]),
+    };
+    const failure = new ActivityFailure(
+      `${'r'.repeat(255)}${emoji}`,
+      `${'d'.repeat(32_767)}${emoji}more`,
+    );
+    await run(async () => Promise.reject(failure), failing).task.done;
+    expect(failures).toEqual([['r'.repeat(255), 'd'.repeat(32_767)]]);
+  });
+
+  it('fails an activity whose result SWF cannot take, instead of leaving it to time out', async () => {
+    const reported: string[] = [];
+    const swf: TaskCalls = {
+      ...calls(async () => false).swf,
+      completed: async () => void reported.push('completed'),
+      failed: async (reason, details) => void reported.push(`${reason}: ${details}`),
+    };
+    const { task } = run(async () => 'r'.repeat(40_000), swf);
+    expect(await task.done).toMatchObject({ outcome: 'failed' });
+    expect(reported).toEqual([
+      `${RESULT_TOO_LONG}: The activity's result is 40000 characters long; RespondActivityTaskCompleted takes at most 32768`,
+    ]);
   });
 
   it('a heartbeat that hangs is given up, and the next one goes out', async () => {

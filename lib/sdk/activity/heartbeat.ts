@@ -1,5 +1,6 @@
 import { describeError, isUnknownResource } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { cutOrUndefined } from '../util.js';
 
 export interface HeartbeatOptions {
   /** Sends one RecordActivityTaskHeartbeat (given up when `signal` aborts) and returns its `cancelRequested`. */
@@ -61,7 +62,10 @@ export class Heartbeater {
     const timeoutMs = o.callTimeoutMs ?? heartbeatCallTimeoutMs(o.intervalMs);
     const signal = AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(timeoutMs)]);
     try {
-      const cancelRequested = await o.send(o.details()?.slice(0, HEARTBEAT_DETAILS_MAX), signal);
+      const cancelRequested = await o.send(
+        cutOrUndefined(o.details(), HEARTBEAT_DETAILS_MAX),
+        signal,
+      );
       this.#failures = 0;
       if (cancelRequested && !this.#stopped) o.onCancelRequested();
     } catch (error) {

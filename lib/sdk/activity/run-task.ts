@@ -1,6 +1,6 @@
 import type { ActivityTask } from '@aws-sdk/client-swf';
 import type { Logger } from '../logger.js';
-import { aborted, type ReportOutcome, report, sleep } from '../util.js';
+import { aborted, cutOrUndefined, cutText, type ReportOutcome, report, sleep } from '../util.js';
 import {
   type Activity,
   ActivityCancelledError,
@@ -58,6 +58,8 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const REASON_MAX = 256;
 const DETAILS_MAX = 32_768;
+/** The reason an activity whose result is over SWF's limit fails with. */
+export const RESULT_TOO_LONG = 'ActivityResultTooLong';
 
 /** Runs one activity task: heartbeats, signal, grace period, and the one report it ends with. */
 export function runActivityTask(o: RunTaskOptions): RunningTask {
@@ -153,6 +155,13 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
       const { value } = outcome;
       const result =
         typeof value === 'string' || value === undefined ? value : JSON.stringify(value);
+      // A result SWF cannot take would be refused, and the task left to time out: it fails now, so
+      // the decider hears why (a result is not cut: half a value is no value).
+      if (result !== undefined && result.length > DETAILS_MAX) {
+        const details = `The activity's result is ${result.length} characters long; RespondActivityTaskCompleted takes at most ${DETAILS_MAX}`;
+        const failed = () => o.swf.failed(RESULT_TOO_LONG, details);
+        return end('failed', await report(failed, 'fail', o.logger));
+      }
       return end('completed', await report(() => o.swf.completed(result), 'complete', o.logger));
     }
     if (cancel.signal.aborted) {
@@ -185,8 +194,7 @@ function context(
       const reason: unknown = signal.reason;
       return signal.aborted && reason instanceof ActivityCancelledError ? reason.reason : undefined;
     },
-    heartbeat: (details) =>
-      record(details === undefined ? undefined : details.slice(0, DETAILS_MAX)),
+    heartbeat: (details) => record(cutOrUndefined(details, DETAILS_MAX)),
     logger: o.logger,
   };
 }
@@ -202,18 +210,18 @@ function settle(activity: Activity, input: string | undefined, ctx: ActivityCont
 }
 
 const errorMessage = (error: unknown) =>
-  (error instanceof Error ? error.message : String(error)).slice(0, DETAILS_MAX);
+  cutText(error instanceof Error ? error.message : String(error), DETAILS_MAX);
 
 function failureOf(error: unknown): { reason: string; details: string | undefined } {
   if (error instanceof ActivityFailure)
     return {
-      reason: error.reason.slice(0, REASON_MAX),
-      details: error.details?.slice(0, DETAILS_MAX),
+      reason: cutText(error.reason, REASON_MAX),
+      details: cutOrUndefined(error.details, DETAILS_MAX),
     };
   if (error instanceof Error)
     return {
-      reason: error.message.slice(0, REASON_MAX),
-      details: error.stack?.slice(0, DETAILS_MAX),
+      reason: cutText(error.message, REASON_MAX),
+      details: cutOrUndefined(error.stack, DETAILS_MAX),
     };
-  return { reason: String(error).slice(0, REASON_MAX), details: undefined };
+  return { reason: cutText(String(error), REASON_MAX), details: undefined };
 }
