@@ -48,7 +48,6 @@ export function closeLambdaFunction(
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
   // What a function answers is cut to what its event can hold (swf-api.md §12), as SWF records it.
-
   switch (outcome.kind) {
     case 'completed':
       t.record({

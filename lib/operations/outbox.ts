@@ -183,17 +183,17 @@ async function commitPair(
     const b = runIds[1] === runIds[0] ? a : await deps.executions.loadRun(runIds[1]);
     const plan = decide(a, b);
     if (plan === undefined) return 'nothing';
+    const writes: RunWrite[] = [];
+    if (plan.a !== undefined) writes.push(runWrite(a, plan.a));
+    if (plan.b !== undefined && b !== undefined) writes.push(runWrite(b, plan.b));
     // A run whose history the change would take past its limit is terminated instead, alone; the
     // next attempt decides again on it closed (a request to or from a closed run is not carried out).
-    const over = overLimit(a, plan.a) ?? (b === undefined ? undefined : overLimit(b, plan.b));
+    const over = writes.find((w) => passesEventLimit(w.state, w.queue.add.length))?.base;
     if (over !== undefined) {
       const t = terminateForEventLimit(over.state, epochSeconds(deps.clock));
       await commitRuns(deps, [runWrite(over, t)], [], [over.state]);
       continue;
     }
-    const writes: RunWrite[] = [];
-    if (plan.a !== undefined) writes.push(runWrite(a, plan.a));
-    if (plan.b !== undefined && b !== undefined) writes.push(runWrite(b, plan.b));
     if (plan.created !== undefined) writes.push(plan.created);
     const pointers =
       plan.created === undefined
@@ -218,12 +218,6 @@ async function commitPair(
     `runs ${runIds.join(', ')} kept changing under ${MAX_ATTEMPTS} attempts`,
   );
 }
-
-/** The run, when its transition would take its history past the limit. */
-const overLimit = (loaded: LoadedRun, t: Transition | undefined) =>
-  t !== undefined && passesEventLimit(t.state, queueChanges(loaded.state, t.state).add.length)
-    ? loaded
-    : undefined;
 
 const runWrite = (loaded: LoadedRun, t: Transition): RunWrite => ({
   state: t.state,

@@ -3,7 +3,12 @@ import type { ExecutionState } from '../core/execution-state.js';
 import { passesEventLimit, terminateForEventLimit } from '../core/executions.js';
 import { faultText, ThrottlingException, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
-import { type QueuedTaskRef, queueChanges, taskKey } from '../core/task-queue.js';
+import {
+  type QueueChanges,
+  type QueuedTaskRef,
+  queueChanges,
+  taskKey,
+} from '../core/task-queue.js';
 import { upFrontExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
 import type {
@@ -70,7 +75,8 @@ export async function mutateRun<R>(
     if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
     let plan = await step(loaded);
     if (!plan.write) return plan.result;
-    if (passesEventLimit(plan.state, queueChanges(loaded.state, plan.state).add.length)) {
+    let queue = queueChanges(loaded.state, plan.state);
+    if (passesEventLimit(plan.state, queue.add.length)) {
       const t = terminateForEventLimit(loaded.state, epochSeconds(deps.clock));
       plan = {
         write: true,
@@ -79,8 +85,9 @@ export async function mutateRun<R>(
         events: t.events,
         ...(plan.claim === undefined ? {} : { claim: plan.claim }),
       };
+      queue = queueChanges(loaded.state, plan.state);
     }
-    const outcome = await commitPlan(deps, loaded, plan);
+    const outcome = await commitPlan(deps, loaded, plan, queue);
     if (outcome === 'committed') return plan.result;
     await backoff(attempt);
   }
@@ -91,6 +98,8 @@ async function commitPlan<R>(
   deps: OperationDeps,
   loaded: LoadedRun,
   plan: Extract<MutationPlan<R>, { write: true }>,
+  /** The plan's queue changes (mutateRun has them already). */
+  queue: QueueChanges,
 ) {
   const before = loaded.state;
   const writes: RunWrite[] = [
@@ -98,7 +107,7 @@ async function commitPlan<R>(
       state: plan.state,
       base: loaded,
       events: plan.events,
-      queue: queueChanges(before, plan.state),
+      queue,
       ...(plan.claim === undefined ? {} : { claim: plan.claim }),
     },
   ];

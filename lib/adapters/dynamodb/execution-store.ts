@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
-import { executionTimeoutSeconds } from '../../core/limits.js';
+import { cutText, executionTimeoutSeconds } from '../../core/limits.js';
 import { outboxEffects } from '../../core/outbox.js';
 import { type QueuedTaskRef, queuedTasks, type TaskKind } from '../../core/task-queue.js';
 import { itemSize } from '../../metering/item-size.js';
@@ -922,7 +922,7 @@ function partsOf(packed: Uint8Array): Uint8Array[] {
 const DEAD_LETTER_RECORD_CHARS = 64 * 1024;
 const DEAD_LETTER_ERROR_CHARS = 4 * 1024;
 const cut = (text: string, chars: number) =>
-  text.length <= chars ? text : `${text.slice(0, chars)}... (${text.length} characters)`;
+  text.length <= chars ? text : `${cutText(text, chars)}... (${text.length} characters)`;
 
 const STATE_APART = outboxRecords.apartAttribute;
 const STATE_PARTS = outboxRecords.partsAttribute;
