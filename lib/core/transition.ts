@@ -9,12 +9,20 @@ import { applyEvent } from './replay.js';
  */
 export class Transition {
   readonly events: HistoryEvent[] = [];
+  /**
+   * Epoch seconds the events are stamped with: the caller's clock, or the run's latest event when that
+   * is later. A history's timestamps never go back (swf-api.md §4: ascending by eventId and
+   * eventTimestamp), though a writer may read its clock before another writer's commit lands (a retry
+   * after losing the run to it) and the processes' clocks may differ.
+   */
+  readonly now: number;
 
   constructor(
     public state: ExecutionState,
-    /** Epoch seconds. */
-    readonly now: number,
-  ) {}
+    now: number,
+  ) {
+    this.now = Math.max(now, state.latestEventTimestamp ?? now);
+  }
 
   record(event: NewEvent): HistoryEvent {
     // Spreading a union loses the link between eventType and attributes that `event` already has.

@@ -87,6 +87,12 @@ async function handle(
       `Request of ${size} bytes exceeds the maximum request size of ${MAX_REQUEST_BYTES} bytes`,
     );
   }
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw new SerializationException(
+      `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
+    );
+  }
   const input = validateInput(operationInputs[action], parseBody(request.body));
   const signal = request.signal ?? new AbortController().signal;
   return run(input, deps, { requestId, signal });

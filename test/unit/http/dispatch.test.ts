@@ -123,6 +123,11 @@ describe('createDispatcher', () => {
       /UnknownOperationException/,
     ],
     ['malformed JSON', { body: Buffer.from('{') }, /SerializationException/],
+    [
+      'a compressed body',
+      { headers: { ...request().headers, 'content-encoding': 'gzip' } },
+      /SerializationException/,
+    ],
     ['a missing member', { body: Buffer.from('{}') }, /ValidationException/],
   ])('refuses %s without calling the operation', async (_, overrides, type) => {
     const { dispatch, calls } = dispatcherWith(async () => ({}));
@@ -132,6 +137,15 @@ describe('createDispatcher', () => {
     expect(response.statusCode).toBe(400);
     expect(String(bodyOf(response).__type)).toMatch(type);
     expect(calls).toHaveLength(0);
+  });
+
+  it('says a compressed body is not taken, rather than quoting its bytes', async () => {
+    const { dispatch } = dispatcherWith(async () => ({}));
+    const headers = { ...request().headers, 'content-encoding': 'gzip' };
+    const response = await dispatch(request({ headers, body: Buffer.from([0x1f, 0x8b, 8, 0]) }));
+    expect(bodyOf(response).message).toBe(
+      'Content-Encoding gzip is not supported: send the JSON body uncompressed',
+    );
   });
 
   it('gives each request its own id', async () => {
