@@ -34,7 +34,13 @@ import { replay } from '../../lib/core/replay.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
 import { carryOutRunChange } from '../../lib/operations/outbox.js';
-import { expectFault, expectServiceError, oneViolation, unique } from '../support/contract.js';
+import {
+  expectFault,
+  expectServiceError,
+  oneViolation,
+  rawCall,
+  unique,
+} from '../support/contract.js';
 import { decide, SwfKit, sleep } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
@@ -334,6 +340,40 @@ describe('every filter', () => {
     expect(await countOpen(kit, { startTimeFilter: justAfterB, ...onlyB })).toMatchObject({
       count: 0,
     });
+  });
+
+  it('answers nothing, not a failure, for a range no execution can be in', async () => {
+    const dayMs = 86_400_000;
+    // Closed by close time before the domain's retention (1 day) began: gone, whatever the range.
+    const beforeRetention = {
+      oldestDate: new Date(Date.now() - 10 * dayMs),
+      latestDate: new Date(Date.now() - 2 * dayMs),
+    };
+    expect(ids(await listClosed(kit, { closeTimeFilter: beforeRetention }))).toEqual([]);
+    expect(await countClosed(kit, { closeTimeFilter: beforeRetention })).toMatchObject({
+      count: 0,
+    });
+    const epoch = { oldestDate: new Date(0), latestDate: new Date(1_000_000) };
+    expect(ids(await listClosed(kit, { closeTimeFilter: epoch }))).toEqual([]);
+    // Within one millisecond, holding no whole one (the SDK sends milliseconds; raw clients may not).
+    const start = startedAt.A;
+    if (start === undefined) throw new Error('times not read');
+    const inside = (start.getTime() + 0.2) / 1000;
+    const window = { oldestDate: inside, latestDate: inside + 0.0005 };
+    for (const [action, filter, member] of [
+      ['ListOpenWorkflowExecutions', 'startTimeFilter', 'executionInfos'],
+      ['ListClosedWorkflowExecutions', 'closeTimeFilter', 'executionInfos'],
+      ['CountOpenWorkflowExecutions', 'startTimeFilter', 'count'],
+      ['CountClosedWorkflowExecutions', 'startTimeFilter', 'count'],
+    ] as const) {
+      const response = await rawCall(server.endpoint, action, {
+        domain: kit.domain,
+        [filter]: window,
+      });
+      expect(response.status, `${action}: ${response.text}`).toBe(200);
+      const body = JSON.parse(response.text) as Record<string, unknown>;
+      expect(body[member], action).toEqual(member === 'count' ? 0 : []);
+    }
   });
 
   it('counts open and closed executions with each filter', async () => {

@@ -102,7 +102,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
     // Newest first by default: `reverse` asks for oldest first (swf-api.md §4).
     const ascending = page.reverse;
     const partitions = this.partitions(query);
-    if (partitions.length === 0) return { infos: [] };
+    if (partitions.length === 0 || this.holdsNothing(query)) return { infos: [] };
     // Enough from each shard for an even spread of one page (plus the row that tells a next page
     // exists); a shard that runs dry mid-merge is read again, so an uneven spread costs a few queries.
     const batch = Math.ceil((page.limit + 1) / partitions.length) + 1;
@@ -137,7 +137,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
    */
   async count(query: VisibilityQuery): Promise<VisibilityCount> {
     const partitions = this.partitions(query);
-    if (partitions.length === 0) return { count: 0, truncated: false };
+    if (partitions.length === 0 || this.holdsNothing(query)) return { count: 0, truncated: false };
     const budget = this.maxCount + 1;
     const share = Math.ceil(budget / partitions.length);
     const first = await Promise.all(
@@ -223,6 +223,16 @@ export class DynamoVisibilityStore implements VisibilityStore {
         ? Math.max(query.range.oldest, this.nowSeconds() - query.retention)
         : query.range.oldest;
     return keys.visibilityRange(oldest, query.range.latest);
+  }
+
+  /**
+   * A range no row can be in: one that ended before the retention cut-off (closed by close time), or
+   * that lies within one millisecond without holding a whole one (rows are kept to the millisecond).
+   * DynamoDB refuses a BETWEEN whose bounds are the wrong way round.
+   */
+  private holdsNothing(query: VisibilityQuery): boolean {
+    const { low, high } = this.range(query);
+    return low > high;
   }
 
   private query(query: VisibilityQuery, pk: string, ascending: boolean): QueryCommandInput {
