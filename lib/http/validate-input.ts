@@ -70,6 +70,13 @@ function deserialize(shapeName: string, value: unknown, path: string): unknown {
     }
     case 'string':
       if (typeof value !== 'string') throw typeError(path, 'a string', value);
+      // Half of a surrogate pair (a \u escape) has no UTF-8 form: stored, it becomes U+FFFD, and two
+      // different names become one.
+      if (LONE_SURROGATE.test(value)) {
+        throw new SerializationException(
+          `Expected well-formed Unicode at ${at(path)} but found half of a surrogate pair`,
+        );
+      }
       return value;
     case 'integer':
     case 'long':
@@ -95,6 +102,9 @@ function deserializeTimestamp(value: unknown, path: string): number {
   }
   return n;
 }
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 /** The latest date a JavaScript Date (and Java's) can hold, in seconds. */

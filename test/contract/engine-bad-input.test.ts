@@ -25,7 +25,7 @@ import {
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectWireError, rawCall, wireType } from '../support/contract.js';
+import { expectWireError, rawCall, rawRequest, wireType } from '../support/contract.js';
 import { decide, eventTypes, expectFault, SwfKit, uid } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
@@ -235,6 +235,12 @@ describe('refused calls on an execution', () => {
       input: { nested: true },
     });
     expectWireError(notAString, wireType.serialization, /'input'/);
+    // Half of a surrogate pair has no UTF-8 form: stored, it would become U+FFFD.
+    const halfPair = await rawRequest(endpoint, {
+      target: 'SimpleWorkflowService.SignalWorkflowExecution',
+      body: `{"domain":${JSON.stringify(domain)},"workflowId":${JSON.stringify(workflowId)},"signalName":"s\\ud800"}`,
+    });
+    expectWireError(halfPair, wireType.serialization, /'signalName' .* surrogate pair/);
 
     expect(await kit.history(execution)).toStrictEqual(before);
     expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');

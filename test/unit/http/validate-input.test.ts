@@ -76,6 +76,30 @@ describe('validateInput', () => {
     expect(() => validateInput('DescribeDomainInput', [])).toThrow(SerializationException);
   });
 
+  it('refuses half of a surrogate pair in any string, and keeps whole pairs', () => {
+    for (const name of ['X\ud800', 'X\udbffY', '\udc00X', 'X\udfff']) {
+      expect(messageOf(() => validateInput('DescribeDomainInput', { name }))).toBe(
+        "Expected well-formed Unicode at 'name' but found half of a surrogate pair",
+      );
+    }
+    const decisions = [
+      {
+        decisionType: 'RecordMarker',
+        recordMarkerDecisionAttributes: { markerName: 'm', details: 'ok \udc00' },
+      },
+    ];
+    expect(
+      messageOf(() =>
+        validateInput('RespondDecisionTaskCompletedInput', { taskToken: 't', decisions }),
+      ),
+    ).toBe(
+      "Expected well-formed Unicode at 'decisions.1.member.recordMarkerDecisionAttributes.details' but found half of a surrogate pair",
+    );
+    expect(validateInput('DescribeDomainInput', { name: 'emoji \ud83d\ude00' })).toEqual({
+      name: 'emoji \ud83d\ude00',
+    });
+  });
+
   it('accepts fractional epoch seconds and numeric strings for timestamps', () => {
     const input = validateInput('CountOpenWorkflowExecutionsInput', {
       domain: 'd',
