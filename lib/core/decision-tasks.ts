@@ -84,6 +84,11 @@ export function completeDecisionTask(
     readonly now: number;
     readonly newRunId: () => string;
     readonly lambdaAvailable?: boolean;
+    /**
+     * How many more executions the domain can have open (swf-api.md §12: 100,000, children
+     * included); a child start past it fails with OPEN_WORKFLOWS_LIMIT_EXCEEDED. Unbounded if unset.
+     */
+    readonly openWorkflowsRoom?: number;
   },
 ): CompletionResult {
   const task = state.decisionTask;
@@ -112,6 +117,7 @@ export function completeDecisionTask(
     unhandled,
     ctx.newRunId,
     ctx.lambdaAvailable ?? true,
+    ctx.openWorkflowsRoom ?? Number.POSITIVE_INFINITY,
   );
   for (const decision of response.decisions) apply.decision(decision);
   t.scheduleDecisionTaskIfOwed();
@@ -152,6 +158,7 @@ class DecisionApplier {
     private readonly unhandled: boolean,
     private readonly newRunId: () => string,
     private readonly lambdaAvailable: boolean,
+    private openWorkflowsRoom: number,
   ) {}
 
   decision(d: Decision): undefined {
@@ -406,9 +413,11 @@ class DecisionApplier {
     if (type.status === 'DEPRECATED') return fail('WORKFLOW_TYPE_DEPRECATED');
     if (Object.keys(this.t.state.children).length >= executionLimits.openChildren)
       return fail('OPEN_CHILDREN_LIMIT_EXCEEDED');
+    if (this.openWorkflowsRoom <= 0) return fail('OPEN_WORKFLOWS_LIMIT_EXCEEDED');
     const resolved = resolveExecutionConfig(a, type.configuration);
     if (!resolved.ok) return fail(missingDefaultCause[resolved.missing]);
     const c = resolved.config;
+    this.openWorkflowsRoom -= 1;
     this.t.record({
       eventType: 'StartChildWorkflowExecutionInitiated',
       attributes: {

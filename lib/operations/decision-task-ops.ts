@@ -20,6 +20,7 @@ import type { QueueEntry } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { claimQueuedTask, longPoll } from './long-poll.js';
+import { openExecutions } from './open-executions.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import {
   DECISION_POLL_ACTION,
@@ -117,6 +118,9 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     if (!isStartedTask(current.state, claims)) throw unknownTask();
     const decisions = unwrapDecisions(input.decisions ?? []);
     const types = await loadTypes(deps, current.state, decisions);
+    const children = decisions.filter((d) => d.decisionType === 'StartChildWorkflowExecution');
+    const openWorkflowsRoom =
+      children.length === 0 ? undefined : await openExecutions(deps).room(current.state.domain);
     const response = {
       decisions,
       ...(input.executionContext === undefined ? {} : { executionContext: input.executionContext }),
@@ -125,7 +129,8 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
         ? {}
         : { taskListScheduleToStartTimeout: input.taskListScheduleToStartTimeout }),
     };
-    return mutateRun(
+    let initiated = 0;
+    const answer = await mutateRun(
       deps,
       claims.runId,
       ({ state }) => {
@@ -136,7 +141,11 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
           now,
           newRunId: () => deps.ids.runId(),
           lambdaAvailable: deps.lambda.available,
+          ...(openWorkflowsRoom === undefined ? {} : { openWorkflowsRoom }),
         });
+        initiated = transition.events.filter(
+          (e) => e.eventType === 'StartChildWorkflowExecutionInitiated',
+        ).length;
         const base = {
           write: true as const,
           result: undefined,
@@ -149,6 +158,8 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
       },
       current,
     );
+    if (initiated > 0) openExecutions(deps).opened(current.state.domain, initiated);
+    return answer;
   },
 );
 

@@ -11,6 +11,7 @@ import {
   DefaultUndefinedFault,
   DomainDeprecatedFault,
   faultText,
+  LimitExceededFault,
   TypeDeprecatedFault,
   UnknownResourceFault,
   WorkflowExecutionAlreadyStartedFault,
@@ -21,6 +22,7 @@ import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
+import { MAX_OPEN_EXECUTIONS, openExecutions } from './open-executions.js';
 import { historyPage, nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
@@ -69,6 +71,12 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
       },
       epochSeconds(deps.clock),
     );
+    const gauge = openExecutions(deps);
+    if ((await gauge.room(input.domain)) === 0) {
+      throw new LimitExceededFault(
+        `Domain ${input.domain} has ${MAX_OPEN_EXECUTIONS} open executions, the most it may have`,
+      );
+    }
     const write = { state, events, queue: queueChanges(undefined, state) };
     const outcome = await commitRuns(
       deps,
@@ -81,6 +89,7 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
       );
     }
     if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
+    gauge.opened(input.domain);
     return { runId };
   },
 );
