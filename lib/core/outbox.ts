@@ -5,6 +5,7 @@
  */
 
 import type { ChildState, ExecutionState } from './execution-state.js';
+import { own } from './own.js';
 import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
@@ -62,16 +63,19 @@ export function outboxEffects(
       closed: outlived,
     });
   for (const id of Object.keys(after.externalRequests)) {
-    if (before?.externalRequests[id] === undefined)
+    if (before === undefined || own(before.externalRequests, id) === undefined)
       effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
   }
   for (const [id, child] of Object.entries(after.children)) {
-    if (child.initiated !== undefined && before?.children[id] === undefined) {
+    if (
+      child.initiated !== undefined &&
+      (before === undefined || own(before.children, id) === undefined)
+    ) {
       effects.push({ kind: 'start-child', runId, initiatedEventId: Number(id) });
     }
   }
   for (const fn of Object.values(after.lambdaFunctions)) {
-    if (before?.lambdaFunctions[fn.id] === undefined)
+    if (before === undefined || own(before.lambdaFunctions, fn.id) === undefined)
       effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
   }
   if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));

@@ -136,6 +136,26 @@ describe('activityTaskHandler', () => {
     ]);
   });
 
+  it('fails a task whose type has no activity, even a name every object inherits', async () => {
+    const handler = activityTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      activities: { resize: () => 'resized' },
+    });
+
+    const end = await handler(
+      activityEvent({ activityType: { name: 'constructor', version: '1' } }),
+    );
+
+    expect(end).toMatchObject({ outcome: 'failed', reported: 'sent' });
+    expect(calls()).toEqual([
+      {
+        action: 'RespondActivityTaskFailed',
+        body: { taskToken: 'tok-1', reason: 'unknown activity type constructor' },
+      },
+    ]);
+  });
+
   it('fires ctx.signal when a heartbeat answers cancelRequested and reports it canceled', async () => {
     stub.answers.push({ status: 200, body: { cancelRequested: true } });
     const seen: { ctx?: ActivityContext } = {};
@@ -329,6 +349,21 @@ describe('decisionTaskHandler', () => {
         message: 'decider failed; the decision task will time out',
       }),
     );
+  });
+
+  it('decides nothing for a workflow type it has no decider for, even a name every object inherits', async () => {
+    const logger = recordingLogger();
+    const handler = decisionTaskHandler({
+      client: client(),
+      logger,
+      decider: { flow: () => [decide.completeWorkflowExecution()] },
+    });
+
+    await handler(decisionEvent({ workflowType: { name: 'toString', version: '1' } }));
+
+    expect(calls()).toEqual([]);
+    const failed = logger.lines.find((l) => l.message.startsWith('decider failed'));
+    expect(JSON.stringify(failed)).toContain('no decider for workflow type toString');
   });
 
   it('rejects an event that is not a pushed decision task', async () => {

@@ -30,7 +30,7 @@ export function startActivityTask(
 ): RunningTask {
   return runActivityTask({
     task,
-    activity: o.activities[task.activityType?.name ?? ''],
+    activity: activityNamed(o.activities, task.activityType?.name ?? ''),
     heartbeatIntervalMs: o.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
     cancelGraceMs: o.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
     shuttingDown,
@@ -38,6 +38,10 @@ export function startActivityTask(
     swf: taskCalls(o.client, task.taskToken),
   });
 }
+
+/** The activity registered under `name`; none for a name it only inherits (`constructor`). */
+const activityNamed = (activities: Readonly<Record<string, Activity>>, name: string) =>
+  Object.hasOwn(activities, name) ? activities[name] : undefined;
 
 /** RecordActivityTaskHeartbeat and the RespondActivityTask* calls of one task. */
 export function taskCalls(client: SWFClient, taskToken: string): TaskCalls {

@@ -95,7 +95,7 @@ async function allEvents(o: DecideOptions, first: DecisionTask): Promise<History
 
 function deciderFor(decider: DecideOptions['decider'], workflowTypeName: string): Decider {
   if (typeof decider === 'function') return decider;
-  const found = decider[workflowTypeName];
+  const found = Object.hasOwn(decider, workflowTypeName) ? decider[workflowTypeName] : undefined;
   if (found === undefined) throw new Error(`no decider for workflow type ${workflowTypeName}`);
   return found;
 }
