@@ -102,14 +102,15 @@ export class DynamoVisibilityStore implements VisibilityStore {
     // Newest first by default: `reverse` asks for oldest first (swf-api.md §4).
     const ascending = page.reverse;
     const partitions = this.partitions(query);
-    if (partitions.length === 0 || this.holdsNothing(query)) return { infos: [] };
+    // One clock reading per request: the retention cut-off must not move between the queries.
+    const bounds = this.bounds(query);
+    if (partitions.length === 0 || bounds.low > bounds.high) return { infos: [] };
     // Enough from each shard for an even spread of one page (plus the row that tells a next page
     // exists); a shard that runs dry mid-merge is read again, so an uneven spread costs a few queries.
     const batch = Math.ceil((page.limit + 1) / partitions.length) + 1;
-    const range = this.range(query);
     const cursors = partitions.map(
       (pk) =>
-        new ShardCursor(this.table, this.query(query, pk, ascending), range, page.after, batch),
+        new ShardCursor(this.table, this.query(pk, ascending, bounds), bounds, page.after, batch),
     );
     const rows: Row[] = [];
     while (rows.length <= page.limit) {
@@ -137,17 +138,18 @@ export class DynamoVisibilityStore implements VisibilityStore {
    */
   async count(query: VisibilityQuery): Promise<VisibilityCount> {
     const partitions = this.partitions(query);
-    if (partitions.length === 0 || this.holdsNothing(query)) return { count: 0, truncated: false };
+    const bounds = this.bounds(query);
+    if (partitions.length === 0 || bounds.low > bounds.high) return { count: 0, truncated: false };
     const budget = this.maxCount + 1;
     const share = Math.ceil(budget / partitions.length);
     const first = await Promise.all(
-      partitions.map((pk) => this.countPage(query, pk, share, undefined)),
+      partitions.map((pk) => this.countPage(pk, share, undefined, bounds)),
     );
     let count = first.reduce((sum, page) => sum + page.count, 0);
     for (const [i, page] of first.entries()) {
       let next = page.next;
       while (next !== undefined && count < budget) {
-        const more = await this.countPage(query, partitions[i] ?? '', budget - count, next);
+        const more = await this.countPage(partitions[i] ?? '', budget - count, next, bounds);
         count += more.count;
         next = more.next;
       }
@@ -158,13 +160,13 @@ export class DynamoVisibilityStore implements VisibilityStore {
   }
 
   private async countPage(
-    query: VisibilityQuery,
     pk: string,
     limit: number,
     startKey: Record<string, unknown> | undefined,
+    bounds: Bounds,
   ): Promise<{ count: number; next?: Record<string, unknown> }> {
     const result = await this.table.doc.query({
-      ...this.query(query, pk, true),
+      ...this.query(pk, true, bounds),
       Select: 'COUNT',
       Limit: limit,
       ExclusiveStartKey: startKey,
@@ -214,43 +216,40 @@ export class DynamoVisibilityStore implements VisibilityStore {
   }
 
   /**
-   * Sort-key bounds of a query. A closed row's expiry is its close time plus the domain's retention,
-   * so rows closed longer ago than that are cut off by the key range itself in the by-close list.
+   * What one request reads, at one reading of the clock: its sort-key bounds and whether it reads
+   * closed rows (then `now` hides those past their retention). A closed row's expiry is its close time
+   * plus the domain's retention, so rows closed longer ago than that are cut off by the key range
+   * itself in the by-close list. Bounds the wrong way round (`low > high`) hold no row: a range that
+   * ended before the retention cut-off, or one inside a millisecond without a whole one in it (rows
+   * are kept to the millisecond); DynamoDB refuses such a BETWEEN.
    */
-  private range(query: VisibilityQuery): { low: string; high: string } {
+  private bounds(query: VisibilityQuery): Bounds {
+    const now = this.nowSeconds();
     const oldest =
       query.list === 'closed-by-close'
-        ? Math.max(query.range.oldest, this.nowSeconds() - query.retention)
+        ? Math.max(query.range.oldest, now - query.retention)
         : query.range.oldest;
-    return keys.visibilityRange(oldest, query.range.latest);
+    return {
+      ...keys.visibilityRange(oldest, query.range.latest),
+      closed: query.list !== 'open',
+      now,
+    };
   }
 
-  /**
-   * A range no row can be in: one that ended before the retention cut-off (closed by close time), or
-   * that lies within one millisecond without holding a whole one (rows are kept to the millisecond).
-   * DynamoDB refuses a BETWEEN whose bounds are the wrong way round.
-   */
-  private holdsNothing(query: VisibilityQuery): boolean {
-    const { low, high } = this.range(query);
-    return low > high;
-  }
-
-  private query(query: VisibilityQuery, pk: string, ascending: boolean): QueryCommandInput {
-    const { low, high } = this.range(query);
-    const closed = query.list !== 'open';
+  private query(pk: string, ascending: boolean, bounds: Bounds): QueryCommandInput {
     return {
       TableName: this.table.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
       // Closed rows past their retention linger until DynamoDB's TTL deletes them (lazily): never show
       // them. Only the by-start list can meet such rows inside its key range (see README).
-      ...(closed
+      ...(bounds.closed
         ? { FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now' }
         : {}),
       ExpressionAttributeValues: {
         ':pk': pk,
-        ':low': low,
-        ':high': high,
-        ...(closed ? { ':now': this.nowSeconds() } : {}),
+        ':low': bounds.low,
+        ':high': bounds.high,
+        ...(bounds.closed ? { ':now': bounds.now } : {}),
       },
       ScanIndexForward: ascending,
     };
@@ -286,6 +285,14 @@ export class DynamoVisibilityStore implements VisibilityStore {
       sk: keys.visibilitySort(row.time, row.runId),
     };
   }
+}
+
+interface Bounds {
+  readonly low: string;
+  readonly high: string;
+  readonly closed: boolean;
+  /** Epoch seconds the request was read at. */
+  readonly now: number;
 }
 
 interface Row {
