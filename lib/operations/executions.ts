@@ -26,6 +26,7 @@ import { MAX_OPEN_EXECUTIONS, openExecutions } from './open-executions.js';
 import { historyPage, nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
+  closedSince,
   commitRuns,
   mutateRun,
   requireRun,
@@ -39,6 +40,9 @@ interface StartWorkflowExecutionInput extends ExecutionRequest {
   input?: string;
   tagList?: string[];
 }
+
+/** Starts that lose their workflowId to runs closing as they commit, before the start gives up. */
+const MAX_START_ATTEMPTS = 3;
 
 export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
   async (input, deps) => {
@@ -59,36 +63,46 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
       throw new DomainDeprecatedFault(`Domain is deprecated: ${domain.name}`);
     const resolved = resolveExecutionConfig(input, type.configuration);
     if (!resolved.ok) throw new DefaultUndefinedFault(resolved.missing);
-    const runId = deps.ids.runId();
-    const { state, events } = startRun(
-      {
-        domain: input.domain,
-        execution: { workflowId: input.workflowId, runId },
-        workflowType: input.workflowType,
-        config: resolved.config,
-        ...(input.input === undefined ? {} : { input: input.input }),
-        ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
-      },
-      epochSeconds(deps.clock),
-    );
     const gauge = openExecutions(deps);
     if ((await gauge.room(input.domain)) === 0) {
       throw new LimitExceededFault(
         `Domain ${input.domain} has ${MAX_OPEN_EXECUTIONS} open executions, the most it may have`,
       );
     }
-    const write = { state, events, queue: queueChanges(undefined, state) };
-    const outcome = await commitRuns(
-      deps,
-      [write],
-      [{ kind: 'acquire', domain: input.domain, workflowId: input.workflowId, runId }],
-    );
-    if (outcome === 'already-open') {
-      throw new WorkflowExecutionAlreadyStartedFault(
-        `An open execution already has workflowId ${input.workflowId}`,
+    const runId = deps.ids.runId();
+    let now = epochSeconds(deps.clock);
+    for (let attempt = 1; ; attempt++) {
+      const { state, events } = startRun(
+        {
+          domain: input.domain,
+          execution: { workflowId: input.workflowId, runId },
+          workflowType: input.workflowType,
+          config: resolved.config,
+          ...(input.input === undefined ? {} : { input: input.input }),
+          ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
+        },
+        now,
       );
+      const write = { state, events, queue: queueChanges(undefined, state) };
+      const pointer = {
+        kind: 'acquire' as const,
+        domain: input.domain,
+        workflowId: input.workflowId,
+        runId,
+        startedAt: now,
+      };
+      const outcome = await commitRuns(deps, [write], [pointer]);
+      if (outcome === 'committed') break;
+      if (outcome !== 'already-open') throw new Error(`starting a run failed: ${outcome}`);
+      // The workflowId's run closed after this start read its clock: start after that close.
+      const closedAt = await closedSince(deps, input.domain, input.workflowId, now);
+      if (closedAt === undefined || attempt === MAX_START_ATTEMPTS) {
+        throw new WorkflowExecutionAlreadyStartedFault(
+          `An open execution already has workflowId ${input.workflowId}`,
+        );
+      }
+      now = closedAt;
     }
-    if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
     gauge.opened(input.domain);
     return { runId };
   },

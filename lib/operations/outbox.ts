@@ -27,7 +27,7 @@ import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-schedule
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
 import type { OperationDeps } from './context.js';
-import { commitRuns, mutateRun, RunContendedError } from './run-mutation.js';
+import { closedSince, commitRuns, mutateRun, RunContendedError } from './run-mutation.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
 export interface OutboxDeps extends OperationDeps {
@@ -204,6 +204,7 @@ async function commitPair(
               domain: plan.created.state.domain,
               workflowId: plan.created.state.execution.workflowId,
               runId: plan.created.state.execution.runId,
+              startedAt: plan.created.state.startTimestamp,
             },
           ];
     const loadedBefore = [a.state, ...(b === undefined ? [] : [b.state])];
@@ -254,7 +255,10 @@ async function deliverExternal(
       return self === undefined ? undefined : { a: self };
     }
     const arrival = externalRequestArrival(target, src.state, initiatedEventId, now);
-    const outcome = externalRequestOutcome(src.state, initiatedEventId, target.execution, now);
+    // The sender learns of the arrival no earlier than the target recorded it (its history may be
+    // ahead of this clock reading).
+    const heard = arrival?.now ?? now;
+    const outcome = externalRequestOutcome(src.state, initiatedEventId, target.execution, heard);
     return arrival === undefined || outcome === undefined ? undefined : { a: outcome, b: arrival };
   });
 }
@@ -265,13 +269,44 @@ async function startChild(
   parentRunId: string,
   initiatedEventId: number,
 ): Promise<void> {
-  const now = epochSeconds(deps.clock);
+  let now = epochSeconds(deps.clock);
   const childRunId = deps.ids.runId();
-  const outcome = await commitPair(deps, [parentRunId, parentRunId], (parent) => {
+  let outcome = await startChildAt(deps, parentRunId, initiatedEventId, childRunId, now);
+  // The workflowId's run closed after the start read its clock: start after that close.
+  for (let attempt = 1; outcome.result === 'already-open' && attempt < 3; attempt++) {
+    const closedAt = await closedSince(deps, outcome.domain, outcome.workflowId, now);
+    if (closedAt === undefined) break;
+    now = closedAt;
+    outcome = await startChildAt(deps, parentRunId, initiatedEventId, childRunId, now);
+  }
+  if (outcome.result !== 'already-open') return;
+  await mutateRun(deps, parentRunId, ({ state }) => {
+    const t = childAlreadyRunning(state, initiatedEventId, now);
+    return t === undefined
+      ? { write: false, result: undefined }
+      : { write: true, result: undefined, state: t.state, events: t.events };
+  });
+}
+
+/** One try of startChild, its runs stamped `now`. */
+async function startChildAt(
+  deps: OutboxDeps,
+  parentRunId: string,
+  initiatedEventId: number,
+  childRunId: string,
+  now: number,
+): Promise<{
+  result: 'committed' | 'nothing' | 'already-open';
+  domain: string;
+  workflowId: string;
+}> {
+  let target = { domain: '', workflowId: '' };
+  const result = await commitPair(deps, [parentRunId, parentRunId], (parent) => {
     const entry = parent.state.children[String(initiatedEventId)];
     const initiated = entry?.initiated;
     if (entry === undefined || initiated === undefined) return undefined;
     const execution = { workflowId: entry.workflowId, runId: childRunId };
+    target = { domain: parent.state.domain, workflowId: entry.workflowId };
     const started = childStarted(parent.state, initiatedEventId, execution, now);
     if (started === undefined) return undefined;
     const child = startRun(
@@ -295,13 +330,7 @@ async function startChild(
       },
     };
   });
-  if (outcome !== 'already-open') return;
-  await mutateRun(deps, parentRunId, ({ state }) => {
-    const t = childAlreadyRunning(state, initiatedEventId, now);
-    return t === undefined
-      ? { write: false, result: undefined }
-      : { write: true, result: undefined, state: t.state, events: t.events };
-  });
+  return { result, ...target };
 }
 
 async function notifyParent(deps: OutboxDeps, child: ExecutionState): Promise<void> {

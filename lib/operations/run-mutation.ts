@@ -244,9 +244,18 @@ export async function loadOpenRun(
   domain: string,
   workflowId: string,
 ): Promise<LoadedRun | undefined> {
-  const runId = await deps.executions.findOpenRun(domain, workflowId);
-  const loaded = runId === undefined ? undefined : await deps.executions.loadRun(runId);
+  const loaded = await loadPointedRun(deps, domain, workflowId);
   return loaded !== undefined && isOpenRunOf(loaded.state, domain, workflowId) ? loaded : undefined;
+}
+
+/** The run a workflowId's open-run pointer names, whatever its status, if it is there. */
+async function loadPointedRun(
+  deps: Pick<OperationDeps, 'executions'>,
+  domain: string,
+  workflowId: string,
+): Promise<LoadedRun | undefined> {
+  const runId = await deps.executions.findOpenRun(domain, workflowId);
+  return runId === undefined ? undefined : deps.executions.loadRun(runId);
 }
 
 /** The run a request names: its runId, else the open run of its workflowId. Open runs only, loaded. */
@@ -271,6 +280,24 @@ const isOpenRunOf = (state: ExecutionState, domain: string, workflowId: string) 
 
 export const belongsTo = (state: ExecutionState, domain: string, workflowId: string) =>
   state.domain === domain && state.execution.workflowId === workflowId;
+
+/**
+ * When a workflowId's latest run closed, if it did so after `at`: a start stamped at `at` lost the
+ * workflowId to that run, which was open then, and may start again at its close (see
+ * OpenPointerChange). Undefined when the run is open, or closed by then.
+ */
+export async function closedSince(
+  deps: Pick<OperationDeps, 'executions'>,
+  domain: string,
+  workflowId: string,
+  at: number,
+): Promise<number | undefined> {
+  const run = await loadPointedRun(deps, domain, workflowId);
+  const closedAt = run?.state.closeTimestamp;
+  return run?.state.status === 'CLOSED' && closedAt !== undefined && closedAt > at
+    ? closedAt
+    : undefined;
+}
 
 /** Loads a run (open or closed) named by domain, workflowId and runId, or throws `Unknown execution`. */
 export async function requireRun(

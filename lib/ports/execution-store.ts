@@ -33,6 +33,12 @@ export type OpenPointerChange =
       readonly domain: string;
       readonly workflowId: string;
       readonly runId: string;
+      /**
+       * The new run's start (epoch seconds). A run of the workflowId that closed after it was still
+       * open then: the start is refused ('already-open'), so no run starts before its predecessor's
+       * close, whatever order their writers' clocks were read in.
+       */
+      readonly startedAt: number;
     }
   | {
       readonly kind: 'move';

@@ -47,8 +47,9 @@ class StoredRun {
   constructor(
     private readonly store: DynamoExecutionStore,
     runId: string,
+    startAt?: number,
   ) {
-    this.driver = new RunDriver();
+    this.driver = new RunDriver(startAt === undefined ? {} : { startAt });
     // RunDriver's runs share one runId: give this one its own.
     const execution = { ...this.driver.state.execution, runId };
     this.driver.state = { ...this.driver.state, execution };
@@ -409,7 +410,13 @@ describe('queue entries around a commit', () => {
     const first = new StoredRun(store, 'open-1');
     const domain = first.driver.state.domain;
     const workflowId = first.driver.state.execution.workflowId;
-    const acquire = (runId: string) => ({ kind: 'acquire' as const, domain, workflowId, runId });
+    const acquire = (runId: string) => ({
+      kind: 'acquire' as const,
+      domain,
+      workflowId,
+      runId,
+      startedAt: first.driver.state.startTimestamp,
+    });
     const list = first.driver.state.decisionTaskList.name;
     const write = (run: StoredRun): RunWrite => ({
       state: run.driver.state,
@@ -441,8 +448,14 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
       Item: { ...pointerKey(run), entity: 'OpenRun', runId, since },
     });
   /** A new run of its own workflowId, not committed yet. */
-  const newRun = (name: string, workflowId = `wf-${randomBytes(6).toString('hex')}`) => {
-    const run = new StoredRun(store, `${name}-${randomBytes(6).toString('hex')}`);
+  /** A run to start (of `workflowId`, after `previous` closed: a start is not dated before it). */
+  const newRun = (
+    name: string,
+    workflowId = `wf-${randomBytes(6).toString('hex')}`,
+    previous?: StoredRun,
+  ) => {
+    const startAt = previous === undefined ? undefined : previous.driver.now + 1;
+    const run = new StoredRun(store, `${name}-${randomBytes(6).toString('hex')}`, startAt);
     const execution = { ...run.driver.state.execution, workflowId };
     run.driver.state = { ...run.driver.state, execution };
     return run;
@@ -452,6 +465,7 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     domain: run.driver.state.domain,
     workflowId: run.driver.state.execution.workflowId,
     runId: run.runId,
+    startedAt: run.driver.state.startTimestamp,
   });
   const startWrite = (run: StoredRun): RunWrite => ({
     state: run.driver.state,
@@ -495,13 +509,13 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     expect(await store.commit([startWrite(first)], [pointer('acquire', first)])).toBe('committed');
     await close(first);
     expect((await readPointer(first))?.runId).toBe(first.runId);
-    const second = newRun('next', first.driver.state.execution.workflowId);
+    const second = newRun('next', first.driver.state.execution.workflowId, first);
     expect(await store.commit([startWrite(second)], [pointer('acquire', second)])).toBe(
       'committed',
     );
     expect((await readPointer(first))?.runId).toBe(second.runId);
     await close(second);
-    const third = newRun('third', first.driver.state.execution.workflowId);
+    const third = newRun('third', first.driver.state.execution.workflowId, second);
     expect(await store.commit([startWrite(third)], [pointer('acquire', third)])).toBe('committed');
     expect((await readPointer(first))?.runId).toBe(third.runId);
   });
@@ -536,13 +550,27 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     expect(await readPointer(clash)).toBeUndefined();
   });
 
+  it('is not taken over by a start dated before the close of the run it names', async () => {
+    const first = newRun('closing');
+    expect(await store.commit([startWrite(first)], [pointer('acquire', first)])).toBe('committed');
+    // A start that read its clock, then lost the race to the close: the run was open at its time.
+    const early = newRun('early', first.driver.state.execution.workflowId);
+    await close(first);
+    expect(await store.commit([startWrite(early)], [pointer('acquire', early)])).toBe(
+      'already-open',
+    );
+    expect(await store.loadRun(early.runId)).toBeUndefined();
+    const later = newRun('later', first.driver.state.execution.workflowId, first);
+    expect(await store.commit([startWrite(later)], [pointer('acquire', later)])).toBe('committed');
+  });
+
   it('is taken over inside a transaction too (a child started with its parent)', async () => {
     const parent = newRun('parent');
     await parent.commit();
     const stale = newRun('stale-child');
     expect(await store.commit([startWrite(stale)], [pointer('acquire', stale)])).toBe('committed');
     await close(stale);
-    const child = newRun('child', stale.driver.state.execution.workflowId);
+    const child = newRun('child', stale.driver.state.execution.workflowId, stale);
     const loaded = await store.loadRun(parent.runId);
     if (loaded === undefined) throw new Error('no parent');
     const before = parent.driver.history.length;

@@ -3,7 +3,7 @@
  * and handed over; one that cannot be handed over fails at once instead of waiting for its timeout,
  * and a replayed record hands nothing over a second time.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
@@ -18,24 +18,17 @@ import type {
 } from '../../lib/ports/lambda-invoker.js';
 import { createDeps } from '../../lib/wiring.js';
 import { RunDriver, scheduleLambda } from '../support/core-builders.js';
-import { freshTable } from '../support/local.js';
+import { tableForFile } from '../support/local.js';
 
-let table: Awaited<ReturnType<typeof freshTable>>;
-beforeAll(async () => {
-  table = await freshTable('lambda-tasks');
-});
-afterAll(() => {
-  table.doc.destroy();
-  table.client.destroy();
-});
+const table = tableForFile('lambda-tasks');
 
 const noDeadlines: DeadlineScheduler = { arm: async () => {}, disarm: async () => {} };
 
 /** Outbox dependencies over the table whose Lambda tasks go to `runner` (functions: `lambda`). */
 function outbox(runner: LambdaTaskRunner, lambda?: LambdaInvoker, clock?: Clock): OutboxDeps {
   const deps = createDeps({
-    doc: table.doc,
-    tableName: table.tableName,
+    doc: table().doc,
+    tableName: table().tableName,
     identity: LOCAL_IDENTITY,
     lambdaTasks: runner,
     ...(lambda === undefined ? {} : { lambda }),

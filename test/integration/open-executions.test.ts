@@ -3,71 +3,36 @@
  * Local: the operations with the real stores, whose visibility count of the domain's open executions
  * is set by the test (100,000 rows would take minutes to write).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LimitExceededFault } from '../../lib/core/faults.js';
-import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
-import type { OperationDeps } from '../../lib/operations/context.js';
-import { operations } from '../../lib/operations/index.js';
 import { MAX_OPEN_EXECUTIONS } from '../../lib/operations/open-executions.js';
 import type { VisibilityQuery, VisibilityStore } from '../../lib/ports/visibility-store.js';
-import { createDeps } from '../../lib/wiring.js';
-import { freshTable } from '../support/local.js';
+import { tableForFile } from '../support/local.js';
+import { domainWithType, operationsOver, startW } from '../support/operations.js';
 
-let table: Awaited<ReturnType<typeof freshTable>>;
-beforeAll(async () => {
-  table = await freshTable('open-executions');
-});
-afterAll(() => {
-  table.doc.destroy();
-  table.client.destroy();
-});
-
-const request = { requestId: 'test', signal: new AbortController().signal };
+const table = tableForFile('open-executions');
 
 /** Operations over the table, with the domain's open executions counted as `open.count`. */
 function service() {
   const clock = { ms: Date.now(), now: () => clock.ms };
   const open = { count: 0, counts: 0 };
-  const real = createDeps({ doc: table.doc, tableName: table.tableName, identity: LOCAL_IDENTITY });
-  const rows = real.visibility;
-  const visibility: VisibilityStore = {
-    apply: (changes, expiresAt) => rows.apply(changes, expiresAt),
-    list: (query, page) => rows.list(query, page),
-    expireRun: (runId, expiresAt) => rows.expireRun(runId, expiresAt),
-    count: async (query: VisibilityQuery) => {
-      if (query.list !== 'open' || query.filter.kind !== 'all') return rows.count(query);
-      open.counts++;
-      return { count: open.count, truncated: false };
-    },
-  };
-  const deps: OperationDeps = {
-    ...createDeps({ doc: table.doc, tableName: table.tableName, identity: LOCAL_IDENTITY, clock }),
-    visibility,
-    polling: { maxWaitMs: 0, recheckMs: 0 },
-  };
-  const call = async (action: keyof typeof operations, input: Record<string, unknown>) => {
-    const run = operations[action];
-    if (run === undefined) throw new Error(`no operation ${action}`);
-    return (await run(input, deps, request)) as Record<string, unknown> | undefined;
-  };
+  const { call } = operationsOver(table(), {
+    clock,
+    visibility: (rows): VisibilityStore => ({
+      apply: (changes, expiresAt) => rows.apply(changes, expiresAt),
+      list: (query, page) => rows.list(query, page),
+      expireRun: (runId, expiresAt) => rows.expireRun(runId, expiresAt),
+      count: async (query: VisibilityQuery) => {
+        if (query.list !== 'open' || query.filter.kind !== 'all') return rows.count(query);
+        open.counts++;
+        return { count: open.count, truncated: false };
+      },
+    }),
+  });
   return { clock, open, call };
 }
 
-async function domainWithType(call: ReturnType<typeof service>['call'], domain: string) {
-  await call('RegisterDomain', { name: domain, workflowExecutionRetentionPeriodInDays: '1' });
-  await call('RegisterWorkflowType', {
-    domain,
-    name: 'w',
-    version: '1',
-    defaultTaskList: { name: 'tl' },
-    defaultExecutionStartToCloseTimeout: '600',
-    defaultTaskStartToCloseTimeout: '60',
-    defaultChildPolicy: 'ABANDON',
-  });
-}
-
-const start = (call: ReturnType<typeof service>['call'], domain: string, workflowId: string) =>
-  call('StartWorkflowExecution', { domain, workflowId, workflowType: { name: 'w', version: '1' } });
+const start = startW;
 
 describe('the open executions of a domain', () => {
   it('refuse a start past 100,000 with LimitExceededFault, counting this process’s starts since the count', async () => {

@@ -3,27 +3,20 @@
  * query must not move between the query's pieces (a request's bounds, then each shard's Query), or a
  * range that ends near the cut-off gets a BETWEEN whose bounds are the wrong way round (500).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoVisibilityStore } from '../../lib/adapters/dynamodb/visibility-store.js';
 import type { VisibilityQuery } from '../../lib/ports/visibility-store.js';
-import { freshTable } from '../support/local.js';
+import { tableForFile } from '../support/local.js';
 
 const T0 = 1_700_000_000;
 const RETENTION = 100;
 
-let table: Awaited<ReturnType<typeof freshTable>>;
-beforeAll(async () => {
-  table = await freshTable('vis-clock');
-});
-afterAll(() => {
-  table.doc.destroy();
-  table.client.destroy();
-});
+const table = tableForFile('vis-clock');
 
 describe('a closed-by-close query ending near the retention cut-off', () => {
   it('is answered from one reading of a clock that moves a second per reading', async () => {
     let now = T0;
-    const store = new DynamoVisibilityStore(table, { nowSeconds: () => ++now });
+    const store = new DynamoVisibilityStore(table(), { nowSeconds: () => ++now });
     // At the first reading the cut-off (T0 + 1 - RETENTION) is before the range's end; a second
     // reading would put it after.
     const query: VisibilityQuery = {

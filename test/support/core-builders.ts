@@ -270,6 +270,8 @@ export interface DriverOptions {
   readonly types?: TypeLookup;
   readonly workflowType?: TypeRef;
   readonly lambdaAvailable?: boolean;
+  /** When the run starts (epoch seconds; T0 by default). */
+  readonly startAt?: number;
 }
 
 /**
@@ -285,7 +287,7 @@ export class RunDriver {
   private runIds = 0;
 
   constructor(options: DriverOptions = {}) {
-    this.now = T0;
+    this.now = options.startAt ?? T0;
     this.types = options.types ?? typeLookup();
     this.lambdaAvailable = options.lambdaAvailable ?? true;
     const started = startRun(

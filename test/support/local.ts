@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { RegisterDomainCommand, SWFClient } from '@aws-sdk/client-swf';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack, startLocalStack } from '../../lib/local/stack.js';
@@ -33,6 +33,24 @@ export async function freshTable(prefix?: string) {
     credentials: localCredentials,
   });
   return { tableName, doc, client };
+}
+
+export type FreshTable = Awaited<ReturnType<typeof freshTable>>;
+
+/** A fresh table for the calling test file: made before its tests, its clients closed after them. */
+export function tableForFile(prefix: string): () => FreshTable {
+  let table: FreshTable | undefined;
+  beforeAll(async () => {
+    table = await freshTable(prefix);
+  });
+  afterAll(() => {
+    table?.doc.destroy();
+    table?.client.destroy();
+  });
+  return () => {
+    if (table === undefined) throw new Error('the table is made before the tests');
+    return table;
+  };
 }
 
 /** The local SWF server on a free port over a fresh table, and an official SDK client pointed at it. */

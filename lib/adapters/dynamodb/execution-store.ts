@@ -256,7 +256,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     const holder = await this.pointerHolder(p.domain, p.workflowId);
     if (holder === undefined) return { stale: undefined };
     if (holder.runId === p.runId) return 'this run';
-    return (await this.isStale(holder)) ? { stale: holder.runId } : 'open';
+    return (await this.isStale(holder, p.startedAt)) ? { stale: holder.runId } : 'open';
   }
 
   /** Best effort, for a start that failed: a pointer left behind is taken over after its grace. */
@@ -305,10 +305,17 @@ export class DynamoExecutionStore implements ExecutionStore {
    * A pointer's run is closed or gone (expired: with a retention of 0 a run is gone as it closes,
    * however recently its pointer was written), or was never written within the grace.
    */
-  private async isStale(holder: { runId: string; since: number }): Promise<boolean> {
+  private async isStale(
+    holder: { runId: string; since: number },
+    startedAt: number,
+  ): Promise<boolean> {
     const stored = await this.readRunItem(holder.runId);
     if (stored === 'expired') return true;
-    if (stored !== undefined) return stored.state.status !== 'OPEN';
+    if (stored !== undefined) {
+      // Closed since the new run's start was stamped: open at that moment (see OpenPointerChange).
+      const { status, closeTimestamp } = stored.state;
+      return status !== 'OPEN' && (closeTimestamp ?? 0) <= startedAt;
+    }
     return this.nowSeconds() - holder.since >= POINTER_GRACE_SECONDS;
   }
 

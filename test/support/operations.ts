@@ -1,0 +1,58 @@
+import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
+import type { OperationDeps } from '../../lib/operations/context.js';
+import { operations } from '../../lib/operations/index.js';
+import type { Clock } from '../../lib/ports/clock.js';
+import type { VisibilityStore } from '../../lib/ports/visibility-store.js';
+import { createDeps } from '../../lib/wiring.js';
+import type { FreshTable } from './local.js';
+
+const request = { requestId: 'test', signal: new AbortController().signal };
+
+export type CallOperation = (
+  action: keyof typeof operations,
+  input: Record<string, unknown>,
+) => Promise<Record<string, unknown> | undefined>;
+
+/**
+ * The service's operations over a table, called directly (no HTTP), with polls that do not wait: for
+ * tests that set the clock or replace a store.
+ */
+export function operationsOver(
+  table: FreshTable,
+  options: { clock?: Clock; visibility?: (real: VisibilityStore) => VisibilityStore } = {},
+): { deps: OperationDeps; call: CallOperation } {
+  const base = createDeps({
+    doc: table.doc,
+    tableName: table.tableName,
+    identity: LOCAL_IDENTITY,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const deps: OperationDeps = {
+    ...base,
+    visibility: options.visibility?.(base.visibility) ?? base.visibility,
+    polling: { maxWaitMs: 0, recheckMs: 0 },
+  };
+  const call: CallOperation = async (action, input) => {
+    const run = operations[action];
+    if (run === undefined) throw new Error(`no operation ${action}`);
+    return (await run(input, deps, request)) as Record<string, unknown> | undefined;
+  };
+  return { deps, call };
+}
+
+/** Registers a domain (retention 1 day) and workflow type w/1 with every default, task list `tl`. */
+export async function domainWithType(call: CallOperation, domain: string): Promise<void> {
+  await call('RegisterDomain', { name: domain, workflowExecutionRetentionPeriodInDays: '1' });
+  await call('RegisterWorkflowType', {
+    domain,
+    name: 'w',
+    version: '1',
+    defaultTaskList: { name: 'tl' },
+    defaultExecutionStartToCloseTimeout: '600',
+    defaultTaskStartToCloseTimeout: '60',
+    defaultChildPolicy: 'ABANDON',
+  });
+}
+
+export const startW = (call: CallOperation, domain: string, workflowId: string) =>
+  call('StartWorkflowExecution', { domain, workflowId, workflowType: { name: 'w', version: '1' } });
