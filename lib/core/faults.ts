@@ -64,6 +64,7 @@ export class UnknownOperationException extends SwfFault {
   protected override readonly namespace = 'com.amazon.coral.service';
 }
 export class ThrottlingException extends SwfFault {
+  override readonly name: string = 'ThrottlingException';
   readonly type = 'ThrottlingException';
   protected override readonly namespace = 'com.amazon.coral.availability';
 }

@@ -112,8 +112,16 @@ function actionOf(target: string | undefined): SwfAction {
 
 const isAction = (name: string): name is SwfAction => Object.hasOwn(operationInputs, name);
 
+/** Refuses bytes that are not UTF-8 instead of reading them as U+FFFD (two names would become one). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseBody(body: Buffer): unknown {
-  const text = body.toString('utf8');
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw new SerializationException('The request body is not valid UTF-8');
+  }
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

@@ -77,7 +77,7 @@ function deserialize(shapeName: string, value: unknown, path: string): unknown {
           `Expected well-formed Unicode at ${at(path)} but found half of a surrogate pair`,
         );
       }
-      return value;
+      return shapeName === 'TaskPriority' ? canonicalInteger(value) : value;
     case 'integer':
     case 'long':
       if (typeof value !== 'number' || !Number.isInteger(value))
@@ -101,6 +101,18 @@ function deserializeTimestamp(value: unknown, path: string): number {
     throw typeError(path, 'a timestamp in epoch seconds', value);
   }
   return n;
+}
+
+/**
+ * A task priority as the integer it names ("+007" is 7): SWF reads it as a Java int, so leading zeros
+ * and a plus sign carry nothing, and a priority of a million zeros would not fit where it is stored.
+ * Anything else is left for the constraint check to refuse.
+ */
+function canonicalInteger(value: string): string {
+  const match = /^([+-]?)0*([0-9]+)$/.exec(value);
+  if (match === null) return value;
+  const [, sign, digits = '0'] = match;
+  return sign === '-' && digits !== '0' ? `-${digits}` : digits;
 }
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */

@@ -5,6 +5,8 @@ import { requireDomain } from './domains.js';
 
 // Tags belong to domains, addressed by ARN: arn:aws:swf:<region>:<account>:/domain/<name>.
 
+/** No domain has a longer name (and a longer one would not fit in the store's key). */
+const DOMAIN_NAME_MAX = 256;
 const DOMAIN_ARN = /^arn:aws[a-z-]*:swf:([^:]*):([^:]*):\/domain\/(.+)$/;
 
 function domainOfArn(deps: OperationDeps, arn: string): string {
@@ -12,6 +14,7 @@ function domainOfArn(deps: OperationDeps, arn: string): string {
   const [, region, account, name] = match ?? [];
   if (
     name === undefined ||
+    name.length > DOMAIN_NAME_MAX ||
     region !== deps.identity.region ||
     account !== deps.identity.accountId
   ) {

@@ -76,6 +76,10 @@ describe('ListTagsForResource', () => {
     ['another account', (name: string) => `arn:aws:swf:us-east-1:111111111111:/domain/${name}`],
     ['another service', (name: string) => `arn:aws:sqs:us-east-1:000000000000:/domain/${name}`],
     ['something that is no ARN', (name: string) => name],
+    [
+      'a name no domain can have (1,557 CJK characters, 4.7 KB of UTF-8)',
+      () => `arn:aws:swf:us-east-1:000000000000:/domain/${'中'.repeat(1557)}`,
+    ],
   ])('refuses %s with UnknownResourceFault, for every tag action', async (_, arnFor) => {
     const { name, arn } = await newDomain([{ key: 'keep', value: 'me' }]);
     const resourceArn = arnFor(name);
@@ -181,6 +185,19 @@ describe('TagResource', () => {
     expect(refused).toHaveLength(5);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
     expect(await tagsOf(arn)).toHaveLength(50);
+  });
+
+  it('takes 30 calls at once on one domain, each adding its own tag', async () => {
+    const { arn } = await newDomain([]);
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        swf.send(new TagResourceCommand({ resourceArn: arn, tags: [{ key: `at-once${i}` }] })),
+      ),
+    );
+
+    expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+    expect(await tagsOf(arn)).toHaveLength(30);
   });
 
   it('refuses RegisterDomain with 51 tags with TooManyTagsFault, registering nothing', async () => {

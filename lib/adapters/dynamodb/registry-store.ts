@@ -1,4 +1,5 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ThrottlingException } from '../../core/faults.js';
 import type {
   DomainRecord,
   RegistrationStatus,
@@ -19,12 +20,12 @@ import type {
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
-import { transactWrite } from './transact.js';
+import { backoff, transactWrite } from './transact.js';
 
 const typeCounter = (kind: TypeKind) =>
   kind === 'workflow' ? 'workflowTypeCount' : 'activityTypeCount';
 const DEPRECATE_CONCURRENCY = 16;
-const MAX_TAG_RETRIES = 10;
+const MAX_TAG_RETRIES = 20;
 
 /** Domains, types and tags in the single table (see keys.ts for the layout). */
 export class DynamoRegistryStore implements RegistryStore {
@@ -104,8 +105,13 @@ export class DynamoRegistryStore implements RegistryStore {
       } catch (error) {
         if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
       }
+      await backoff(Math.min(attempt, 6));
     }
-    throw new Error(`tags of domain ${name} kept changing under ${MAX_TAG_RETRIES} attempts`);
+    // Other tag changes of the domain kept winning: as a request over SWF's rate (400, retried by
+    // clients after a pause), not a failure.
+    throw new ThrottlingException(
+      `The tags of domain ${name} kept changing through ${MAX_TAG_RETRIES} attempts; try again`,
+    );
   }
 
   async createType(type: TypeRecord, maxTypes: number): Promise<CreateOutcome> {

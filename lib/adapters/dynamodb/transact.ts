@@ -1,4 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ThrottlingException } from '../../core/faults.js';
 import { type DocClient, isDynamoError } from './doc-client.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -43,7 +44,12 @@ export async function transactWrite(
       ) {
         // Still conflicting: a caller that can re-read and decide again does so, as after a lost race.
         if (options.conflictAsOutcome === true) return { ok: false, failed: [] };
-        throw error;
+        // Other writers of the same items kept winning: the request may be tried again later, as
+        // one over SWF's rate is (400, which clients retry after a pause), not a failure (500).
+        throw new ThrottlingException(
+          `Other requests kept changing the same records through ${MAX_CONFLICT_RETRIES + 1} attempts; try again`,
+          { cause: error },
+        );
       }
       await backoff(attempt);
     }

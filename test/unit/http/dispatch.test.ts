@@ -124,6 +124,17 @@ describe('createDispatcher', () => {
     ],
     ['malformed JSON', { body: Buffer.from('{') }, /SerializationException/],
     [
+      'bytes that are not UTF-8',
+      {
+        body: Buffer.concat([
+          Buffer.from('{"name":"orders'),
+          Buffer.from([0xff]),
+          Buffer.from('"}'),
+        ]),
+      },
+      /SerializationException/,
+    ],
+    [
       'a compressed body',
       { headers: { ...request().headers, 'content-encoding': 'gzip' } },
       /SerializationException/,

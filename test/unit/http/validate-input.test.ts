@@ -100,6 +100,25 @@ describe('validateInput', () => {
     });
   });
 
+  it('keeps a task priority as the integer it names', () => {
+    const priority = (taskPriority: string) =>
+      validateInput('StartWorkflowExecutionInput', {
+        domain: 'd',
+        workflowId: 'w',
+        workflowType: { name: 't', version: '1' },
+        taskPriority,
+      }).taskPriority;
+    expect(priority('+007')).toBe('7');
+    expect(priority('-0')).toBe('0');
+    expect(priority('-00012')).toBe('-12');
+    expect(priority(`${'0'.repeat(900_000)}1`)).toBe('1');
+    expect(priority('2147483647')).toBe('2147483647');
+    expect(messageOf(() => priority('2147483648'))).toContain(
+      'Member must be an integer from -2147483648 to 2147483647',
+    );
+    expect(messageOf(() => priority('1.5'))).toContain('Member must be an integer');
+  });
+
   it('accepts fractional epoch seconds and numeric strings for timestamps', () => {
     const input = validateInput('CountOpenWorkflowExecutionsInput', {
       domain: 'd',
