@@ -16,7 +16,7 @@ export {
   ActivityFailure,
   CancelReason,
 } from './activity/context.js';
-export type { TaskEnd } from './activity/run-task.js';
+export { RESULT_TOO_LONG, type TaskEnd, WORKER_SHUTDOWN } from './activity/run-task.js';
 export {
   ActivityWorker,
   type ActivityWorkerOptions,

@@ -11,6 +11,7 @@ import {
   DeciderWorker,
   decide,
   sleep,
+  WORKER_SHUTDOWN,
 } from '../../lib/sdk/index.js';
 import { SdkKit, types, uid } from '../sdk/contract-kit.js';
 import { recordingLogger, until } from '../sdk/support.js';
@@ -175,7 +176,7 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
     expect(logger.warnings()).toEqual([]);
   });
 
-  it('an activity still running when the grace time ends gets its signal and is recorded as canceled', async () => {
+  it('an activity still running when the grace time ends gets its signal and is recorded as failed, as the decider asked no cancellation', async () => {
     let signalledAfter: number | undefined;
     let startedShutdown = 0;
     const activity: Activity = async (_input, ctx) => {
@@ -191,10 +192,17 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
     expect(signalledAfter).toBeGreaterThanOrEqual(1_000);
     expect(signalledAfter).toBeLessThan(3_000);
     expect(ends.ends).toMatchObject([
-      { outcome: 'canceled', cancelReason: 'shutdown', reported: 'sent' },
+      { outcome: 'failed', cancelReason: 'shutdown', reported: 'sent' },
     ]);
     expect(w.inFlight).toBe(0);
-    expect(types(await kit.history(execution))).toContain('ActivityTaskCanceled');
+    // SWF's reference: RespondActivityTaskCanceled only after a heartbeat answered cancelRequested.
+    const history = await kit.history(execution);
+    expect(types(history)).not.toContain('ActivityTaskCanceled');
+    const failed = history.find((e) => e.eventType === 'ActivityTaskFailed');
+    expect(failed?.activityTaskFailedEventAttributes).toMatchObject({
+      reason: WORKER_SHUTDOWN,
+      details: 'activity cancelled: shutdown',
+    });
     expect(logger.warnings().map((l) => l.message)).toEqual([
       expect.stringMatching(/shutdown grace elapsed/),
     ]);
@@ -222,7 +230,11 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
     expect(w.inFlight).toBe(0);
     expect(w.abandoned).toBe(1);
     expect(logger.warnings()).toHaveLength(2);
-    // Reported canceled, so the decider is not left waiting for a worker that is gone.
-    expect(types(await kit.history(execution))).toContain('ActivityTaskCanceled');
+    // Reported failed, so the decider is not left waiting for a worker that is gone.
+    const failed = (await kit.history(execution)).find((e) => e.eventType === 'ActivityTaskFailed');
+    expect(failed?.activityTaskFailedEventAttributes).toMatchObject({
+      reason: WORKER_SHUTDOWN,
+      details: 'abandoned: did not stop within 500 ms of cancellation',
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   RESULT_TOO_LONG,
   runActivityTask,
   type TaskCalls,
+  WORKER_SHUTDOWN,
 } from '../../lib/sdk/activity/run-task.js';
 import { describeError } from '../../lib/sdk/errors.js';
 import {
@@ -276,4 +277,41 @@ describe('a report (Respond*) that got no answer is sent again', () => {
       expect(calls).toBe(2);
     },
   );
+});
+
+describe('what an activity stopped by its signal is reported as', () => {
+  /** Holds on past its signal until the test lets it throw the signal's reason. */
+  function holding() {
+    const release = new AbortController();
+    const activity: Activity = async (_input, ctx) => {
+      await sleep(30_000, ctx.signal);
+      await sleep(30_000, release.signal);
+      throw ctx.signal.reason;
+    };
+    return { activity, release };
+  }
+
+  it('failed with WorkerShutdown when only the worker stopped it', async () => {
+    const { swf, reports } = calls(async () => false);
+    const { activity, release } = holding();
+    const { task } = run(activity, swf);
+    task.cancel('shutdown');
+    release.abort();
+    expect(await task.done).toMatchObject({ outcome: 'failed', cancelReason: 'shutdown' });
+    expect(reports).toEqual([`failed ${WORKER_SHUTDOWN}`]);
+  });
+
+  it('canceled when the decider asked too, even after the shutdown fired the signal', async () => {
+    let asked = false;
+    const { swf, reports, heartbeats } = calls(async () => asked);
+    const { activity, release } = holding();
+    const { task } = run(activity, swf);
+    task.cancel('shutdown');
+    asked = true;
+    const sent = heartbeats.length;
+    await until(() => heartbeats.length > sent + 1, 'a heartbeat answering cancelRequested');
+    release.abort();
+    expect(await task.done).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown' });
+    expect(reports).toEqual(['canceled activity cancelled: shutdown']);
+  });
 });

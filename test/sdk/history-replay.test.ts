@@ -436,6 +436,20 @@ describe('deciders are plain functions, testable without a server', () => {
   });
 });
 
+describe('decide', () => {
+  it('rounds a fraction of a second up: SWF counts whole seconds, and nothing ends early', () => {
+    expect(decide.startTimer('t', 0.5).startTimerDecisionAttributes?.startToFireTimeout).toBe('1');
+    expect(decide.startTimer('t', 2).startTimerDecisionAttributes?.startToFireTimeout).toBe('2');
+    const scheduled = decide.scheduleActivityTask({
+      activityId: 'a',
+      activityType: { name: 'x', version: '1' },
+      heartbeatTimeout: 1.9,
+      startToCloseTimeout: 'NONE',
+    }).scheduleActivityTaskDecisionAttributes;
+    expect(scheduled).toMatchObject({ heartbeatTimeout: '2', startToCloseTimeout: 'NONE' });
+  });
+});
+
 describe('DeciderWorker', () => {
   it('replays all pages of a decision task (follows nextPageToken) before deciding', async () => {
     const swf = mockClient(SWFClient);

@@ -14,6 +14,7 @@ import {
   decide,
   decisionTaskHandler,
   type PushedTaskEvent,
+  WORKER_SHUTDOWN,
   type WorkflowState,
 } from '../../lib/sdk/index.js';
 import { lambdaContext } from '../support/lambda-events.js';
@@ -198,8 +199,10 @@ describe('activityTaskHandler', () => {
     expect(Number(/has (\d+) ms/.exec(warning?.message ?? '')?.[1])).toBeLessThanOrEqual(2_400);
     expect(seen.ctx?.cancelReason).toBe('shutdown');
     expect(seen.ctx?.shuttingDown.aborted).toBe(true);
-    expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown', reported: 'sent' });
-    expect(calls().map((c) => c.action)).toEqual(['RespondActivityTaskCanceled']);
+    expect(end).toMatchObject({ outcome: 'failed', cancelReason: 'shutdown', reported: 'sent' });
+    expect(calls()).toMatchObject([
+      { action: 'RespondActivityTaskFailed', body: { reason: WORKER_SHUTDOWN } },
+    ]);
   });
 
   it('shuts the activity down when the remaining time falls to cancelGraceMs + 2 s', async () => {
@@ -220,7 +223,7 @@ describe('activityTaskHandler', () => {
     ]);
     expect(seen.abortedAtStart).toBe(false);
     expect((end.signalledAt ?? 0) - started).toBeGreaterThanOrEqual(150);
-    expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'shutdown' });
+    expect(end).toMatchObject({ outcome: 'failed', cancelReason: 'shutdown' });
   });
 
   it('rejects an event that is not a pushed activity task', async () => {
@@ -349,6 +352,33 @@ describe('decisionTaskHandler', () => {
         message: 'decider failed; the decision task will time out',
       }),
     );
+  });
+
+  it('warns when the decision task is gone by the time its answer comes (a decider slower than its timeout)', async () => {
+    stub.answers.push({
+      status: 400,
+      body: {
+        __type: 'com.amazonaws.swf.base.model#UnknownResourceFault',
+        message: 'Unknown decision task, scheduledEventId = 2',
+      },
+    });
+    const logger = recordingLogger();
+    const handler = decisionTaskHandler({
+      client: client(),
+      logger,
+      decider: { flow: () => [decide.completeWorkflowExecution()] },
+    });
+
+    await handler(decisionEvent());
+
+    expect(calls().map((c) => c.action)).toEqual(['RespondDecisionTaskCompleted']);
+    expect(logger.warnings()).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          /^the decision task was gone when its answer came: it timed out/,
+        ),
+      }),
+    ]);
   });
 
   it('decides nothing for a workflow type it has no decider for, even a name every object inherits', async () => {

@@ -58,6 +58,8 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const REASON_MAX = 256;
 const DETAILS_MAX = 32_768;
+/** The reason an activity stopped by its worker's shutdown (no cancellation requested) fails with. */
+export const WORKER_SHUTDOWN = 'WorkerShutdown';
 /** The reason an activity whose result is over SWF's limit fails with. */
 export const RESULT_TOO_LONG = 'ActivityResultTooLong';
 
@@ -65,6 +67,8 @@ export const RESULT_TOO_LONG = 'ActivityResultTooLong';
 export function runActivityTask(o: RunTaskOptions): RunningTask {
   const cancel = new AbortController();
   let gone = false;
+  /** The decider asked (a heartbeat said so), whatever fired the signal first. */
+  let requested = false;
   let details: string | undefined;
   let signalledAt: number | undefined;
   const startedAt = Date.now();
@@ -77,7 +81,10 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
     send: (d, signal) => o.swf.heartbeat(d, signal),
     intervalMs: o.heartbeatIntervalMs,
     details: () => details,
-    onCancelRequested: () => cancelWith(CancelReason.cancelRequested),
+    onCancelRequested: () => {
+      requested = true;
+      cancelWith(CancelReason.cancelRequested);
+    },
     onTaskGone: () => {
       gone = true;
       cancelWith(CancelReason.taskGone);
@@ -130,7 +137,7 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
         // The decider learns how far it got, as from a cancellation the activity acknowledged.
         const why =
           details ?? `abandoned: did not stop within ${o.cancelGraceMs} ms of cancellation`;
-        return end('abandoned', await report(() => o.swf.canceled(why), 'cancel', o.logger));
+        return end('abandoned', await reportStopped(why));
       }
     }
     heartbeater.stop();
@@ -166,11 +173,22 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
     }
     if (cancel.signal.aborted) {
       const why = details ?? errorMessage(outcome.error);
-      return end('canceled', await report(() => o.swf.canceled(why), 'cancel', o.logger));
+      return end(requested ? 'canceled' : 'failed', await reportStopped(why));
     }
     const { reason, details: failure } = failureOf(outcome.error);
     return end('failed', await report(() => o.swf.failed(reason, failure), 'fail', o.logger));
   };
+
+  /**
+   * An activity stopped by its signal: canceled, if the decider asked; else (the worker shut down)
+   * failed with reason WorkerShutdown. SWF's reference has RespondActivityTaskCanceled used only after
+   * a heartbeat answered cancelRequested, and a decider reads ActivityTaskCanceled as its own request
+   * honoured: an unrequested one would leave it waiting, or cancel its workflow.
+   */
+  const reportStopped = (details: string) =>
+    requested
+      ? report(() => o.swf.canceled(details), 'cancel', o.logger)
+      : report(() => o.swf.failed(WORKER_SHUTDOWN, details), 'fail', o.logger);
 
   return { cancel: cancelWith, done: run() };
 }

@@ -55,12 +55,13 @@ export function pollDecisionCommand(
 export async function decideTask(o: DecideOptions, first: DecisionTask): Promise<void> {
   const taskToken = first.taskToken ?? '';
   const name = first.workflowType?.name ?? '';
+  const startedAt = Date.now();
   try {
     const events = await allEvents(o, first);
     const state = workflowState({ ...first, taskToken, events });
     const result = await deciderFor(o.decider, name)(state);
     const { decisions, executionContext } = 'decisions' in result ? result : { decisions: result };
-    await report(
+    const outcome = await report(
       () =>
         o.client.send(
           new RespondDecisionTaskCompletedCommand({
@@ -72,6 +73,18 @@ export async function decideTask(o: DecideOptions, first: DecisionTask): Promise
       'RespondDecisionTaskCompleted',
       o.logger,
     );
+    // Most often a decider slower than the task's start-to-close timeout: SWF has scheduled the task
+    // again, and a decider that is always this slow never gets an answer in.
+    if (outcome === 'taskGone') {
+      o.logger.warn(
+        'the decision task was gone when its answer came: it timed out (is the decider slower than taskStartToCloseTimeout?) or its execution closed',
+        {
+          workflowType: name,
+          workflowId: first.workflowExecution?.workflowId,
+          tookMs: Date.now() - startedAt,
+        },
+      );
+    }
   } catch (error) {
     o.logger.error('decider failed; the decision task will time out', {
       workflowType: name,

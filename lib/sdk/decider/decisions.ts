@@ -8,7 +8,10 @@ import type {
   StartChildWorkflowExecutionDecisionAttributes,
 } from '@aws-sdk/client-swf';
 
-/** A duration in seconds, as a number or as SWF's string (`'NONE'` for no limit where allowed). */
+/**
+ * A duration in seconds, as a number or as SWF's string (`'NONE'` for no limit where allowed). SWF
+ * counts whole seconds: a fraction rounds up, so no timer fires and no timeout ends before its time.
+ */
 export type Seconds = number | string;
 
 /** Replaces the string timeouts of an SWF attribute type by `Seconds`. */
@@ -39,7 +42,7 @@ function seconds(attributes: object): object {
   return Object.fromEntries(
     Object.entries(attributes)
       .filter(([, value]) => value !== undefined)
-      .map(([key, value]) => [key, typeof value === 'number' ? String(Math.floor(value)) : value]),
+      .map(([key, value]) => [key, typeof value === 'number' ? String(Math.ceil(value)) : value]),
   );
 }
 
