@@ -478,6 +478,64 @@ describe('a filter by type name', () => {
   });
 });
 
+describe('COMPLETED, read from the closed rows of all executions', () => {
+  let kit: SwfKit;
+
+  beforeAll(async () => {
+    kit = await freshDomain(swf);
+    // c1..c7 started in order and closed in order: odd ones complete, even ones fail.
+    const started = [];
+    for (let i = 1; i <= 7; i++) {
+      started.push(await kit.start(ORDER_1, { workflowId: `c${i}` }));
+      await sleep(3);
+    }
+    for (const [i, run] of started.entries()) {
+      const done = i % 2 === 0 ? decide.complete(`r${i + 1}`) : decide.fail('no');
+      await kit.decide(run.taskList, () => [done]);
+      await sleep(3);
+    }
+    await eventually(
+      () => countClosed(kit, { startTimeFilter: SINCE }),
+      (o) => o.count === 7,
+    );
+  });
+
+  it('lists, pages and counts by start and by close time, in both orders', async () => {
+    for (const time of ['startTimeFilter', 'closeTimeFilter'] as const) {
+      const completed: ClosedQuery = {
+        [time]: SINCE,
+        closeStatusFilter: { status: 'COMPLETED' },
+      };
+      expect(ids(await listClosed(kit, completed))).toEqual(['c7', 'c5', 'c3', 'c1']);
+      const newest = await allPages((nextPageToken) =>
+        listClosed(kit, { ...completed, maximumPageSize: 3, nextPageToken }),
+      );
+      expect(newest.pages).toEqual([['c7', 'c5', 'c3'], ['c1']]);
+      const oldest = await allPages((nextPageToken) =>
+        listClosed(kit, { ...completed, maximumPageSize: 2, reverseOrder: true, nextPageToken }),
+      );
+      expect(oldest.pages).toEqual([
+        ['c1', 'c3'],
+        ['c5', 'c7'],
+      ]);
+      expect(await countClosed(kit, completed)).toEqual(
+        expect.objectContaining({ count: 4, truncated: false }),
+      );
+      const failed: ClosedQuery = { [time]: SINCE, closeStatusFilter: { status: 'FAILED' } };
+      expect(ids(await listClosed(kit, failed))).toEqual(['c6', 'c4', 'c2']);
+      expect(await countClosed(kit, failed)).toEqual(expect.objectContaining({ count: 3 }));
+    }
+    const info = (
+      await listClosed(kit, {
+        startTimeFilter: SINCE,
+        closeStatusFilter: { status: 'COMPLETED' },
+        maximumPageSize: 1,
+      })
+    ).executionInfos?.[0];
+    expect(info).toMatchObject({ executionStatus: 'CLOSED', closeStatus: 'COMPLETED' });
+  });
+});
+
 describe('pagination', () => {
   let kit: SwfKit;
   const names = ['p1', 'p2', 'p3', 'p4', 'p5'];

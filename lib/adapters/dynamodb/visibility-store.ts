@@ -1,9 +1,10 @@
 import type { BatchWriteCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type {
-  ExecutionInfo,
-  VisibilityChanges,
-  VisibilityFilter,
-  VisibilityRow,
+import {
+  type ExecutionInfo,
+  STATUS_READ_FROM_ALL,
+  type VisibilityChanges,
+  type VisibilityFilter,
+  type VisibilityRow,
 } from '../../core/visibility.js';
 import type {
   VisibilityCount,
@@ -78,6 +79,10 @@ export class DynamoVisibilityStore implements VisibilityStore {
             entity: 'Visibility',
             info,
             ...(row.list !== 'open' && expiresAt !== undefined ? { expiresAt } : {}),
+            // What a closeStatusFilter of a status without rows of its own keeps of the 'all' rows.
+            ...(row.list !== 'open' && row.filter.kind === 'all' && changes.info.closeStatus
+              ? { closeStatus: changes.info.closeStatus }
+              : {}),
           },
         },
       })),
@@ -233,6 +238,9 @@ export class DynamoVisibilityStore implements VisibilityStore {
       ...keys.visibilityRange(oldest, query.range.latest),
       closed: query.list !== 'open',
       now,
+      ...(readFromAll(query) && query.filter.kind === 'closeStatus'
+        ? { status: query.filter.status }
+        : {}),
     };
   }
 
@@ -242,14 +250,13 @@ export class DynamoVisibilityStore implements VisibilityStore {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
       // Closed rows past their retention linger until DynamoDB's TTL deletes them (lazily): never show
       // them. Only the by-start list can meet such rows inside its key range (see README).
-      ...(bounds.closed
-        ? { FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now' }
-        : {}),
+      ...(bounds.closed ? { FilterExpression: closedFilter(bounds.status) } : {}),
       ExpressionAttributeValues: {
         ':pk': pk,
         ':low': bounds.low,
         ':high': bounds.high,
         ...(bounds.closed ? { ':now': bounds.now } : {}),
+        ...(bounds.status === undefined ? {} : { ':status': bounds.status }),
       },
       ScanIndexForward: ascending,
     };
@@ -257,7 +264,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
 
   /** The partitions a query reads: its filter's shards; a type name's, those of all its versions. */
   private partitions(query: VisibilityQuery): string[] {
-    const { filter } = query;
+    const filter = readFromAll(query) ? ({ kind: 'all' } as const) : query.filter;
     const filters: VisibilityFilter[] =
       filter.kind === 'type'
         ? (query.versions ?? []).map((version) => ({
@@ -293,7 +300,21 @@ interface Bounds {
   readonly closed: boolean;
   /** Epoch seconds the request was read at. */
   readonly now: number;
+  /** The close status kept of the 'all' rows (see STATUS_READ_FROM_ALL). */
+  readonly status?: string;
 }
+
+/** A closeStatusFilter answered from the 'all' rows. */
+const readFromAll = (query: VisibilityQuery) =>
+  query.list !== 'open' &&
+  query.filter.kind === 'closeStatus' &&
+  query.filter.status === STATUS_READ_FROM_ALL;
+
+/** Closed rows within their retention, of one close status when given. */
+const closedFilter = (status: string | undefined) =>
+  status === undefined
+    ? 'attribute_not_exists(expiresAt) OR expiresAt > :now'
+    : '(attribute_not_exists(expiresAt) OR expiresAt > :now) AND closeStatus = :status';
 
 interface Row {
   readonly sk: string;

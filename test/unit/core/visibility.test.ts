@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../../lib/adapters/dynamodb/keys.js';
+import { completeDecisionTask, startDecisionTask } from '../../../lib/core/decision-tasks.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import {
   requestCancelExecution,
@@ -13,13 +14,21 @@ import {
   latestExpiry,
   retentionSeconds,
   rowId,
+  STATUS_READ_FROM_ALL,
   upFrontExpiry,
   type VisibilityRow,
   visibilityChanged,
   visibilityRows,
   visibilityWrites,
 } from '../../../lib/core/visibility.js';
-import { DOMAIN, RUN_ID, runConfig, T0, WORKFLOW_ID } from '../../support/core-builders.js';
+import {
+  DOMAIN,
+  RUN_ID,
+  runConfig,
+  T0,
+  typeLookup,
+  WORKFLOW_ID,
+} from '../../support/core-builders.js';
 
 const TYPE = { name: 'order', version: '2' };
 
@@ -38,6 +47,17 @@ function opened(tagList: readonly string[] = ['red', 'blue']): ExecutionState {
 
 const closed = (state: ExecutionState, at = T0 + 10.5) =>
   terminateExecution(state, { reason: 'done' }, at).state;
+
+/** The run completed by its decider at T0 + 10.5. */
+function completeExecution(state: ExecutionState): ExecutionState {
+  const started = startDecisionTask(state, 'decider', T0 + 5);
+  return completeDecisionTask(
+    started.state,
+    { decisions: [{ decisionType: 'CompleteWorkflowExecution', attributes: {} }] },
+    typeLookup(),
+    { now: T0 + 10.5, newRunId: () => 'next' },
+  ).transition.state;
+}
 
 /** A row as `[list, filter kind and value, time]`, for readable expectations. */
 const describeRow = (r: VisibilityRow) => [r.list, Object.values(r.filter).join(':'), r.time];
@@ -72,6 +92,22 @@ describe('visibility rows', () => {
     expect(byClose.map((r) => r.filter)).toEqual(byStart.map((r) => r.filter));
     expect(byClose.every((r) => r.time === T0 + 10.5)).toBe(true);
     expect(rows.some((r) => r.list === 'open')).toBe(false);
+  });
+
+  it('gives a completed run no close-status rows: COMPLETED is read from the rows of all runs', () => {
+    const done = completeExecution(opened([]));
+    expect(done.closeStatus).toBe(STATUS_READ_FROM_ALL);
+    const filters = visibilityRows(done).map(
+      (r) => `${r.list} ${Object.values(r.filter).join(':')}`,
+    );
+    expect(filters).toEqual([
+      'closed-by-start all',
+      'closed-by-close all',
+      `closed-by-start workflowId:${WORKFLOW_ID}`,
+      `closed-by-close workflowId:${WORKFLOW_ID}`,
+      'closed-by-start typeVersion:order:2',
+      'closed-by-close typeVersion:order:2',
+    ]);
   });
 });
 
