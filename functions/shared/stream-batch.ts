@@ -7,7 +7,7 @@ import type {
 } from 'aws-lambda';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import { handleStreamRecords, type StreamRecordLike } from '../../lib/operations/stream-records.js';
-import { isTransientError } from './transient.js';
+import { isTransientError } from '../../lib/operations/transient.js';
 
 export interface StreamBatchOptions {
   /** Tries of one record before it is dead-lettered in the table. @default 5 */

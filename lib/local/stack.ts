@@ -12,7 +12,12 @@ import { createDispatcher } from '../http/dispatch.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { operations } from '../operations/index.js';
 import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
-import { handleStreamRecords, isOutboxRecord } from '../operations/stream-records.js';
+import {
+  handleStreamRecords,
+  isOutboxRecord,
+  type StreamRecordLike,
+} from '../operations/stream-records.js';
+import { isTransientError } from '../operations/transient.js';
 import type { Clock } from '../ports/clock.js';
 import { createDeps } from '../wiring.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
@@ -72,6 +77,14 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
+/**
+ * What the local stream poller does with the records it reads: the outbox's records handled as the
+ * stream function does. A transient failure (contention, throttling) fails the read, which is tried
+ * again from the same records; only a record's own fault is dead-lettered.
+ */
+export const localStreamHandler = (deps: OutboxDeps) => (records: readonly StreamRecordLike[]) =>
+  handleStreamRecords(deps, records.filter(isOutboxRecord), { isTransient: isTransientError });
+
 /** DynamoDB Local, the table and the SWF endpoint: what `npm start` runs, as a function for tests. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dynamo =
@@ -130,7 +143,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamo: client,
       // What the stream function's event source delivers on AWS: the records with work for the
       // outbox (the others' images are never decoded).
-      handle: (records) => handleStreamRecords(ready, records.filter(isOutboxRecord)),
+      handle: localStreamHandler(ready),
     });
     await rearmDeadlines(deps.executions, scheduler);
     const server = await startServer(createDispatcher(operations, deps), {

@@ -28,6 +28,7 @@ import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
 import type { OperationDeps } from './context.js';
 import { closedSince, commitRuns, mutateRun, RunContendedError } from './run-mutation.js';
+import { isTransientError } from './transient.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
 export interface OutboxDeps extends OperationDeps {
@@ -178,6 +179,8 @@ async function commitPair(
   ) => { a?: Transition; b?: Transition; created?: RunWrite } | undefined,
 ): Promise<'committed' | 'nothing' | 'already-open'> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    // After a lost race, a pause (jittered, growing to 50 ms) lets the winners get through.
+    if (attempt > 0) await sleep(Math.random() * Math.min(5 * attempt, 50));
     const a = await deps.executions.loadRun(runIds[0]);
     if (a === undefined) return 'nothing';
     const b = runIds[1] === runIds[0] ? a : await deps.executions.loadRun(runIds[1]);
@@ -511,6 +514,8 @@ const pendingOutcomes = new WeakMap<OperationDeps, Map<string, PendingOutcome[]>
 
 /** How long outcomes are tried again while other processes' writers keep winning: a task's longest. */
 const OUTCOME_RETRY_MS = 900_000;
+/** The pause before an outcome that failed is tried again. */
+const OUTCOME_RETRY_PAUSE_MS = 100;
 
 async function recordPending(
   deps: OperationDeps,
@@ -561,7 +566,11 @@ async function recordOutcomes(
     } catch (error) {
       // The run is gone (expired with its retention): nothing to record.
       if (error instanceof UnknownResourceFault) return;
-      if (!(error instanceof RunContendedError) || deps.clock.now() > until) throw error;
+      // Other writers kept winning, or DynamoDB failed for a moment (throttled, a 5xx, a dropped
+      // connection): the function answered, so its outcome is tried again for as long as the task may
+      // run (recording it twice records nothing: closeLambdaFunction checks the task is open).
+      if (!isTransientError(error) || deps.clock.now() > until) throw error;
+      await sleep(OUTCOME_RETRY_PAUSE_MS);
     }
   }
 }

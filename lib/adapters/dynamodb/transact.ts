@@ -11,6 +11,12 @@ export type TransactOutcome =
 
 const MAX_CONFLICT_RETRIES = 8;
 const CANCELED = 'TransactionCanceledException';
+/** Cancellation reasons that say DynamoDB throttled the transaction's items. */
+const THROTTLED = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
 
 /**
  * Runs a TransactWriteItems and turns a cancellation into data: which conditions failed. Conflicts with
@@ -33,6 +39,12 @@ export async function transactWrite(
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
         if (failed.length > 0) return { ok: false, failed };
+        // DynamoDB throttled an item of it: the weather, to be tried again later (a stream record's
+        // batch is retried, an API client retries a ThrottlingException), not the request's fault.
+        if (reasons.some((r) => THROTTLED.has(r.Code ?? '')))
+          throw new ThrottlingException('DynamoDB throttled the transaction; try again', {
+            cause: error,
+          });
         throw error;
       }
       // DynamoDB Local reports a conflict only after waiting out a lock, and the SDK has already retried:

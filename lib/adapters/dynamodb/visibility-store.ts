@@ -1,4 +1,5 @@
 import type { BatchWriteCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ThrottlingException } from '../../core/faults.js';
 import {
   type ExecutionInfo,
   STATUS_READ_FROM_ALL,
@@ -17,6 +18,8 @@ import { isDynamoError } from './doc-client.js';
 import { keys, shardOf } from './keys.js';
 
 const BATCH = 25;
+/** BatchWriteItem attempts for one batch's unprocessed items (their pauses add up to about 5 s). */
+const MAX_BATCH_ATTEMPTS = 10;
 /** Parallel writes when a closed run's items are marked for expiry. */
 const EXPIRY_WRITES = 8;
 
@@ -92,6 +95,13 @@ export class DynamoVisibilityStore implements VisibilityStore {
   private async writeBatch(batch: WriteRequest[]): Promise<void> {
     let pending: WriteRequest[] = batch;
     for (let attempt = 0; pending.length > 0; attempt++) {
+      // Items DynamoDB keeps leaving unprocessed (sustained throttling): given up after ~5 s as the
+      // weather, so the stream batch is retried later instead of running into its function's timeout.
+      if (attempt >= MAX_BATCH_ATTEMPTS) {
+        throw new ThrottlingException(
+          `DynamoDB left ${pending.length} visibility rows unprocessed through ${MAX_BATCH_ATTEMPTS} attempts`,
+        );
+      }
       if (attempt > 0) await sleep(10 * 2 ** Math.min(attempt, 6));
       const result = await this.table.doc.batchWrite({
         RequestItems: { [this.table.tableName]: pending },

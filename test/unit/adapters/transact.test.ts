@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DocClient } from '../../../lib/adapters/dynamodb/doc-client.js';
+import { type DocClient, DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
 import { transactWrite } from '../../../lib/adapters/dynamodb/transact.js';
 import { ThrottlingException } from '../../../lib/core/faults.js';
 
@@ -33,5 +33,25 @@ describe('transactWrite', () => {
       conflictAsOutcome: true,
     });
     expect(outcome).toEqual({ ok: false, failed: [] });
+  });
+
+  it('answers a transaction DynamoDB throttled as ThrottlingException, not as the request’s fault', async () => {
+    const throttled = new DynamoDbError(
+      'TransactionCanceledException',
+      'Transaction cancelled',
+      400,
+      {
+        CancellationReasons: [{ Code: 'ThrottlingError' }, { Code: 'None' }],
+      },
+    );
+    const doc = {
+      transactWrite: async () => {
+        throw throttled;
+      },
+    } as unknown as DocClient;
+    const outcome = transactWrite(doc, [{ Put: { TableName: 't', Item: { pk: 'a' } } }], {
+      conflictAsOutcome: true,
+    });
+    await expect(outcome).rejects.toBeInstanceOf(ThrottlingException);
   });
 });

@@ -5,9 +5,9 @@
  */
 import { errors } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { isTransientError } from '../../../functions/shared/transient.js';
 import { DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
 import { RunContendedError } from '../../../lib/operations/run-mutation.js';
+import { isTransientError } from '../../../lib/operations/transient.js';
 
 describe('isTransientError', () => {
   it("takes undici's connection failures for the weather", () => {
@@ -34,6 +34,17 @@ describe('isTransientError', () => {
         ),
       ),
     ).toBe(false);
+  });
+
+  it('takes a transaction DynamoDB cancelled for throttling for the weather, not one whose condition failed', () => {
+    const cancelled = (codes: string[]) =>
+      new DynamoDbError('TransactionCanceledException', 'Transaction cancelled', 400, {
+        CancellationReasons: codes.map((Code) => ({ Code })),
+      });
+    expect(isTransientError(cancelled(['ThrottlingError', 'None']))).toBe(true);
+    expect(isTransientError(cancelled(['None', 'ProvisionedThroughputExceeded']))).toBe(true);
+    expect(isTransientError(cancelled(['None', 'ConditionalCheckFailed']))).toBe(false);
+    expect(isTransientError(cancelled(['ValidationError']))).toBe(false);
   });
 
   it("takes the AWS SDK's throttling and retryable errors for the weather, and a bug for the record's own", () => {

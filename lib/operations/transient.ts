@@ -12,6 +12,7 @@ export function isTransientError(error: unknown): boolean {
     $metadata?: { httpStatusCode?: unknown };
     statusCode?: unknown;
     cause?: unknown;
+    CancellationReasons?: unknown;
   };
   if (e.$retryable !== undefined && e.$retryable !== null) return true;
   // The AWS SDK's errors carry the status in $metadata; the lean clients' (lib/aws-json, DynamoDB's
@@ -23,6 +24,11 @@ export function isTransientError(error: unknown): boolean {
   // undici's connection failures (UND_ERR_SOCKET, UND_ERR_CONNECT_TIMEOUT, UND_ERR_HEADERS_TIMEOUT,
   // ...), which the lean clients give up with after their attempts.
   if (typeof e.code === 'string' && e.code.startsWith('UND_ERR_')) return true;
+  // A transaction DynamoDB cancelled because it throttled (or another transaction held) an item.
+  if (e.name === 'TransactionCanceledException' && Array.isArray(e.CancellationReasons)) {
+    const codes = e.CancellationReasons.map((r: { Code?: unknown }) => r?.Code);
+    if (codes.some((code) => typeof code === 'string' && transientReasons.has(code))) return true;
+  }
   return e.cause !== undefined && e.cause !== error && isTransientError(e.cause);
 }
 
@@ -44,6 +50,13 @@ const transientNames = new Set([
   'AbortError',
   // A run other writers kept changing through every attempt (lib/operations/run-mutation.ts).
   'RunContendedError',
+]);
+
+const transientReasons = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+  'TransactionConflict',
 ]);
 
 const transientCodes = new Set([
