@@ -16,7 +16,12 @@ export {
   ActivityFailure,
   CancelReason,
 } from './activity/context.js';
-export { RESULT_TOO_LONG, type TaskEnd, WORKER_SHUTDOWN } from './activity/run-task.js';
+export {
+  RESULT_NOT_SERIALIZABLE,
+  RESULT_TOO_LONG,
+  type TaskEnd,
+  WORKER_SHUTDOWN,
+} from './activity/run-task.js';
 export {
   ActivityWorker,
   type ActivityWorkerOptions,

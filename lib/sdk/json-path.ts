@@ -176,12 +176,21 @@ async function observed(
   call: Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   const started = performance.now();
+  // The caller's hook only watches: its failure must not change the call's outcome (a poll's task
+  // would be lost to its timeout).
+  const tell = (call: SwfCall) => {
+    try {
+      observe(call);
+    } catch {
+      // ignored, as a failed metric is
+    }
+  };
   try {
     const output = await call;
-    observe({ action, input, output, durationMs: performance.now() - started });
+    tell({ action, input, output, durationMs: performance.now() - started });
     return output;
   } catch (error) {
-    observe({ action, input, error, durationMs: performance.now() - started });
+    tell({ action, input, error, durationMs: performance.now() - started });
     throw error;
   }
 }

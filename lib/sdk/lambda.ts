@@ -6,6 +6,7 @@ import { DEFAULT_CANCEL_GRACE_MS, startActivityTask } from './activity/start-tas
 import type { ApiFunction } from './api-function.js';
 import { createSwfClient, type SwfClientOptions } from './client.js';
 import { type Decider, decideTask } from './decider/decide-task.js';
+import { describeError } from './errors.js';
 import { readWireAnswer } from './json-path.js';
 import { consoleLogger, type Logger } from './logger.js';
 
@@ -117,7 +118,13 @@ export function activityTaskHandler(
     });
     try {
       const end = await running.done;
-      options.onTaskEnd?.(end);
+      try {
+        options.onTaskEnd?.(end);
+      } catch (error) {
+        // The caller's own hook: its failure must not fail the invocation (Lambda would run the
+        // activity again).
+        logger.error('onTaskEnd threw', { error: describeError(error) });
+      }
       return end;
     } finally {
       clear();

@@ -42,6 +42,21 @@ export async function report(
   }
 }
 
+/**
+ * A call's answer, the call tried again on throttling, 5xx and network errors with the pauses
+ * `report` makes (about 6 s over 6 attempts); any other error, or the last, is thrown.
+ */
+export async function retrying<T>(call: () => Promise<T>, attempts = 6): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isRetryable(error) || attempt >= attempts) throw error;
+      await sleep(Math.min(100 * 2 ** attempt, 5_000));
+    }
+  }
+}
+
 /** Listens for process signals (SIGTERM …) until the returned function is called. */
 export function onProcessSignals(
   signals: readonly NodeJS.Signals[],

@@ -315,3 +315,32 @@ describe('what an activity stopped by its signal is reported as', () => {
     expect(reports).toEqual(['canceled activity cancelled: shutdown']);
   });
 });
+
+describe('a heartbeat that hangs', () => {
+  it('does not hold the next one back: they go out an interval apart until it is given up', async () => {
+    const recorded: number[] = [];
+    let sent = 0;
+    const heartbeater = new Heartbeater({
+      intervalMs: 100,
+      callTimeoutMs: 2_000,
+      send: (_details, signal) => {
+        sent++;
+        if (sent === 2)
+          return new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(signal.reason)),
+          );
+        recorded.push(Date.now());
+        return Promise.resolve(false);
+      },
+      details: () => undefined,
+      onCancelRequested: () => {},
+      onTaskGone: () => {},
+      logger: recordingLogger(),
+    });
+    heartbeater.start();
+    await until(() => recorded.length >= 2, 'two answered heartbeats', 5_000);
+    heartbeater.stop();
+    // The second hangs; the third goes out one interval after it, not after it is given up (2 s).
+    expect((recorded[1] ?? 0) - (recorded[0] ?? 0)).toBeLessThan(600);
+  });
+});

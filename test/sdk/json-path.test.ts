@@ -361,6 +361,20 @@ describe('createSwfClient JSON path', () => {
     expect(calls.every((call) => call.durationMs >= 0)).toBe(true);
   });
 
+  it('answers the call as it went when its observer throws (a poll keeps its task)', async () => {
+    const c = client({
+      observe: () => {
+        throw new Error('metrics: bad label');
+      },
+    });
+    stub.answers.push({ status: 200, body: { taskToken: 'tok', events: [] } });
+    const task = await c.send(
+      new PollForDecisionTaskCommand({ domain: 'd', taskList: { name: 'tl' } }),
+    );
+    c.destroy();
+    expect(task.taskToken).toBe('tok');
+  });
+
   it("goes the SDK's own way for middleware added to the client and for callback-style calls", async () => {
     const c = client();
     const seen: string[] = [];

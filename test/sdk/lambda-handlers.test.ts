@@ -14,6 +14,7 @@ import {
   decide,
   decisionTaskHandler,
   type PushedTaskEvent,
+  RESULT_NOT_SERIALIZABLE,
   WORKER_SHUTDOWN,
   type WorkflowState,
 } from '../../lib/sdk/index.js';
@@ -155,6 +156,29 @@ describe('activityTaskHandler', () => {
         body: { taskToken: 'tok-1', reason: 'unknown activity type constructor' },
       },
     ]);
+  });
+
+  it('fails a task whose result has no JSON, and a hook that throws fails nothing', async () => {
+    const logger = recordingLogger();
+    const handler = activityTaskHandler({
+      client: client(),
+      logger,
+      onTaskEnd: () => {
+        throw new Error('metrics sink down');
+      },
+      activities: { resize: () => ({ count: 10n }) },
+    });
+
+    const end = await handler(activityEvent());
+
+    expect(end).toMatchObject({ outcome: 'failed', reported: 'sent' });
+    expect(calls()).toMatchObject([
+      {
+        action: 'RespondActivityTaskFailed',
+        body: { reason: RESULT_NOT_SERIALIZABLE, details: expect.stringMatching(/BigInt/) },
+      },
+    ]);
+    expect(logger.lines.map((l) => l.message)).toContain('onTaskEnd threw');
   });
 
   it('fires ctx.signal when a heartbeat answers cancelRequested and reports it canceled', async () => {
@@ -394,6 +418,58 @@ describe('decisionTaskHandler', () => {
     expect(calls()).toEqual([]);
     const failed = logger.lines.find((l) => l.message.startsWith('decider failed'));
     expect(JSON.stringify(failed)).toContain('no decider for workflow type toString');
+  });
+
+  it('reads a history page again after a moment of 5xx answers, and decides', async () => {
+    stub.answers.push(
+      { status: 503, body: { __type: 'ServiceUnavailable', message: 'busy' } },
+      { status: 503, body: { __type: 'ServiceUnavailable', message: 'busy' } },
+      { status: 503, body: { __type: 'ServiceUnavailable', message: 'busy' } },
+      { status: 503, body: { __type: 'ServiceUnavailable', message: 'busy' } },
+      { status: 200, body: { events: [] } },
+    );
+    const handler = decisionTaskHandler({
+      client: client(),
+      logger: recordingLogger(),
+      decider: { flow: () => [decide.completeWorkflowExecution('done')] },
+    });
+
+    await handler(decisionEvent({ nextPageToken: 'page-2' }));
+
+    const actions = calls().map((c) => c.action);
+    expect(actions.filter((a) => a === 'PollForDecisionTask')).toHaveLength(5);
+    expect(actions.at(-1)).toBe('RespondDecisionTaskCompleted');
+  });
+
+  it('stops waiting for a decider that never answers once the task has timed out, and says so', async () => {
+    const logger = recordingLogger();
+    const handler = decisionTaskHandler({
+      client: client(),
+      logger,
+      decider: () => new Promise(() => {}),
+    });
+    const events = [
+      wireEvent(1, 'WorkflowExecutionStarted', {
+        workflowExecutionStartedEventAttributes: {
+          childPolicy: 'TERMINATE',
+          taskList: { name: 'decider-fn' },
+          workflowType: { name: 'flow', version: '1' },
+        },
+      }),
+      wireEvent(2, 'DecisionTaskScheduled', {
+        decisionTaskScheduledEventAttributes: {
+          taskList: { name: 'decider-fn' },
+          startToCloseTimeout: '0',
+        },
+      }),
+    ];
+
+    await handler(decisionEvent({ events }));
+
+    expect(calls()).toEqual([]);
+    expect(logger.lines.map((l) => l.message)).toContain(
+      "the decider did not answer within the task's start-to-close timeout",
+    );
   });
 
   it('rejects an event that is not a pushed decision task', async () => {

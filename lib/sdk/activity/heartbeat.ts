@@ -25,8 +25,9 @@ export const HEARTBEAT_DETAILS_MAX = 2_048;
 export const heartbeatCallTimeoutMs = (intervalMs: number) => Math.max(3 * intervalMs, 3_000);
 
 /**
- * Sends a heartbeat every `intervalMs` (the first one interval after start), carrying the latest
- * details (their first 2,048 characters, SWF's limit). `cancelRequested` and UnknownResourceFault are
+ * Sends a heartbeat every `intervalMs` (the first one interval after start), whether or not the
+ * previous one has been answered, carrying the latest details (their first 2,048 characters, SWF's
+ * limit). `cancelRequested` and UnknownResourceFault are
  * reported; every other error (throttling, 5xx, network, a heartbeat that takes too long, anything)
  * is logged and the next beat tries again: they never cancel.
  */
@@ -35,6 +36,7 @@ export class Heartbeater {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #failures = 0;
+  #inFlight = 0;
   readonly #stopping = new AbortController();
 
   constructor(options: HeartbeatOptions) {
@@ -58,6 +60,20 @@ export class Heartbeater {
 
   async #beat(): Promise<void> {
     if (this.#stopped) return;
+    // The next beat is due one interval from now whatever this one does: a request that hangs until
+    // it is given up must not hold the next one back (SWF times the task out when no heartbeat
+    // lands within its heartbeat timeout). A few may be out at once; beyond that a beat is skipped.
+    this.#schedule();
+    if (this.#inFlight >= MAX_IN_FLIGHT) return;
+    this.#inFlight++;
+    try {
+      await this.#send();
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  async #send(): Promise<void> {
     const o = this.#options;
     const timeoutMs = o.callTimeoutMs ?? heartbeatCallTimeoutMs(o.intervalMs);
     const signal = AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(timeoutMs)]);
@@ -82,6 +98,8 @@ export class Heartbeater {
         failures: this.#failures,
       });
     }
-    this.#schedule();
   }
 }
+
+/** Heartbeats of one task out at once (the others hanging until given up). */
+const MAX_IN_FLIGHT = 3;

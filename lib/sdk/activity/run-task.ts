@@ -1,4 +1,5 @@
 import type { ActivityTask } from '@aws-sdk/client-swf';
+import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { aborted, cutOrUndefined, cutText, type ReportOutcome, report, sleep } from '../util.js';
 import {
@@ -60,6 +61,8 @@ const REASON_MAX = 256;
 const DETAILS_MAX = 32_768;
 /** The reason an activity stopped by its worker's shutdown (no cancellation requested) fails with. */
 export const WORKER_SHUTDOWN = 'WorkerShutdown';
+/** The reason an activity whose result has no JSON (a BigInt, a cycle) fails with. */
+export const RESULT_NOT_SERIALIZABLE = 'ActivityResultNotSerializable';
 /** The reason an activity whose result is over SWF's limit fails with. */
 export const RESULT_TOO_LONG = 'ActivityResultTooLong';
 
@@ -155,13 +158,19 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
       endedAt: Date.now(),
     });
     if (gone) {
-      o.logger.debug('activity ended after its task was gone; nothing to report', fields);
+      o.logger.warn(
+        'the activity task was gone (timed out, or its execution closed); nothing was reported',
+        { ...fields, tookMs: Date.now() - startedAt },
+      );
       return end('dropped', 'none');
     }
     if (outcome.ok) {
-      const { value } = outcome;
-      const result =
-        typeof value === 'string' || value === undefined ? value : JSON.stringify(value);
+      const serialized = serialize(outcome.value);
+      if (!serialized.ok) {
+        const failed = () => o.swf.failed(RESULT_NOT_SERIALIZABLE, serialized.why);
+        return end('failed', await report(failed, 'fail', o.logger));
+      }
+      const result = serialized.result;
       // A result SWF cannot take would be refused, and the task left to time out: it fails now, so
       // the decider hears why (a result is not cut: half a value is no value).
       if (result !== undefined && result.length > DETAILS_MAX) {
@@ -169,7 +178,9 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
         const failed = () => o.swf.failed(RESULT_TOO_LONG, details);
         return end('failed', await report(failed, 'fail', o.logger));
       }
-      return end('completed', await report(() => o.swf.completed(result), 'complete', o.logger));
+      const reported = await report(() => o.swf.completed(result), 'complete', o.logger);
+      if (reported === 'taskGone') warnGone();
+      return end('completed', reported);
     }
     if (cancel.signal.aborted) {
       const why = details ?? errorMessage(outcome.error);
@@ -190,7 +201,31 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
       ? report(() => o.swf.canceled(details), 'cancel', o.logger)
       : report(() => o.swf.failed(WORKER_SHUTDOWN, details), 'fail', o.logger);
 
-  return { cancel: cancelWith, done: run() };
+  /** A result that found its task gone: most often an activity slower than its timeout. */
+  const warnGone = () =>
+    o.logger.warn(
+      'the activity task was gone when its result came: it timed out (is the activity slower than its start-to-close timeout?), or its execution closed',
+      { ...fields, tookMs: Date.now() - startedAt },
+    );
+
+  // Whatever goes wrong here (a bug of this SDK's own) ends the task as failed, reported if it can
+  // be: `done` never rejects, so a worker's slot is always freed.
+  const done = run().catch(async (error: unknown): Promise<TaskEnd> => {
+    heartbeater.stop();
+    o.logger.error('running the activity task failed', { ...fields, error: describeError(error) });
+    const { reason, details: failure } = failureOf(error);
+    const reported = await report(() => o.swf.failed(reason, failure), 'fail', o.logger);
+    return {
+      ...fields,
+      outcome: 'failed',
+      cancelReason: ctx.cancelReason,
+      reported,
+      startedAt,
+      signalledAt,
+      endedAt: Date.now(),
+    };
+  });
+  return { cancel: cancelWith, done };
 }
 
 function context(
@@ -227,8 +262,34 @@ function settle(activity: Activity, input: string | undefined, ctx: ActivityCont
     );
 }
 
-const errorMessage = (error: unknown) =>
-  cutText(error instanceof Error ? error.message : String(error), DETAILS_MAX);
+/** A result as SWF takes it: a string as is, any other value as JSON; or why it cannot be sent. */
+function serialize(
+  value: unknown,
+): { ok: true; result: string | undefined } | { ok: false; why: string } {
+  if (typeof value === 'string' || value === undefined) return { ok: true, result: value };
+  try {
+    const result = JSON.stringify(value);
+    // A function or a symbol has no JSON: no result, as for undefined.
+    return { ok: true, result };
+  } catch (error) {
+    return {
+      ok: false,
+      why: cutText(`The activity's result cannot be sent as JSON: ${textOf(error)}`, DETAILS_MAX),
+    };
+  }
+}
+
+/** An error's text, even for a value whose String() throws (an object without a prototype). */
+function textOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}
+
+const errorMessage = (error: unknown) => cutText(textOf(error), DETAILS_MAX);
 
 function failureOf(error: unknown): { reason: string; details: string | undefined } {
   if (error instanceof ActivityFailure)
@@ -241,5 +302,5 @@ function failureOf(error: unknown): { reason: string; details: string | undefine
       reason: cutText(error.message, REASON_MAX),
       details: cutOrUndefined(error.stack, DETAILS_MAX),
     };
-  return { reason: cutText(String(error), REASON_MAX), details: undefined };
+  return { reason: cutText(textOf(error), REASON_MAX), details: undefined };
 }

@@ -168,7 +168,12 @@ export class ActivityWorker {
       this.#running.delete(running);
       if (end.outcome === 'abandoned') this.#abandoned++;
       this.#slots.release();
-      this.#o.onTaskEnd?.(end);
+      try {
+        this.#o.onTaskEnd?.(end);
+      } catch (error) {
+        // The caller's own hook: its failure must not end the process or the worker.
+        this.#logger.error('onTaskEnd threw', { error: describeError(error) });
+      }
     });
   }
 }

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-swf';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { defaultIdentity, report } from '../util.js';
+import { defaultIdentity, report, retrying } from '../util.js';
 import { workflowState } from './replay.js';
 import type { WorkflowState } from './state.js';
 
@@ -56,41 +56,85 @@ export async function decideTask(o: DecideOptions, first: DecisionTask): Promise
   const taskToken = first.taskToken ?? '';
   const name = first.workflowType?.name ?? '';
   const startedAt = Date.now();
+  const fields = { workflowType: name, workflowId: first.workflowExecution?.workflowId };
+  let events: HistoryEvent[];
   try {
-    const events = await allEvents(o, first);
-    const state = workflowState({ ...first, taskToken, events });
-    const result = await deciderFor(o.decider, name)(state);
-    const { decisions, executionContext } = 'decisions' in result ? result : { decisions: result };
-    const outcome = await report(
-      () =>
-        o.client.send(
-          new RespondDecisionTaskCompletedCommand({
-            taskToken,
-            decisions: [...decisions],
-            ...(executionContext === undefined ? {} : { executionContext }),
-          }),
-        ),
-      'RespondDecisionTaskCompleted',
-      o.logger,
-    );
-    // Most often a decider slower than the task's start-to-close timeout: SWF has scheduled the task
-    // again, and a decider that is always this slow never gets an answer in.
-    if (outcome === 'taskGone') {
-      o.logger.warn(
-        'the decision task was gone when its answer came: it timed out (is the decider slower than taskStartToCloseTimeout?) or its execution closed',
-        {
-          workflowType: name,
-          workflowId: first.workflowExecution?.workflowId,
-          tookMs: Date.now() - startedAt,
-        },
-      );
-    }
+    events = await allEvents(o, first);
   } catch (error) {
-    o.logger.error('decider failed; the decision task will time out', {
-      workflowType: name,
-      workflowId: first.workflowExecution?.workflowId,
+    o.logger.error("reading the decision task's history failed; the task will time out", {
+      ...fields,
       error: describeError(error),
     });
+    return;
+  }
+  let result: DeciderResult | undefined;
+  try {
+    const state = workflowState({ ...first, taskToken, events });
+    result = await withinTimeout(deciderFor(o.decider, name)(state), startToCloseMs(events));
+  } catch (error) {
+    o.logger.error('decider failed; the decision task will time out', {
+      ...fields,
+      error: describeError(error),
+    });
+    return;
+  }
+  if (result === undefined) {
+    // The task has timed out in SWF and is scheduled again: this worker goes on with other tasks
+    // (the decider's promise is left to settle on its own; its answer would find the task gone).
+    o.logger.error("the decider did not answer within the task's start-to-close timeout", {
+      ...fields,
+      tookMs: Date.now() - startedAt,
+    });
+    return;
+  }
+  const { decisions, executionContext } = 'decisions' in result ? result : { decisions: result };
+  const outcome = await report(
+    () =>
+      o.client.send(
+        new RespondDecisionTaskCompletedCommand({
+          taskToken,
+          decisions: [...decisions],
+          ...(executionContext === undefined ? {} : { executionContext }),
+        }),
+      ),
+    'RespondDecisionTaskCompleted',
+    o.logger,
+  );
+  // Most often a decider slower than the task's start-to-close timeout: SWF has scheduled the task
+  // again, and a decider that is always this slow never gets an answer in.
+  if (outcome === 'taskGone') {
+    o.logger.warn(
+      'the decision task was gone when its answer came: it timed out (is the decider slower than taskStartToCloseTimeout?), its execution closed, or an earlier try of this answer was recorded',
+      { ...fields, tookMs: Date.now() - startedAt },
+    );
+  }
+}
+
+/**
+ * The start-to-close timeout of the task being decided (its DecisionTaskScheduled, the latest one),
+ * in ms, with a second's margin; undefined for NONE or when the history does not say.
+ */
+function startToCloseMs(events: readonly HistoryEvent[]): number | undefined {
+  const scheduled = [...events].reverse().find((e) => e.eventType === 'DecisionTaskScheduled');
+  const timeout = scheduled?.decisionTaskScheduledEventAttributes?.startToCloseTimeout;
+  const seconds = Number(timeout);
+  return timeout === undefined || !Number.isFinite(seconds) ? undefined : (seconds + 1) * 1000;
+}
+
+/** The promise's value, or undefined once `ms` have passed without one (never, without `ms`). */
+async function withinTimeout<T>(
+  value: T | Promise<T>,
+  ms: number | undefined,
+): Promise<T | undefined> {
+  if (ms === undefined) return value;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve(value), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -99,9 +143,12 @@ async function allEvents(o: DecideOptions, first: DecisionTask): Promise<History
   const events = [...(first.events ?? [])];
   let token = first.nextPageToken;
   while (token) {
-    const page = await o.client.send(pollDecisionCommand(o, token));
+    const asked = token;
+    // A page lost to a moment's 5xx or throttling would cost the whole task: retried, as answers are.
+    const page = await retrying(() => o.client.send(pollDecisionCommand(o, asked)));
     events.push(...(page.events ?? []));
     token = page.nextPageToken;
+    if (token === asked) throw new Error('the history page repeats its nextPageToken');
   }
   return events;
 }
