@@ -15,6 +15,7 @@ import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/ou
 import {
   handleStreamRecords,
   isOutboxRecord,
+  type StreamHandlingOptions,
   type StreamRecordLike,
 } from '../operations/stream-records.js';
 import { isTransientError } from '../operations/transient.js';
@@ -82,8 +83,13 @@ export interface LocalStack {
  * stream function does. A transient failure (contention, throttling) fails the read, which is tried
  * again from the same records; only a record's own fault is dead-lettered.
  */
-export const localStreamHandler = (deps: OutboxDeps) => (records: readonly StreamRecordLike[]) =>
-  handleStreamRecords(deps, records.filter(isOutboxRecord), { isTransient: isTransientError });
+export const localStreamHandler =
+  (deps: OutboxDeps, options: Omit<StreamHandlingOptions, 'isTransient'> = {}) =>
+  (records: readonly StreamRecordLike[]) =>
+    handleStreamRecords(deps, records.filter(isOutboxRecord), {
+      ...options,
+      isTransient: isTransientError,
+    });
 
 /** DynamoDB Local, the table and the SWF endpoint: what `npm start` runs, as a function for tests. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
