@@ -239,31 +239,48 @@ async function deliverExternal(
   const source = await deps.executions.loadRun(sourceRunId);
   const request = source?.state.externalRequests[String(initiatedEventId)];
   if (source === undefined || request === undefined) return;
-  const targetRunId =
-    request.runId ?? (await deps.executions.findOpenRun(source.state.domain, request.workflowId));
   const now = epochSeconds(deps.clock);
-  await commitPair(deps, [sourceRunId, targetRunId ?? sourceRunId], (src, tgt) => {
-    const target = targetRunId === undefined ? undefined : tgt?.state;
-    const reachable =
-      target !== undefined &&
-      target.status === 'OPEN' &&
-      target.domain === src.state.domain &&
-      target.execution.workflowId === request.workflowId;
-    if (!reachable) {
-      const failed = externalRequestOutcome(src.state, initiatedEventId, undefined, now);
-      return failed === undefined ? undefined : { a: failed };
-    }
-    if (target.execution.runId === src.state.execution.runId) {
-      const self = externalRequestToSelf(src.state, initiatedEventId, now);
-      return self === undefined ? undefined : { a: self };
-    }
-    const arrival = externalRequestArrival(target, src.state, initiatedEventId, now);
-    // The sender learns of the arrival no earlier than the target recorded it (its history may be
-    // ahead of this clock reading).
-    const heard = arrival?.now ?? now;
-    const outcome = externalRequestOutcome(src.state, initiatedEventId, target.execution, heard);
-    return arrival === undefined || outcome === undefined ? undefined : { a: outcome, b: arrival };
-  });
+  // A request by workflowId whose run continues as new meanwhile is carried to the new run (a few
+  // runs at most), as it would have been a moment later.
+  for (let hop = 0; hop < MAX_CONTINUED_HOPS; hop++) {
+    const targetRunId =
+      request.runId ?? (await deps.executions.findOpenRun(source.state.domain, request.workflowId));
+    let retarget = false;
+    await commitPair(deps, [sourceRunId, targetRunId ?? sourceRunId], (src, tgt) => {
+      const target = targetRunId === undefined ? undefined : tgt?.state;
+      const reachable =
+        target !== undefined &&
+        target.status === 'OPEN' &&
+        target.domain === src.state.domain &&
+        target.execution.workflowId === request.workflowId;
+      if (!reachable) {
+        if (
+          request.runId === undefined &&
+          target !== undefined &&
+          continuedAsNew(target) &&
+          hop + 1 < MAX_CONTINUED_HOPS
+        ) {
+          retarget = true;
+          return undefined;
+        }
+        const failed = externalRequestOutcome(src.state, initiatedEventId, undefined, now);
+        return failed === undefined ? undefined : { a: failed };
+      }
+      if (target.execution.runId === src.state.execution.runId) {
+        const self = externalRequestToSelf(src.state, initiatedEventId, now);
+        return self === undefined ? undefined : { a: self };
+      }
+      const arrival = externalRequestArrival(target, src.state, initiatedEventId, now);
+      // The sender learns of the arrival no earlier than the target recorded it (its history may be
+      // ahead of this clock reading).
+      const heard = arrival?.now ?? now;
+      const outcome = externalRequestOutcome(src.state, initiatedEventId, target.execution, heard);
+      return arrival === undefined || outcome === undefined
+        ? undefined
+        : { a: outcome, b: arrival };
+    });
+    if (!retarget) return;
+  }
 }
 
 /** Starts the child run and records ChildWorkflowExecutionStarted in the parent, in one transaction. */
@@ -360,29 +377,37 @@ async function applyChildPolicy(
 ): Promise<void> {
   const now = epochSeconds(deps.clock);
   for (const child of children) {
-    const runId = await deps.executions.findOpenRun(parent.domain, child.workflowId);
-    if (runId === undefined) continue;
-    await mutateRun(deps, runId, ({ state }) => {
-      const ours = state.parent?.execution.runId === parent.execution.runId;
-      if (
-        state.status !== 'OPEN' ||
-        !ours ||
-        (policy === 'REQUEST_CANCEL' && state.cancelRequested)
-      ) {
-        return { write: false, result: undefined };
-      }
-      const t =
-        policy === 'TERMINATE'
-          ? terminateExecution(
-              state,
-              { childPolicy: state.config.childPolicy, cause: 'CHILD_POLICY_APPLIED' },
-              now,
-            )
-          : requestCancelExecution(state, { cause: 'CHILD_POLICY_APPLIED' }, now);
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    }).catch(ignoreMissingRun);
+    // A child that continues as new meanwhile is followed to its new run (a few times at most).
+    for (let hop = 0; hop < MAX_CONTINUED_HOPS; hop++) {
+      const runId = await deps.executions.findOpenRun(parent.domain, child.workflowId);
+      if (runId === undefined) break;
+      const continued = await mutateRun(deps, runId, ({ state }) => {
+        const ours = state.parent?.execution.runId === parent.execution.runId;
+        if (state.status !== 'OPEN' || !ours) {
+          return { write: false, result: ours && continuedAsNew(state) };
+        }
+        if (policy === 'REQUEST_CANCEL' && state.cancelRequested)
+          return { write: false, result: false };
+        const t =
+          policy === 'TERMINATE'
+            ? terminateExecution(
+                state,
+                { childPolicy: state.config.childPolicy, cause: 'CHILD_POLICY_APPLIED' },
+                now,
+              )
+            : requestCancelExecution(state, { cause: 'CHILD_POLICY_APPLIED' }, now);
+        return { write: true, result: false, state: t.state, events: t.events };
+      }).catch((error: unknown) => ignoreMissingRun(error) ?? false);
+      if (!continued) break;
+    }
   }
 }
+
+/** How many runs of a continued-as-new workflowId an effect follows before it gives up. */
+const MAX_CONTINUED_HOPS = 5;
+
+const continuedAsNew = (state: ExecutionState) =>
+  state.status === 'CLOSED' && state.closeStatus === 'CONTINUED_AS_NEW';
 
 const ignoreMissingRun = (error: unknown) => {
   if (error instanceof UnknownResourceFault) return;
