@@ -87,8 +87,9 @@ async function handle(
       `Request of ${size} bytes exceeds the maximum request size of ${MAX_REQUEST_BYTES} bytes`,
     );
   }
+  // A compressed body is refused; other values are ignored (boto 2 sends `amz-1.0` on every call).
   const encoding = request.headers['content-encoding']?.trim().toLowerCase();
-  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+  if (encoding !== undefined && COMPRESSIONS.has(encoding)) {
     throw new SerializationException(
       `Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`,
     );
@@ -97,6 +98,8 @@ async function handle(
   const signal = request.signal ?? new AbortController().signal;
   return run(input, deps, { requestId, signal });
 }
+
+const COMPRESSIONS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'compress', 'x-compress', 'zstd']);
 
 function actionOf(target: string | undefined): SwfAction {
   if (target === undefined || target === '') {

@@ -21,8 +21,19 @@ export class OpenExecutionGauge {
     private readonly now: () => number,
   ) {}
 
-  /** How many more executions the domain can have open (0 at the quota). */
+  /**
+   * How many more executions the domain can have open (0 at the quota). A count that fails (the
+   * store throttled it) lets the request through: the quota is approximate, a start is not.
+   */
   async room(domain: string): Promise<number> {
+    try {
+      return await this.#room(domain);
+    } catch {
+      return MAX_OPEN_EXECUTIONS;
+    }
+  }
+
+  async #room(domain: string): Promise<number> {
     const known = this.#counts.get(domain);
     const count =
       known?.counting !== undefined

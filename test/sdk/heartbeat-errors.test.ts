@@ -226,8 +226,8 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
     expect(sent).toHaveLength(2);
     expect(sent[0]?.aborted).toBe(true);
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(heartbeatCallTimeoutMs(1_000)).toBe(3_000);
-    expect(heartbeatCallTimeoutMs(5_000)).toBe(15_000);
+    expect(heartbeatCallTimeoutMs(1_000)).toBe(2_000);
+    expect(heartbeatCallTimeoutMs(5_000)).toBe(10_000);
   });
 
   it('an activity that ignores the signal is abandoned after the grace period', async () => {
@@ -317,22 +317,23 @@ describe('what an activity stopped by its signal is reported as', () => {
 });
 
 describe('a heartbeat that hangs', () => {
-  it('does not hold the next one back: they go out an interval apart until it is given up', async () => {
-    const recorded: number[] = [];
+  it('is followed at once by the next when it is given up, and details never go back', async () => {
+    const recorded: { at: number; details: string | undefined }[] = [];
     let sent = 0;
+    let step = 0;
     const heartbeater = new Heartbeater({
-      intervalMs: 100,
-      callTimeoutMs: 2_000,
-      send: (_details, signal) => {
+      intervalMs: 500,
+      callTimeoutMs: 1_000,
+      send: (details, signal) => {
         sent++;
         if (sent === 2)
           return new Promise((_resolve, reject) =>
             signal.addEventListener('abort', () => reject(signal.reason)),
           );
-        recorded.push(Date.now());
+        recorded.push({ at: Date.now(), details });
         return Promise.resolve(false);
       },
-      details: () => undefined,
+      details: () => `step-${++step}`,
       onCancelRequested: () => {},
       onTaskGone: () => {},
       logger: recordingLogger(),
@@ -340,7 +341,10 @@ describe('a heartbeat that hangs', () => {
     heartbeater.start();
     await until(() => recorded.length >= 2, 'two answered heartbeats', 5_000);
     heartbeater.stop();
-    // The second hangs; the third goes out one interval after it, not after it is given up (2 s).
-    expect((recorded[1] ?? 0) - (recorded[0] ?? 0)).toBeLessThan(600);
+    const [first, second] = recorded;
+    // Sent 500 ms after the first, the second hangs until it is given up at 1 s; the third goes out
+    // then, not a further interval later (2 s after the first).
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeLessThan(1_800);
+    expect(recorded.map((r) => r.details)).toEqual(['step-1', 'step-3']);
   });
 });

@@ -18,16 +18,15 @@ export interface HeartbeatOptions {
 export const HEARTBEAT_DETAILS_MAX = 2_048;
 
 /**
- * How long one heartbeat may take: three intervals, and at least 3 s. A request that hangs (a socket
- * that never answers) is given up then, so the next beat goes out instead of waiting on the client's
- * socket timeout while the task's heartbeat timeout runs out.
+ * How long one heartbeat may take: two intervals, and at least 2 s. A request that hangs (a socket
+ * that never answers) is given up then and the next beat goes out at once, instead of waiting on the
+ * client's socket timeout while the task's heartbeat timeout runs out.
  */
-export const heartbeatCallTimeoutMs = (intervalMs: number) => Math.max(3 * intervalMs, 3_000);
+export const heartbeatCallTimeoutMs = (intervalMs: number) => Math.max(2 * intervalMs, 2_000);
 
 /**
- * Sends a heartbeat every `intervalMs` (the first one interval after start), whether or not the
- * previous one has been answered, carrying the latest details (their first 2,048 characters, SWF's
- * limit). `cancelRequested` and UnknownResourceFault are
+ * Sends a heartbeat every `intervalMs` (the first one interval after start), one at a time, carrying
+ * the latest details (their first 2,048 characters, SWF's limit). `cancelRequested` and UnknownResourceFault are
  * reported; every other error (throttling, 5xx, network, a heartbeat that takes too long, anything)
  * is logged and the next beat tries again: they never cancel.
  */
@@ -36,7 +35,6 @@ export class Heartbeater {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #failures = 0;
-  #inFlight = 0;
   readonly #stopping = new AbortController();
 
   constructor(options: HeartbeatOptions) {
@@ -53,24 +51,19 @@ export class Heartbeater {
     this.#stopping.abort();
   }
 
-  #schedule(): void {
+  #schedule(delayMs = this.#options.intervalMs): void {
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#beat(), this.#options.intervalMs);
+    this.#timer = setTimeout(() => void this.#beat(), delayMs);
   }
 
   async #beat(): Promise<void> {
     if (this.#stopped) return;
-    // The next beat is due one interval from now whatever this one does: a request that hangs until
-    // it is given up must not hold the next one back (SWF times the task out when no heartbeat
-    // lands within its heartbeat timeout). A few may be out at once; beyond that a beat is skipped.
-    this.#schedule();
-    if (this.#inFlight >= MAX_IN_FLIGHT) return;
-    this.#inFlight++;
-    try {
-      await this.#send();
-    } finally {
-      this.#inFlight--;
-    }
+    // One at a time, so the details SWF keeps are always the newest sent; the next is due an
+    // interval after this one started, at once if it took that long (a request that hung until it
+    // was given up holds the next back no longer than that).
+    const started = Date.now();
+    await this.#send();
+    this.#schedule(Math.max(0, this.#options.intervalMs - (Date.now() - started)));
   }
 
   async #send(): Promise<void> {
@@ -100,6 +93,3 @@ export class Heartbeater {
     }
   }
 }
-
-/** Heartbeats of one task out at once (the others hanging until given up). */
-const MAX_IN_FLIGHT = 3;

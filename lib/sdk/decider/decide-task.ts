@@ -67,23 +67,27 @@ export async function decideTask(o: DecideOptions, first: DecisionTask): Promise
     });
     return;
   }
-  let result: DeciderResult | undefined;
+  let result: DeciderResult;
   try {
     const state = workflowState({ ...first, taskToken, events });
-    result = await withinTimeout(deciderFor(o.decider, name)(state), startToCloseMs(events));
+    const answered = await withinTimeout(
+      deciderFor(o.decider, name)(state),
+      startToCloseMs(events),
+    );
+    if (answered === TIMED_OUT) {
+      // The task has timed out in SWF and is scheduled again: this worker goes on with other tasks
+      // (the decider's promise is left to settle on its own; its answer would find the task gone).
+      o.logger.error("the decider did not answer within the task's start-to-close timeout", {
+        ...fields,
+        tookMs: Date.now() - startedAt,
+      });
+      return;
+    }
+    result = answered;
   } catch (error) {
     o.logger.error('decider failed; the decision task will time out', {
       ...fields,
       error: describeError(error),
-    });
-    return;
-  }
-  if (result === undefined) {
-    // The task has timed out in SWF and is scheduled again: this worker goes on with other tasks
-    // (the decider's promise is left to settle on its own; its answer would find the task gone).
-    o.logger.error("the decider did not answer within the task's start-to-close timeout", {
-      ...fields,
-      tookMs: Date.now() - startedAt,
     });
     return;
   }
@@ -121,15 +125,17 @@ function startToCloseMs(events: readonly HistoryEvent[]): number | undefined {
   return timeout === undefined || !Number.isFinite(seconds) ? undefined : (seconds + 1) * 1000;
 }
 
-/** The promise's value, or undefined once `ms` have passed without one (never, without `ms`). */
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or TIMED_OUT once `ms` have passed without one (never, without `ms`). */
 async function withinTimeout<T>(
   value: T | Promise<T>,
   ms: number | undefined,
-): Promise<T | undefined> {
+): Promise<T | typeof TIMED_OUT> {
   if (ms === undefined) return value;
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
+  const late = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
   });
   try {
     return await Promise.race([Promise.resolve(value), late]);

@@ -159,6 +159,13 @@ describe('createDispatcher', () => {
     );
   });
 
+  it("ignores an encoding that is no compression, as boto 2's amz-1.0 on every call", async () => {
+    const { dispatch, calls } = dispatcherWith(async () => ({}));
+    const headers = { ...request().headers, 'content-encoding': 'amz-1.0' };
+    expect((await dispatch(request({ headers }))).statusCode).toBe(200);
+    expect(calls).toHaveLength(1);
+  });
+
   it('gives each request its own id', async () => {
     const { dispatch } = dispatcherWith(async () => ({}));
     const ids = new Set<string | undefined>();
