@@ -118,9 +118,10 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     if (!isStartedTask(current.state, claims)) throw unknownTask();
     const decisions = unwrapDecisions(input.decisions ?? []);
     const types = await loadTypes(deps, current.state, decisions);
-    const children = decisions.filter((d) => d.decisionType === 'StartChildWorkflowExecution');
-    const openWorkflowsRoom =
-      children.length === 0 ? undefined : await openExecutions(deps).room(current.state.domain);
+    const startsChildren = decisions.some((d) => d.decisionType === 'StartChildWorkflowExecution');
+    const openWorkflowsRoom = startsChildren
+      ? await openExecutions(deps).room(current.state.domain)
+      : undefined;
     const response = {
       decisions,
       ...(input.executionContext === undefined ? {} : { executionContext: input.executionContext }),

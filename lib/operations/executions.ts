@@ -26,11 +26,11 @@ import { MAX_OPEN_EXECUTIONS, openExecutions } from './open-executions.js';
 import { historyPage, nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
-  closedSince,
   commitRuns,
   mutateRun,
   requireRun,
   resolveOpenRun,
+  startStampedAfterClose,
 } from './run-mutation.js';
 
 interface StartWorkflowExecutionInput extends ExecutionRequest {
@@ -40,9 +40,6 @@ interface StartWorkflowExecutionInput extends ExecutionRequest {
   input?: string;
   tagList?: string[];
 }
-
-/** Starts that lose their workflowId to runs closing as they commit, before the start gives up. */
-const MAX_START_ATTEMPTS = 3;
 
 export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
   async (input, deps) => {
@@ -70,39 +67,39 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
       );
     }
     const runId = deps.ids.runId();
-    let now = epochSeconds(deps.clock);
-    for (let attempt = 1; ; attempt++) {
-      const { state, events } = startRun(
-        {
-          domain: input.domain,
-          execution: { workflowId: input.workflowId, runId },
-          workflowType: input.workflowType,
-          config: resolved.config,
-          ...(input.input === undefined ? {} : { input: input.input }),
-          ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
-        },
-        now,
-      );
-      const write = { state, events, queue: queueChanges(undefined, state) };
-      const pointer = {
-        kind: 'acquire' as const,
-        domain: input.domain,
-        workflowId: input.workflowId,
-        runId,
-        startedAt: now,
-      };
-      const outcome = await commitRuns(deps, [write], [pointer]);
-      if (outcome === 'committed') break;
-      if (outcome !== 'already-open') throw new Error(`starting a run failed: ${outcome}`);
-      // The workflowId's run closed after this start read its clock: start after that close.
-      const closedAt = await closedSince(deps, input.domain, input.workflowId, now);
-      if (closedAt === undefined || attempt === MAX_START_ATTEMPTS) {
-        throw new WorkflowExecutionAlreadyStartedFault(
-          `An open execution already has workflowId ${input.workflowId}`,
+    const { workflowId } = input;
+    const { result: outcome } = await startStampedAfterClose(
+      deps,
+      (now) => {
+        const { state, events } = startRun(
+          {
+            domain: input.domain,
+            execution: { workflowId, runId },
+            workflowType: input.workflowType,
+            config: resolved.config,
+            ...(input.input === undefined ? {} : { input: input.input }),
+            ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
+          },
+          now,
         );
-      }
-      now = closedAt;
+        const write = { state, events, queue: queueChanges(undefined, state) };
+        const pointer = {
+          kind: 'acquire' as const,
+          domain: input.domain,
+          workflowId,
+          runId,
+          startedAt: now,
+        };
+        return commitRuns(deps, [write], [pointer]);
+      },
+      (result) => (result === 'already-open' ? { domain: input.domain, workflowId } : undefined),
+    );
+    if (outcome === 'already-open') {
+      throw new WorkflowExecutionAlreadyStartedFault(
+        `An open execution already has workflowId ${workflowId}`,
+      );
     }
+    if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
     gauge.opened(input.domain);
     return { runId };
   },

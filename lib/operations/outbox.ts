@@ -27,7 +27,12 @@ import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-schedule
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
 import type { OperationDeps } from './context.js';
-import { closedSince, commitRuns, mutateRun, RunContendedError } from './run-mutation.js';
+import {
+  commitRuns,
+  mutateRun,
+  RunContendedError,
+  startStampedAfterClose,
+} from './run-mutation.js';
 import { isTransientError } from './transient.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
@@ -289,16 +294,12 @@ async function startChild(
   parentRunId: string,
   initiatedEventId: number,
 ): Promise<void> {
-  let now = epochSeconds(deps.clock);
   const childRunId = deps.ids.runId();
-  let outcome = await startChildAt(deps, parentRunId, initiatedEventId, childRunId, now);
-  // The workflowId's run closed after the start read its clock: start after that close.
-  for (let attempt = 1; outcome.result === 'already-open' && attempt < 3; attempt++) {
-    const closedAt = await closedSince(deps, outcome.domain, outcome.workflowId, now);
-    if (closedAt === undefined) break;
-    now = closedAt;
-    outcome = await startChildAt(deps, parentRunId, initiatedEventId, childRunId, now);
-  }
+  const { result: outcome, now } = await startStampedAfterClose(
+    deps,
+    (now) => startChildAt(deps, parentRunId, initiatedEventId, childRunId, now),
+    (tried) => (tried.result === 'already-open' ? tried : undefined),
+  );
   if (outcome.result !== 'already-open') return;
   await mutateRun(deps, parentRunId, ({ state }) => {
     const t = childAlreadyRunning(state, initiatedEventId, now);

@@ -281,12 +281,38 @@ const isOpenRunOf = (state: ExecutionState, domain: string, workflowId: string) 
 export const belongsTo = (state: ExecutionState, domain: string, workflowId: string) =>
   state.domain === domain && state.execution.workflowId === workflowId;
 
+/** Tries of a start that keeps losing its workflowId to runs closing as it commits. */
+const MAX_START_TRIES = 3;
+
+/**
+ * A start of a new run (`start`, its runs stamped `now`), tried again stamped at the close of the run
+ * that held its workflowId when that run closed after the first stamp (see OpenPointerChange): it was
+ * open at that moment, not at the new one. `takenBy` names the workflowId a result lost, if it did.
+ */
+export async function startStampedAfterClose<R>(
+  deps: Pick<OperationDeps, 'executions' | 'clock'>,
+  start: (now: number) => Promise<R>,
+  takenBy: (result: R) => { readonly domain: string; readonly workflowId: string } | undefined,
+): Promise<{ result: R; now: number }> {
+  let now = epochSeconds(deps.clock);
+  let result = await start(now);
+  for (let tries = 1; tries < MAX_START_TRIES; tries++) {
+    const taken = takenBy(result);
+    if (taken === undefined) break;
+    const closedAt = await closedSince(deps, taken.domain, taken.workflowId, now);
+    if (closedAt === undefined) break;
+    now = closedAt;
+    result = await start(now);
+  }
+  return { result, now };
+}
+
 /**
  * When a workflowId's latest run closed, if it did so after `at`: a start stamped at `at` lost the
  * workflowId to that run, which was open then, and may start again at its close (see
  * OpenPointerChange). Undefined when the run is open, or closed by then.
  */
-export async function closedSince(
+async function closedSince(
   deps: Pick<OperationDeps, 'executions'>,
   domain: string,
   workflowId: string,

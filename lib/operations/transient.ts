@@ -1,3 +1,5 @@
+import { THROTTLED_REASONS } from '../adapters/dynamodb/transact.js';
+
 /**
  * Whether an error is the weather rather than the record: throttling, a service's own fault, a timeout
  * or a dropped connection. Such an error is worth retrying later (Lambda retries the batch); any other
@@ -27,7 +29,9 @@ export function isTransientError(error: unknown): boolean {
   // A transaction DynamoDB cancelled because it throttled (or another transaction held) an item.
   if (e.name === 'TransactionCanceledException' && Array.isArray(e.CancellationReasons)) {
     const codes = e.CancellationReasons.map((r: { Code?: unknown }) => r?.Code);
-    if (codes.some((code) => typeof code === 'string' && transientReasons.has(code))) return true;
+    const transient = (code: unknown) =>
+      code === 'TransactionConflict' || (typeof code === 'string' && THROTTLED_REASONS.has(code));
+    if (codes.some(transient)) return true;
   }
   return e.cause !== undefined && e.cause !== error && isTransientError(e.cause);
 }
@@ -50,13 +54,6 @@ const transientNames = new Set([
   'AbortError',
   // A run other writers kept changing through every attempt (lib/operations/run-mutation.ts).
   'RunContendedError',
-]);
-
-const transientReasons = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'TransactionConflict',
 ]);
 
 const transientCodes = new Set([

@@ -24,27 +24,27 @@ export async function report(
   logger: Logger,
   attempts = 6,
 ): Promise<ReportOutcome> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await call();
-      return 'sent';
-    } catch (error) {
-      if (isUnknownResource(error)) {
-        logger.debug(`${what}: the task is gone (UnknownResourceFault)`);
-        return 'taskGone';
-      }
-      if (!isRetryable(error) || attempt >= attempts) {
-        logger.error(`${what} failed`, { error: describeError(error), attempt });
-        return 'failed';
-      }
-      await sleep(Math.min(100 * 2 ** attempt, 5_000));
+  let attempt = 0;
+  try {
+    await retrying(() => {
+      attempt++;
+      return call();
+    }, attempts);
+    return 'sent';
+  } catch (error) {
+    // Not retryable, so never retried.
+    if (isUnknownResource(error)) {
+      logger.debug(`${what}: the task is gone (UnknownResourceFault)`);
+      return 'taskGone';
     }
+    logger.error(`${what} failed`, { error: describeError(error), attempt });
+    return 'failed';
   }
 }
 
 /**
- * A call's answer, the call tried again on throttling, 5xx and network errors with the pauses
- * `report` makes (about 6 s over 6 attempts); any other error, or the last, is thrown.
+ * A call's answer, the call tried again on throttling, 5xx and network errors with backoff (about
+ * 6 s over 6 attempts); any other error, or the last, is thrown.
  */
 export async function retrying<T>(call: () => Promise<T>, attempts = 6): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -4,6 +4,7 @@
  * open run the whole time, and the effect reaches it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { carryOutRunChange, type OutboxDeps } from '../../lib/operations/outbox.js';
 import type { ExecutionStore } from '../../lib/ports/execution-store.js';
 import { decide, historyTypes, type Rig, rig, start } from '../support/outbox-rig.js';
@@ -44,6 +45,27 @@ const continueAsNew = (taskList: string) =>
     },
   ]);
 
+/**
+ * Carries out a run's change while `workflowId` (on `taskList`) continues as new in between the
+ * outbox's read of its open run and the commit; the workflowId's new run.
+ */
+async function carryOutAcrossContinue(
+  before: ExecutionState,
+  after: ExecutionState,
+  taskList: string,
+  workflowId: string,
+  firstRunId: string | undefined,
+): Promise<string> {
+  await carryOutRunChange(
+    racing(() => continueAsNew(taskList)),
+    before,
+    after,
+  );
+  const next = String(await r.outbox.executions.findOpenRun(r.domain, workflowId));
+  expect(next).not.toBe(firstRunId);
+  return next;
+}
+
 describe('a workflowId whose run continues as new meanwhile', () => {
   it('gets a signal sent to it, in its new run', async () => {
     const a = await start(r, 'SA', 'tl-sa');
@@ -55,13 +77,7 @@ describe('a workflowId whose run continues as new meanwhile', () => {
         signalExternalWorkflowExecutionDecisionAttributes: { workflowId: 'SB', signalName: 'go' },
       },
     ]);
-    await carryOutRunChange(
-      racing(() => continueAsNew('tl-sb')),
-      before,
-      await state(a),
-    );
-    const b2 = String(await r.outbox.executions.findOpenRun(r.domain, 'SB'));
-    expect(b2).not.toBe(b1);
+    const b2 = await carryOutAcrossContinue(before, await state(a), 'tl-sb', 'SB', b1);
     expect(await historyTypes(r, b2)).toContain('WorkflowExecutionSignaled');
     const sender = await historyTypes(r, a);
     expect(sender).toContain('ExternalWorkflowExecutionSignaled');
@@ -89,13 +105,7 @@ describe('a workflowId whose run continues as new meanwhile', () => {
       workflowId: 'P',
       childPolicy: 'TERMINATE',
     });
-    await carryOutRunChange(
-      racing(() => continueAsNew('tl-c')),
-      open,
-      await state(p),
-    );
-    const c2 = String(await r.outbox.executions.findOpenRun(r.domain, 'C'));
-    expect(c2).not.toBe(c1);
+    const c2 = await carryOutAcrossContinue(open, await state(p), 'tl-c', 'C', c1);
     expect(await state(c2)).toMatchObject({ status: 'CLOSED', closeStatus: 'TERMINATED' });
   });
 });

@@ -12,7 +12,7 @@ export type TransactOutcome =
 const MAX_CONFLICT_RETRIES = 8;
 const CANCELED = 'TransactionCanceledException';
 /** Cancellation reasons that say DynamoDB throttled the transaction's items. */
-const THROTTLED = new Set([
+export const THROTTLED_REASONS: ReadonlySet<string> = new Set([
   'ThrottlingError',
   'ProvisionedThroughputExceeded',
   'RequestLimitExceeded',
@@ -41,7 +41,7 @@ export async function transactWrite(
         if (failed.length > 0) return { ok: false, failed };
         // DynamoDB throttled an item of it: the weather, to be tried again later (a stream record's
         // batch is retried, an API client retries a ThrottlingException), not the request's fault.
-        if (reasons.some((r) => THROTTLED.has(r.Code ?? '')))
+        if (reasons.some((r) => THROTTLED_REASONS.has(r.Code ?? '')))
           throw new ThrottlingException('DynamoDB throttled the transaction; try again', {
             cause: error,
           });

@@ -244,9 +244,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
       ...keys.visibilityRange(oldest, query.range.latest),
       closed: query.list !== 'open',
       now,
-      ...(readFromAll(query) && query.filter.kind === 'closeStatus'
-        ? { status: query.filter.status }
-        : {}),
+      ...(readFromAll(query) ? { status: STATUS_READ_FROM_ALL } : {}),
     };
   }
 

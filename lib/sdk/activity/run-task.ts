@@ -104,20 +104,25 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
     runId: o.task.workflowExecution?.runId ?? '',
   };
 
+  /** What became of the task, as it ends now. */
+  const end = (outcome: TaskEnd['outcome'], reported: TaskEnd['reported']): TaskEnd => ({
+    ...fields,
+    outcome,
+    cancelReason: ctx.cancelReason,
+    reported,
+    startedAt,
+    signalledAt,
+    endedAt: Date.now(),
+  });
+  /** RespondActivityTaskFailed, retried as every report is. */
+  const fail = (reason: string, details: string | undefined) =>
+    report(() => o.swf.failed(reason, details), 'fail', o.logger);
+
   const run = async (): Promise<TaskEnd> => {
-    const end = (outcome: TaskEnd['outcome'], reported: TaskEnd['reported']): TaskEnd => ({
-      ...fields,
-      outcome,
-      cancelReason: ctx.cancelReason,
-      reported,
-      startedAt,
-      signalledAt,
-      endedAt: Date.now(),
-    });
     if (o.activity === undefined) {
       const reason = `unknown activity type ${fields.activityType}`;
       o.logger.error(reason, fields);
-      return end('failed', await report(() => o.swf.failed(reason, undefined), 'fail', o.logger));
+      return end('failed', await fail(reason, undefined));
     }
     heartbeater.start();
     const settled = settle(o.activity, o.task.input, ctx);
@@ -148,15 +153,6 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
   };
 
   const finish = async (outcome: Settled): Promise<TaskEnd> => {
-    const end = (kind: TaskEnd['outcome'], reported: TaskEnd['reported']): TaskEnd => ({
-      ...fields,
-      outcome: kind,
-      cancelReason: ctx.cancelReason,
-      reported,
-      startedAt,
-      signalledAt,
-      endedAt: Date.now(),
-    });
     if (gone) {
       o.logger.warn(
         'the activity task was gone (timed out, or its execution closed); nothing was reported',
@@ -167,16 +163,14 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
     if (outcome.ok) {
       const serialized = serialize(outcome.value);
       if (!serialized.ok) {
-        const failed = () => o.swf.failed(RESULT_NOT_SERIALIZABLE, serialized.why);
-        return end('failed', await report(failed, 'fail', o.logger));
+        return end('failed', await fail(RESULT_NOT_SERIALIZABLE, serialized.why));
       }
       const result = serialized.result;
       // A result SWF cannot take would be refused, and the task left to time out: it fails now, so
       // the decider hears why (a result is not cut: half a value is no value).
       if (result !== undefined && result.length > DETAILS_MAX) {
         const details = `The activity's result is ${result.length} characters long; RespondActivityTaskCompleted takes at most ${DETAILS_MAX}`;
-        const failed = () => o.swf.failed(RESULT_TOO_LONG, details);
-        return end('failed', await report(failed, 'fail', o.logger));
+        return end('failed', await fail(RESULT_TOO_LONG, details));
       }
       const reported = await report(() => o.swf.completed(result), 'complete', o.logger);
       if (reported === 'taskGone') warnGone();
@@ -187,7 +181,7 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
       return end(requested ? 'canceled' : 'failed', await reportStopped(why));
     }
     const { reason, details: failure } = failureOf(outcome.error);
-    return end('failed', await report(() => o.swf.failed(reason, failure), 'fail', o.logger));
+    return end('failed', await fail(reason, failure));
   };
 
   /**
@@ -199,7 +193,7 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
   const reportStopped = (details: string) =>
     requested
       ? report(() => o.swf.canceled(details), 'cancel', o.logger)
-      : report(() => o.swf.failed(WORKER_SHUTDOWN, details), 'fail', o.logger);
+      : fail(WORKER_SHUTDOWN, details);
 
   /** A result that found its task gone: most often an activity slower than its timeout. */
   const warnGone = () =>
@@ -214,16 +208,7 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
     heartbeater.stop();
     o.logger.error('running the activity task failed', { ...fields, error: describeError(error) });
     const { reason, details: failure } = failureOf(error);
-    const reported = await report(() => o.swf.failed(reason, failure), 'fail', o.logger);
-    return {
-      ...fields,
-      outcome: 'failed',
-      cancelReason: ctx.cancelReason,
-      reported,
-      startedAt,
-      signalledAt,
-      endedAt: Date.now(),
-    };
+    return end('failed', await fail(reason, failure));
   });
   return { cancel: cancelWith, done };
 }
