@@ -51,10 +51,14 @@ class ReadCounter {
   scanned = 0;
   queries = 0;
   scans = 0;
+  /** Queries out at this moment, and the most out at once since the last reset. */
+  inFlight = 0;
+  mostInFlight = 0;
   reset() {
     this.scanned = 0;
     this.queries = 0;
     this.scans = 0;
+    this.mostInFlight = 0;
   }
 }
 
@@ -73,7 +77,11 @@ beforeAll(async () => {
     region: LOCAL_REGION,
     credentials: localCredentials,
     intercept: async (operation, _input, send) => {
-      const output = await send();
+      if (operation === 'Query')
+        reads.mostInFlight = Math.max(reads.mostInFlight, ++reads.inFlight);
+      const output = await send().finally(() => {
+        if (operation === 'Query') reads.inFlight--;
+      });
       if (operation === 'Scan') reads.scans++;
       if (operation === 'Query') {
         reads.queries++;
@@ -268,5 +276,23 @@ describe('a filtered list over 10,000 executions', () => {
     reads.reset();
     expect((await reader.count(q)).count).toBe(want.length);
     expect(reads.scanned).toBe(want.length);
+  });
+
+  it('reads a type name of hundreds of versions with at most 16 queries out at once', async () => {
+    // 300 versions of type-2 (two of them with rows) are 1,200 shards: a list or a count must not
+    // send 1,200 queries at once.
+    const versions = Array.from({ length: 300 }, (_, i) => `v${i}`);
+    const filter: VisibilityFilter = { kind: 'type', name: 'type-2' };
+    const q = { ...query('open', filter), versions };
+    const want = expected('open', filter);
+    reads.reset();
+    const page = await reader.list(q, { limit: 100, reverse: false });
+    expect(runIds(page.infos)).toEqual(want.slice(0, 100));
+    expect(reads.queries).toBeGreaterThanOrEqual(versions.length * 4);
+    expect(reads.mostInFlight).toBeLessThanOrEqual(16);
+    reads.reset();
+    expect(await reader.count(q)).toEqual({ count: want.length, truncated: false });
+    expect(reads.queries).toBeGreaterThanOrEqual(versions.length * 4);
+    expect(reads.mostInFlight).toBeLessThanOrEqual(16);
   });
 });

@@ -20,6 +20,7 @@ import type {
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
+import { mapLimited } from './parallel.js';
 import { backoff, transactWrite } from './transact.js';
 
 const typeCounter = (kind: TypeKind) =>
@@ -306,7 +307,7 @@ export class DynamoRegistryStore implements RegistryStore {
   private async deprecateTypesOf(domain: string, now: number): Promise<void> {
     for (const kind of ['workflow', 'activity'] as const) {
       for await (const types of this.typesIn(domain, keys.typePrefix(kind), true)) {
-        await inBatches(types, DEPRECATE_CONCURRENCY, (t) =>
+        await mapLimited(types, DEPRECATE_CONCURRENCY, (t) =>
           this.setTypeStatus(t, 'DEPRECATED', now),
         );
       }
@@ -372,12 +373,6 @@ export class DynamoRegistryStore implements RegistryStore {
     if (stored === undefined || typeof stored.key !== 'string')
       throw new Error('signing key missing');
     return Buffer.from(stored.key, 'base64');
-  }
-}
-
-async function inBatches<T>(items: readonly T[], size: number, run: (item: T) => Promise<unknown>) {
-  for (let i = 0; i < items.length; i += size) {
-    await Promise.all(items.slice(i, i + size).map(run));
   }
 }
 

@@ -16,12 +16,18 @@ import type {
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys, shardOf } from './keys.js';
+import { mapLimited } from './parallel.js';
 
 const BATCH = 25;
 /** BatchWriteItem attempts for one batch's unprocessed items (their pauses add up to about 3 s). */
 const MAX_BATCH_ATTEMPTS = 10;
 /** Parallel writes when a closed run's items are marked for expiry. */
 const EXPIRY_WRITES = 8;
+/**
+ * Queries one list or count has out at once: a typeFilter by name alone reads every version's shards,
+ * and a domain may hold thousands of versions of a type.
+ */
+const PARALLEL_QUERIES = 16;
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
@@ -125,7 +131,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
     );
     const rows: Row[] = [];
     while (rows.length <= page.limit) {
-      const heads = await Promise.all(cursors.map((c) => c.peek()));
+      const heads = await mapLimited(cursors, PARALLEL_QUERIES, (c) => c.peek());
       let best: number | undefined;
       heads.forEach((head, i) => {
         const current = best === undefined ? undefined : heads[best];
@@ -153,8 +159,8 @@ export class DynamoVisibilityStore implements VisibilityStore {
     if (partitions.length === 0 || bounds.low > bounds.high) return { count: 0, truncated: false };
     const budget = this.maxCount + 1;
     const share = Math.ceil(budget / partitions.length);
-    const first = await Promise.all(
-      partitions.map((pk) => this.countPage(pk, share, undefined, bounds)),
+    const first = await mapLimited(partitions, PARALLEL_QUERIES, (pk) =>
+      this.countPage(pk, share, undefined, bounds),
     );
     let count = first.reduce((sum, page) => sum + page.count, 0);
     for (const [i, page] of first.entries()) {
