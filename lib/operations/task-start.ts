@@ -274,8 +274,14 @@ export async function pushedTaskEvent(
     domain: task.domain,
     taskList: task.taskList,
   } as const;
-  if (task.kind === 'activity')
-    return { ...base, task: await activityTaskAnswer(deps, started as StartedActivityTask) };
+  if (task.kind === 'activity') {
+    const activity = started as StartedActivityTask;
+    return {
+      ...base,
+      task: await activityTaskAnswer(deps, activity),
+      heartbeatTimeout: activity.activity.timeouts.heartbeat,
+    };
+  }
   const input = { domain: task.domain, taskList: { name: task.taskList } };
   const args = {
     domain: task.domain,

@@ -27,6 +27,11 @@ export interface PushedTaskEvent {
   readonly taskList: string;
   readonly task: Readonly<Record<string, unknown>>;
   /**
+   * An activity task's heartbeat timeout as scheduled (seconds, or NONE), which the poll's answer
+   * does not carry: the worker heartbeats often enough to meet it.
+   */
+  readonly heartbeatTimeout?: string;
+  /**
    * The service's API function, for the worker to call directly (Lambda Invoke) rather than through
    * the front door: its heartbeats, responses and further history pages then cost no API Gateway
    * request. Added by the push itself (see TaskPush.push); `endpoint` is Lambda's, locally only.

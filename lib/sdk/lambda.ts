@@ -23,6 +23,11 @@ export interface PushedTaskEvent {
   readonly taskList: string;
   readonly task: Readonly<Record<string, unknown>>;
   /**
+   * An activity task's heartbeat timeout as scheduled (seconds, or NONE), which the poll's answer
+   * does not carry: the handler heartbeats often enough to meet it.
+   */
+  readonly heartbeatTimeout?: string;
+  /**
    * The service's API function, which the handler calls directly (Lambda Invoke) for the task's
    * heartbeats, responses and further history pages, instead of going through the front door. A
    * deployed service always names it; a handler given its own `client` does not use it.
@@ -57,7 +62,10 @@ interface HandlerClientOptions {
 export interface ActivityTaskHandlerOptions extends HandlerClientOptions {
   /** Activity functions by activity type name. */
   readonly activities: Readonly<Record<string, Activity>>;
-  /** Time between automatic heartbeats (default 1 s), as for ActivityWorker. */
+  /**
+   * Time between automatic heartbeats (default 1 s), as for ActivityWorker; shorter when the task's
+   * heartbeat timeout (which the pushed event carries) needs beats more often.
+   */
   readonly heartbeatIntervalMs?: number;
   /** Time an activity gets to return after its signal fires (default 10 s), as for ActivityWorker. */
   readonly cancelGraceMs?: number;
@@ -76,7 +84,8 @@ export interface DecisionTaskHandlerOptions extends HandlerClientOptions {
  * A Lambda handler that runs pushed activity tasks as ActivityWorker runs polled ones: heartbeats,
  * `ctx.signal` cancellation, one report. It resolves with the TaskEnd even when the activity failed
  * (that is reported to SWF; a throw would make Lambda retry and run it again). `cancelGraceMs + 2 s`
- * before the function's time limit, the activity is shut down and reported canceled.
+ * before the function's time limit, the activity is shut down and reported failed with reason
+ * `WorkerShutdown` (canceled when the decider asked).
  *
  * @example
  * export const handler = activityTaskHandler({
@@ -108,6 +117,7 @@ export function activityTaskHandler(
       { ...options, client, logger, cancelGraceMs },
       { ...activityTask, taskToken },
       shuttingDown.signal,
+      Promise.resolve(pushed.heartbeatTimeout),
     );
     const clear = atDeadline(context, marginMs, () => {
       logger.warn('the function is about to time out: cancelling the activity', {
@@ -172,12 +182,14 @@ function pushedTask(event: unknown, kind: PushedTaskEvent['kind']): PushedTaskEv
   if (typeof task !== 'object' || task === null || Array.isArray(task))
     throw new Error(`${what}: no task`);
   const api = apiOf(field('api'));
+  const heartbeatTimeout = field('heartbeatTimeout');
   return {
     source,
     kind,
     domain,
     taskList,
     task: { ...task },
+    ...(typeof heartbeatTimeout === 'string' ? { heartbeatTimeout } : {}),
     ...(api === undefined ? {} : { api }),
   };
 }

@@ -121,6 +121,8 @@ describe('an activity task list served by a function', () => {
         input: 'to the function',
         workflowExecution: execution,
       },
+      // Not in a poll's answer: the worker needs it to heartbeat in time.
+      heartbeatTimeout: 'NONE',
     });
     const task = event.task as { taskToken: string; startedEventId: number };
     expect(task.taskToken).toEqual(expect.any(String));
@@ -402,4 +404,53 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       vi.unstubAllEnvs();
     }
   });
+
+  it("heartbeat often enough for the task's heartbeat timeout, which the event carries", async () => {
+    // A 5 s activity whose task has a heartbeat timeout of 2 s, on a handler told to beat every 4 s:
+    // it beats every 2/3 s instead, and completes.
+    const activities = uid('fn-beats');
+    const ends: TaskEnd[] = [];
+    const calls: string[] = [];
+    const worker = activityTaskHandler({
+      client: swf,
+      activities: {
+        [activityType.name]: async () => {
+          await sleep(5_000);
+          return 'done';
+        },
+      },
+      heartbeatIntervalMs: 4_000,
+      logger: silentLogger,
+      onTaskEnd: (end) => ends.push(end),
+    });
+    stack.push.register(
+      { kind: 'activity', domain, taskList: activities, target: 'beating-fn' },
+      (event) => {
+        calls.push(String(event.heartbeatTimeout));
+        return worker(event as Parameters<typeof worker>[0]);
+      },
+    );
+    const { execution, taskList } = await kit.start(workflowType);
+    await kit.decide(taskList, () => [
+      decide.scheduleActivity({
+        activityId: 'slow',
+        activityType,
+        taskList: { name: activities },
+        heartbeatTimeout: '2',
+      }),
+    ]);
+    const history = await awaitHistory(
+      kit,
+      execution,
+      (all) =>
+        all.some((e) =>
+          ['ActivityTaskCompleted', 'ActivityTaskTimedOut'].includes(e.eventType ?? ''),
+        ),
+      15_000,
+    );
+    expect(calls).toEqual(['2']);
+    expect(history.map((e) => e.eventType)).toContain('ActivityTaskCompleted');
+    expect(history.map((e) => e.eventType)).not.toContain('ActivityTaskTimedOut');
+    expect(ends.map((e) => e.outcome)).toEqual(['completed']);
+  }, 30_000);
 });

@@ -46,6 +46,7 @@ export class SdkKit {
     readonly client: SWFClient,
     readonly domain: string,
     readonly close: () => Promise<void>,
+    readonly endpoint: string,
   ) {}
 
   static async start(polling = { maxWaitMs: 2_000 }): Promise<SdkKit> {
@@ -76,10 +77,15 @@ export class SdkKit {
         defaultTaskScheduleToCloseTimeout: '600',
       }),
     );
-    return new SdkKit(client, domain, async () => {
-      client.destroy();
-      await server.close();
-    });
+    return new SdkKit(
+      client,
+      domain,
+      async () => {
+        client.destroy();
+        await server.close();
+      },
+      server.stack.endpoint,
+    );
   }
 
   /**

@@ -3,7 +3,11 @@
  * signal; UnknownResourceFault (a lost task) does; cancelRequested does; the grace period.
  */
 import { describe, expect, it } from 'vitest';
-import { Heartbeater, heartbeatCallTimeoutMs } from '../../lib/sdk/activity/heartbeat.js';
+import {
+  Heartbeater,
+  heartbeatCallTimeoutMs,
+  intervalForHeartbeatTimeout,
+} from '../../lib/sdk/activity/heartbeat.js';
 import {
   RESULT_TOO_LONG,
   runActivityTask,
@@ -60,7 +64,15 @@ function calls(heartbeat: TaskCalls['heartbeat']) {
   return { swf, reports, heartbeats };
 }
 
-function run(activity: Activity, swf: TaskCalls, options: { cancelGraceMs?: number } = {}) {
+function run(
+  activity: Activity,
+  swf: TaskCalls,
+  options: {
+    cancelGraceMs?: number;
+    heartbeatIntervalMs?: number;
+    heartbeatTimeout?: Promise<string | undefined>;
+  } = {},
+) {
   const logger = recordingLogger();
   const task = runActivityTask({
     task: {
@@ -71,7 +83,8 @@ function run(activity: Activity, swf: TaskCalls, options: { cancelGraceMs?: numb
       workflowExecution: { workflowId: 'w', runId: 'r' },
     },
     activity,
-    heartbeatIntervalMs: 20,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 20,
+    heartbeatTimeout: options.heartbeatTimeout,
     cancelGraceMs: options.cancelGraceMs ?? 2_000,
     shuttingDown: new AbortController().signal,
     logger,
@@ -346,5 +359,52 @@ describe('a heartbeat that hangs', () => {
     // then, not a further interval later (2 s after the first).
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeLessThan(1_800);
     expect(recorded.map((r) => r.details)).toEqual(['step-1', 'step-3']);
+  });
+});
+
+describe("heartbeats meet the task's heartbeat timeout", () => {
+  it('a third of the timeout, whatever the configured interval; NONE and nonsense change nothing', () => {
+    expect(intervalForHeartbeatTimeout('3')).toBe(1_000);
+    expect(intervalForHeartbeatTimeout('1')).toBeCloseTo(333.3, 1);
+    for (const none of ['NONE', undefined, '0', '', '1.5', '-2', 'x'])
+      expect(intervalForHeartbeatTimeout(none)).toBeUndefined();
+  });
+
+  it('a known heartbeat timeout brings the waiting beat forward and keeps beats within it', async () => {
+    const beats: number[] = [];
+    const { swf } = calls(async () => {
+      beats.push(Date.now());
+      return false;
+    });
+    const { box, activity } = waiting();
+    const started = Date.now();
+    const { task } = run(activity, swf, {
+      heartbeatIntervalMs: 60_000,
+      heartbeatTimeout: sleep(100).then(() => '1'),
+    });
+    await until(() => beats.length >= 4, 'four heartbeats', 5_000);
+    box.stop.abort();
+    expect((await task.done).outcome).toBe('completed');
+    // Every third of a second from the start, not once a minute.
+    const gaps = [beats[0] ?? 0, ...beats.slice(1)].map(
+      (at, i) => at - (i === 0 ? started : (beats[i - 1] ?? 0)),
+    );
+    for (const gap of gaps) expect(gap).toBeLessThan(700);
+  });
+
+  it('a tighter interval never loosens, and a beat in flight keeps its own schedule', async () => {
+    const heartbeater = new Heartbeater({
+      intervalMs: 1_000,
+      send: async () => false,
+      details: () => undefined,
+      onCancelRequested: () => {},
+      onTaskGone: () => {},
+      logger: recordingLogger(),
+    });
+    heartbeater.tighten(5_000);
+    expect(heartbeater.intervalMs).toBe(1_000);
+    heartbeater.tighten(250);
+    expect(heartbeater.intervalMs).toBe(250);
+    heartbeater.stop();
   });
 });

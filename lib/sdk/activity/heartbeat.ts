@@ -3,10 +3,16 @@ import type { Logger } from '../logger.js';
 import { cutOrUndefined } from '../util.js';
 
 export interface HeartbeatOptions {
-  /** Sends one RecordActivityTaskHeartbeat (given up when `signal` aborts) and returns its `cancelRequested`. */
+  /**
+   * Sends one RecordActivityTaskHeartbeat (given up when `signal` aborts) and returns its
+   * `cancelRequested`.
+   */
   readonly send: (details: string | undefined, signal: AbortSignal) => Promise<boolean>;
   readonly intervalMs: number;
-  /** How long one heartbeat (its retries included) may take before it is given up. @default heartbeatCallTimeoutMs(intervalMs) */
+  /**
+   * How long one heartbeat (its retries included) may take before it is given up.
+   * @default heartbeatCallTimeoutMs(intervalMs)
+   */
   readonly callTimeoutMs?: number;
   readonly details: () => string | undefined;
   readonly onCancelRequested: () => void;
@@ -25,24 +31,57 @@ export const HEARTBEAT_DETAILS_MAX = 2_048;
 export const heartbeatCallTimeoutMs = (intervalMs: number) => Math.max(2 * intervalMs, 2_000);
 
 /**
+ * The interval that meets a heartbeat timeout of `timeout` (SWF's duration: seconds, or NONE): a
+ * third of it, so a beat may be late or lost and the next still lands in time. Undefined when the
+ * timeout asks for nothing (NONE, unknown, not a number).
+ */
+export function intervalForHeartbeatTimeout(timeout: string | undefined): number | undefined {
+  if (timeout === undefined || !/^\d+$/.test(timeout)) return undefined;
+  const seconds = Number(timeout);
+  return seconds > 0 ? (seconds * 1_000) / 3 : undefined;
+}
+
+/**
  * Sends a heartbeat every `intervalMs` (the first one interval after start), one at a time, carrying
- * the latest details (their first 2,048 characters, SWF's limit). `cancelRequested` and UnknownResourceFault are
- * reported; every other error (throttling, 5xx, network, a heartbeat that takes too long, anything)
- * is logged and the next beat tries again: they never cancel.
+ * the latest details (their first 2,048 characters, SWF's limit). `cancelRequested` and
+ * UnknownResourceFault are reported; every other error (throttling, 5xx, network, a heartbeat that
+ * takes too long, anything) is logged and the next beat tries again: they never cancel. `tighten`
+ * shortens the interval once the task's heartbeat timeout is known to need it.
  */
 export class Heartbeater {
   readonly #options: HeartbeatOptions;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #failures = 0;
+  #intervalMs: number;
+  /** When the interval now running began (start, or the latest beat's send); undefined mid-send. */
+  #since: number | undefined;
   readonly #stopping = new AbortController();
 
   constructor(options: HeartbeatOptions) {
     this.#options = options;
+    this.#intervalMs = options.intervalMs;
+  }
+
+  get intervalMs(): number {
+    return this.#intervalMs;
   }
 
   start(): void {
+    this.#since = Date.now();
     this.#schedule();
+  }
+
+  /**
+   * Beats at most every `intervalMs` from now on, if that is sooner than the interval so far; a beat
+   * that is waiting is brought forward to it (at once if that moment has passed).
+   */
+  tighten(intervalMs: number): void {
+    if (this.#stopped || !(intervalMs < this.#intervalMs)) return;
+    this.#intervalMs = intervalMs;
+    if (this.#since === undefined) return; // a beat is out: the next is scheduled from it
+    clearTimeout(this.#timer);
+    this.#schedule(Math.max(0, intervalMs - (Date.now() - this.#since)));
   }
 
   stop(): void {
@@ -51,7 +90,7 @@ export class Heartbeater {
     this.#stopping.abort();
   }
 
-  #schedule(delayMs = this.#options.intervalMs): void {
+  #schedule(delayMs = this.#intervalMs): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => void this.#beat(), delayMs);
   }
@@ -62,13 +101,15 @@ export class Heartbeater {
     // interval after this one started, at once if it took that long (a request that hung until it
     // was given up holds the next back no longer than that).
     const started = Date.now();
+    this.#since = undefined;
     await this.#send();
-    this.#schedule(Math.max(0, this.#options.intervalMs - (Date.now() - started)));
+    this.#since = started;
+    this.#schedule(Math.max(0, this.#intervalMs - (Date.now() - started)));
   }
 
   async #send(): Promise<void> {
     const o = this.#options;
-    const timeoutMs = o.callTimeoutMs ?? heartbeatCallTimeoutMs(o.intervalMs);
+    const timeoutMs = o.callTimeoutMs ?? heartbeatCallTimeoutMs(this.#intervalMs);
     const signal = AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(timeoutMs)]);
     try {
       const cancelRequested = await o.send(

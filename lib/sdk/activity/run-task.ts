@@ -9,7 +9,7 @@ import {
   ActivityFailure,
   CancelReason,
 } from './context.js';
-import { Heartbeater } from './heartbeat.js';
+import { Heartbeater, intervalForHeartbeatTimeout } from './heartbeat.js';
 
 /** What became of one activity task, reported when its slot is freed. */
 export interface TaskEnd {
@@ -44,6 +44,11 @@ export interface RunTaskOptions {
   readonly task: ActivityTask & { taskToken: string };
   readonly activity: Activity | undefined;
   readonly heartbeatIntervalMs: number;
+  /**
+   * The task's heartbeat timeout (seconds, or NONE) once known: heartbeats then go out at least
+   * three times within it, however long `heartbeatIntervalMs` is.
+   */
+  readonly heartbeatTimeout?: Promise<string | undefined> | undefined;
   readonly cancelGraceMs: number;
   readonly shuttingDown: AbortSignal;
   readonly logger: Logger;
@@ -125,6 +130,10 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
       return end('failed', await fail(reason, undefined));
     }
     heartbeater.start();
+    void o.heartbeatTimeout?.then((timeout) => {
+      const intervalMs = intervalForHeartbeatTimeout(timeout);
+      if (intervalMs !== undefined) heartbeater.tighten(intervalMs);
+    });
     const settled = settle(o.activity, o.task.input, ctx);
     let first = await Promise.race([settled, aborted(cancel.signal).then(() => undefined)]);
     if (first === undefined) {

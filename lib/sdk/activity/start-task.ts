@@ -22,16 +22,21 @@ export interface ActivityRunOptions {
   readonly logger: Logger;
 }
 
-/** Starts one activity task: its activity, heartbeats and report through `client`, bound to its token. */
+/**
+ * Starts one activity task: its activity, heartbeats and report through `client`, bound to its token.
+ * `heartbeatTimeout` is the task's (seconds, or NONE), when it can be known.
+ */
 export function startActivityTask(
   o: ActivityRunOptions,
   task: ActivityTask & { taskToken: string },
   shuttingDown: AbortSignal,
+  heartbeatTimeout?: Promise<string | undefined>,
 ): RunningTask {
   return runActivityTask({
     task,
     activity: activityNamed(o.activities, task.activityType?.name ?? ''),
     heartbeatIntervalMs: o.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+    heartbeatTimeout,
     cancelGraceMs: o.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
     shuttingDown,
     logger: o.logger,

@@ -3,6 +3,7 @@ import { describeError, isAbort, isRetryable } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { defaultIdentity, onProcessSignals, sleep } from '../util.js';
 import type { Activity } from './context.js';
+import { TypeHeartbeatTimeouts } from './heartbeat-timeouts.js';
 import type { RunningTask, TaskEnd } from './run-task.js';
 import { Slots } from './slots.js';
 import { startActivityTask } from './start-task.js';
@@ -23,8 +24,9 @@ export interface ActivityWorkerOptions {
   readonly pollers?: number;
   /**
    * Time between automatic heartbeats of a running activity (default 1 s). It bounds how late a
-   * cancellation reaches `ctx.signal` (one interval plus a round trip), and must stay well below the
-   * smallest `heartbeatTimeout` of the activity types this worker runs.
+   * cancellation reaches `ctx.signal` (one interval plus a round trip). A type whose registered
+   * default heartbeat timeout needs beats more often gets them (a third of that timeout; the worker
+   * describes each type once); a shorter timeout a decider gives one task is not seen.
    */
   readonly heartbeatIntervalMs?: number;
   /** Time an activity gets to return after its signal fires before it is abandoned (default 10 s). */
@@ -54,10 +56,16 @@ export class ActivityWorker {
   #removeSignals: () => void = () => {};
   #shutdown: Promise<void> | undefined;
   #abandoned = 0;
+  readonly #heartbeatTimeouts: TypeHeartbeatTimeouts;
 
   constructor(options: ActivityWorkerOptions) {
     this.#o = options;
     this.#logger = options.logger ?? consoleLogger;
+    this.#heartbeatTimeouts = new TypeHeartbeatTimeouts(
+      options.client,
+      options.domain,
+      this.#logger,
+    );
     this.#slots = new Slots(Math.max(1, options.concurrency ?? 10));
   }
 
@@ -162,6 +170,7 @@ export class ActivityWorker {
       { ...this.#o, logger: this.#logger },
       task,
       this.#shuttingDown.signal,
+      this.#heartbeatTimeouts.of(task.activityType),
     );
     this.#running.add(running);
     void running.done.then((end) => {
