@@ -27,6 +27,8 @@ import { historyPage, nextPageToken, pageSize } from './paging.js';
 import {
   closedExecution,
   commitRuns,
+  continuedAsNew,
+  MAX_CONTINUED_HOPS,
   mutateRun,
   requireRun,
   resolveOpenRun,
@@ -114,7 +116,9 @@ interface ExecutionTarget {
 /**
  * Records a change in the open run a request names (by runId, or its workflowId's open run): the run
  * resolved is the one committed on, unless it changed meanwhile (then it is read again, and must
- * still be open).
+ * still be open). A request by workflowId alone whose run continued as new meanwhile is carried to
+ * the new run: continue-as-new closes one run and opens the next in one commit, so the workflowId
+ * was never without an open run (a few runs at most, then the fault).
  */
 async function changeOpenRun(
   deps: OperationDeps,
@@ -122,17 +126,26 @@ async function changeOpenRun(
   change: (state: ExecutionState, now: number) => Transition,
 ): Promise<undefined> {
   await requireDomain(deps, input.domain, RECENT_REGISTRY);
-  const target = await resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
-  return mutateRun(
-    deps,
-    target.state.execution.runId,
-    ({ state }) => {
-      if (state.status !== 'OPEN') throw closedExecution(state);
-      const t = change(state, epochSeconds(deps.clock));
-      return { write: true, result: undefined, state: t.state, events: t.events };
-    },
-    target,
-  );
+  const byWorkflowId = input.runId === undefined || input.runId === '';
+  for (let hop = 0; ; hop++) {
+    const target = await resolveOpenRun(deps, input.domain, input.workflowId, input.runId);
+    const follow = byWorkflowId && hop + 1 < MAX_CONTINUED_HOPS;
+    const outcome = await mutateRun(
+      deps,
+      target.state.execution.runId,
+      ({ state }) => {
+        if (state.status !== 'OPEN') {
+          if (follow && continuedAsNew(state))
+            return { write: false, result: 'continued' as const };
+          throw closedExecution(state);
+        }
+        const t = change(state, epochSeconds(deps.clock));
+        return { write: true, result: 'changed' as const, state: t.state, events: t.events };
+      },
+      target,
+    );
+    if (outcome === 'changed') return undefined;
+  }
 }
 
 export const signalWorkflowExecution = operation<

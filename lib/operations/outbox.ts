@@ -29,6 +29,8 @@ import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
 import type { OperationDeps } from './context.js';
 import {
   commitRuns,
+  continuedAsNew,
+  MAX_CONTINUED_HOPS,
   mutateRun,
   RunContendedError,
   startStampedAfterClose,
@@ -403,12 +405,6 @@ async function applyChildPolicy(
     }
   }
 }
-
-/** How many runs of a continued-as-new workflowId an effect follows before it gives up. */
-const MAX_CONTINUED_HOPS = 5;
-
-const continuedAsNew = (state: ExecutionState) =>
-  state.status === 'CLOSED' && state.closeStatus === 'CONTINUED_AS_NEW';
 
 const ignoreMissingRun = (error: unknown) => {
   if (error instanceof UnknownResourceFault) return;

@@ -266,14 +266,29 @@ export async function resolveOpenRun(
   runId: string | undefined,
 ): Promise<LoadedRun> {
   const given = runId === '' ? undefined : runId;
-  const loaded =
+  let loaded =
     given === undefined
-      ? await loadOpenRun(deps, domain, workflowId)
+      ? await loadPointedRun(deps, domain, workflowId)
       : await deps.executions.loadRun(given);
+  // By workflowId, a run that continued as new since its pointer was read names the open one.
+  for (let hop = 1; given === undefined && hop < MAX_CONTINUED_HOPS; hop++) {
+    const next = loaded !== undefined && continuedAsNew(loaded.state) ? loaded.state : undefined;
+    if (next?.newExecutionRunId === undefined || !belongsTo(next, domain, workflowId)) break;
+    loaded = await deps.executions.loadRun(next.newExecutionRunId);
+  }
   if (loaded === undefined || !isOpenRunOf(loaded.state, domain, workflowId))
     throw new UnknownResourceFault(faultText.unknownExecution(workflowId, given));
   return loaded;
 }
+
+/**
+ * How many runs of a continued-as-new workflowId a request or effect by workflowId follows before it
+ * gives up (each hop is a continue-as-new that landed between its read of the open run and its commit).
+ */
+export const MAX_CONTINUED_HOPS = 5;
+
+export const continuedAsNew = (state: ExecutionState) =>
+  state.status === 'CLOSED' && state.closeStatus === 'CONTINUED_AS_NEW';
 
 const isOpenRunOf = (state: ExecutionState, domain: string, workflowId: string) =>
   state.status === 'OPEN' && belongsTo(state, domain, workflowId);

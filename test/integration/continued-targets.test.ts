@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
+import { UnknownResourceFault } from '../../lib/core/faults.js';
+import { operations } from '../../lib/operations/index.js';
 import { carryOutRunChange, type OutboxDeps } from '../../lib/operations/outbox.js';
 import type { ExecutionStore } from '../../lib/ports/execution-store.js';
 import { decide, historyTypes, type Rig, rig, start } from '../support/outbox-rig.js';
@@ -21,19 +23,35 @@ const state = async (runId: string) => {
   return loaded.state;
 };
 
-/** The outbox, with `between` run once right after its first read of a workflowId's open run. */
-function racing(between: () => Promise<void>): OutboxDeps {
+/**
+ * The outbox's dependencies (the API's too), with `between` run right after the first read of a
+ * workflowId's open run (`findOpenRun`), or of a run (`loadRun`: the reader then holds the run as it
+ * was before `between`, and commits on it).
+ */
+function racing(
+  between: () => Promise<void>,
+  after: 'findOpenRun' | 'loadRun' = 'findOpenRun',
+): OutboxDeps {
   const real = r.outbox.executions;
   let done = false;
-  const executions = Object.create(real) as ExecutionStore;
-  executions.findOpenRun = async (domain, workflowId) => {
-    const runId = await real.findOpenRun(domain, workflowId);
-    if (!done) {
-      done = true;
-      await between();
-    }
-    return runId;
+  const once = async () => {
+    if (done) return;
+    done = true;
+    await between();
   };
+  const executions = Object.create(real) as ExecutionStore;
+  if (after === 'findOpenRun')
+    executions.findOpenRun = async (domain, workflowId) => {
+      const runId = await real.findOpenRun(domain, workflowId);
+      await once();
+      return runId;
+    };
+  else
+    executions.loadRun = async (runId) => {
+      const loaded = await real.loadRun(runId);
+      await once();
+      return loaded;
+    };
   return { ...r.outbox, executions };
 }
 
@@ -107,5 +125,81 @@ describe('a workflowId whose run continues as new meanwhile', () => {
     });
     const c2 = await carryOutAcrossContinue(open, await state(p), 'tl-c', 'C', c1);
     expect(await state(c2)).toMatchObject({ status: 'CLOSED', closeStatus: 'TERMINATED' });
+  });
+});
+
+/** An SWF action called with dependencies whose reads of the workflowId's open run race. */
+const callRacing = (
+  action:
+    | 'SignalWorkflowExecution'
+    | 'RequestCancelWorkflowExecution'
+    | 'TerminateWorkflowExecution',
+  input: Record<string, unknown>,
+  between: () => Promise<void>,
+  after: 'findOpenRun' | 'loadRun' = 'findOpenRun',
+) =>
+  operations[action]?.(input, racing(between, after), {
+    requestId: 'race',
+    signal: new AbortController().signal,
+  });
+
+describe('an API request by workflowId whose run continues as new between its read and its commit', () => {
+  // Continue-as-new closes a run and opens the next in one commit: the workflowId always had an open
+  // run, so the request reaches the new one instead of answering UnknownResourceFault.
+  const cases = [
+    ['SignalWorkflowExecution', { signalName: 'go' }, 'WorkflowExecutionSignaled'],
+    ['RequestCancelWorkflowExecution', {}, 'WorkflowExecutionCancelRequested'],
+    ['TerminateWorkflowExecution', { reason: 'stop' }, 'WorkflowExecutionTerminated'],
+  ] as const;
+
+  const windows = ['findOpenRun', 'loadRun'] as const;
+  it.each(
+    cases.flatMap(([action, extra, recorded]) =>
+      windows.map((after) => [action, after, extra, recorded] as const),
+    ),
+  )('%s reaches the new run (continued after its %s)', async (action, after, extra, recorded) => {
+    const workflowId = `api-${action}-${after}`;
+    const taskList = `tl-${action}-${after}`;
+    const first = await start(r, workflowId, taskList);
+    await callRacing(
+      action,
+      { domain: r.domain, workflowId, ...extra },
+      () => continueAsNew(taskList),
+      after,
+    );
+    const newer = (await state(first)).newExecutionRunId;
+    expect(newer).toEqual(expect.any(String));
+    expect(await historyTypes(r, String(newer))).toContain(recorded);
+    expect(await historyTypes(r, first)).not.toContain(recorded);
+  });
+
+  it('follows a few continues at most, and a request naming the closed run gets the fault', async () => {
+    const workflowId = 'api-hops';
+    const first = await start(r, workflowId, 'tl-hops');
+    // Every run continues as new just before it is read: the request gives up after five runs.
+    let lists = ['tl-hops'];
+    const real = r.outbox.executions;
+    const executions = Object.create(real) as ExecutionStore;
+    executions.loadRun = async (runId) => {
+      const loaded = await real.loadRun(runId);
+      if (loaded?.state.status === 'OPEN' && lists.length < 20) {
+        await continueAsNew(lists.at(-1) ?? '');
+        lists = [...lists, `${lists.at(-1)}-2`];
+      }
+      return real.loadRun(runId);
+    };
+    const endless = operations.SignalWorkflowExecution?.(
+      { domain: r.domain, workflowId, signalName: 'go' },
+      { ...r.outbox, executions },
+      { requestId: 'race', signal: new AbortController().signal },
+    );
+    await expect(endless).rejects.toBeInstanceOf(UnknownResourceFault);
+    expect(lists.length - 1).toBe(5);
+    const named = callRacing(
+      'SignalWorkflowExecution',
+      { domain: r.domain, workflowId, runId: first, signalName: 'go' },
+      async () => {},
+    );
+    await expect(named).rejects.toBeInstanceOf(UnknownResourceFault);
   });
 });
