@@ -118,7 +118,8 @@ interface ExecutionTarget {
  * resolved is the one committed on, unless it changed meanwhile (then it is read again, and must
  * still be open). A request by workflowId alone whose run continued as new meanwhile is carried to
  * the new run: continue-as-new closes one run and opens the next in one commit, so the workflowId
- * was never without an open run (a few runs at most, then the fault).
+ * was never without an open run (MAX_CONTINUED_HOPS reads of the open run, each following at most as
+ * many continued runs, then the fault).
  */
 async function changeOpenRun(
   deps: OperationDeps,

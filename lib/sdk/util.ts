@@ -84,3 +84,31 @@ export const cutOrUndefined = (text: string | undefined, max: number) =>
 
 /** A short, stable identity for pollers: host and pid. */
 export const defaultIdentity = (kind: string) => `${kind}-${process.pid}`.slice(0, 256);
+
+/**
+ * An AbortSignal that aborts after `ms` (a TimeoutError naming `what`) or when `outer` aborts, until
+ * `clear()`. Unlike AbortSignal.timeout and AbortSignal.any, whose signals their timer and sources
+ * hold only weakly, the pending timer holds this one: a call that hangs on a promise nothing else
+ * references (a dead socket) is still given up, even after a garbage collection.
+ */
+export function deadlineSignal(
+  ms: number,
+  what: string,
+  outer?: AbortSignal,
+): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`${what} took over ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+}

@@ -202,4 +202,19 @@ describe('an API request by workflowId whose run continues as new between its re
     );
     await expect(named).rejects.toBeInstanceOf(UnknownResourceFault);
   });
+
+  it('a request naming the run by runId is not carried to the new run', async () => {
+    const workflowId = 'api-by-run-id';
+    const first = await start(r, workflowId, 'tl-by-run-id');
+    const named = callRacing(
+      'SignalWorkflowExecution',
+      { domain: r.domain, workflowId, runId: first, signalName: 'go' },
+      () => continueAsNew('tl-by-run-id'),
+      'loadRun',
+    );
+    await expect(named).rejects.toBeInstanceOf(UnknownResourceFault);
+    const newer = String((await state(first)).newExecutionRunId);
+    expect(await historyTypes(r, newer)).not.toContain('WorkflowExecutionSignaled');
+    expect(await historyTypes(r, first)).not.toContain('WorkflowExecutionSignaled');
+  });
 });

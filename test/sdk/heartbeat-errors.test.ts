@@ -2,6 +2,8 @@
  * Heartbeat outcomes, without a server: retryable errors (throttling, 5xx, network) never fire the
  * signal; UnknownResourceFault (a lost task) does; cancelRequested does; the grace period.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   Heartbeater,
@@ -365,7 +367,7 @@ describe('a heartbeat that hangs', () => {
 describe("heartbeats meet the task's heartbeat timeout", () => {
   it('a third of the timeout, whatever the configured interval; NONE and nonsense change nothing', () => {
     expect(intervalForHeartbeatTimeout('3')).toBe(1_000);
-    expect(intervalForHeartbeatTimeout('1')).toBeCloseTo(333.3, 1);
+    expect(intervalForHeartbeatTimeout('1')).toBe(333);
     for (const none of ['NONE', undefined, '0', '', '1.5', '-2', 'x'])
       expect(intervalForHeartbeatTimeout(none)).toBeUndefined();
   });
@@ -392,19 +394,92 @@ describe("heartbeats meet the task's heartbeat timeout", () => {
     for (const gap of gaps) expect(gap).toBeLessThan(700);
   });
 
-  it('a tighter interval never loosens, and a beat in flight keeps its own schedule', async () => {
+  it('a tighter interval never loosens, and brings a waiting beat forward', async () => {
+    const sent: number[] = [];
     const heartbeater = new Heartbeater({
-      intervalMs: 1_000,
-      send: async () => false,
+      intervalMs: 10_000,
+      send: async () => {
+        sent.push(Date.now());
+        return false;
+      },
       details: () => undefined,
       onCancelRequested: () => {},
       onTaskGone: () => {},
       logger: recordingLogger(),
     });
-    heartbeater.tighten(5_000);
-    expect(heartbeater.intervalMs).toBe(1_000);
-    heartbeater.tighten(250);
-    expect(heartbeater.intervalMs).toBe(250);
+    const started = Date.now();
+    heartbeater.start();
+    await sleep(100);
+    heartbeater.tighten(50_000);
+    expect(heartbeater.intervalMs).toBe(10_000);
+    for (const nonsense of [0, -1, Number.NaN]) heartbeater.tighten(nonsense);
+    expect(heartbeater.intervalMs).toBe(10_000);
+    // 100 ms into a 10 s wait: the beat is due 300 ms after the start now, then every 300 ms.
+    heartbeater.tighten(300);
+    await until(() => sent.length >= 3, 'three beats', 3_000);
     heartbeater.stop();
+    expect((sent[0] ?? 0) - started).toBeGreaterThanOrEqual(290);
+    expect((sent[0] ?? 0) - started).toBeLessThan(600);
+    expect((sent[2] ?? 0) - started).toBeLessThan(1_500);
+  });
+
+  it('a beat that hangs is given up within the tightened interval, so the next lands in time', async () => {
+    // A 2 s heartbeat timeout on a worker told to beat every 4 s, its first beat hanging: the next
+    // must still reach the service within 2 s of the start (the hung one was held 2 × 4 s before).
+    const arrived: number[] = [];
+    let n = 0;
+    const { swf } = calls(() => Promise.resolve(false));
+    swf.heartbeat = (_details, signal) => {
+      n++;
+      if (n === 1)
+        return new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(signal.reason)),
+        );
+      arrived.push(Date.now());
+      return Promise.resolve(false);
+    };
+    const { box, activity } = waiting();
+    const started = Date.now();
+    const { task } = run(activity, swf, {
+      heartbeatIntervalMs: 4_000,
+      heartbeatTimeout: Promise.resolve('2'),
+    });
+    await until(() => arrived.length >= 1, 'a beat after the hung one', 5_000);
+    box.stop.abort();
+    await task.done;
+    expect((arrived[0] ?? 0) - started).toBeLessThan(2_000);
+  });
+});
+
+describe('a heartbeat that hangs on a promise nothing else holds', () => {
+  it('is given up even when garbage is collected while it hangs', async () => {
+    // AbortSignal.timeout and AbortSignal.any hold their signals weakly: with nothing else holding
+    // the hung call, a collection took the signal and the heartbeats stopped for good.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let sent = 0;
+    const heartbeater = new Heartbeater({
+      intervalMs: 100,
+      callTimeoutMs: 300,
+      send: (_details, signal) => {
+        sent++;
+        if (sent > 1) return Promise.resolve(false);
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
+      },
+      details: () => undefined,
+      onCancelRequested: () => {},
+      onTaskGone: () => {},
+      logger: recordingLogger(),
+    });
+    heartbeater.start();
+    const until2 = Date.now() + 2_000;
+    while (sent < 2 && Date.now() < until2) {
+      gc();
+      await sleep(20);
+    }
+    heartbeater.stop();
+    expect(sent).toBeGreaterThanOrEqual(2);
   });
 });

@@ -52,4 +52,24 @@ describe("a worker's lookup of its types' heartbeat timeouts", () => {
     expect(await timeouts.of(a)).toBe('3');
     expect(asked).toHaveLength(2);
   });
+
+  it('gives up a lookup that hangs, as one that fails, and asks again a minute later', async () => {
+    let asked = 0;
+    const client = {
+      send: () => {
+        asked++;
+        // The first never answers (a stalled connection on a client that ignores the abort).
+        return asked === 1
+          ? new Promise(() => {})
+          : Promise.resolve({ configuration: { defaultTaskHeartbeatTimeout: '2' } });
+      },
+    } as unknown as SWFClient;
+    const timeouts = new TypeHeartbeatTimeouts(client, 'd', recordingLogger(), 50);
+    const a = { name: 'a', version: '1' };
+    expect(await timeouts.of(a)).toBeUndefined();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await timeouts.of(a)).toBe('2');
+    expect(asked).toBe(2);
+  });
 });

@@ -5,16 +5,19 @@ import {
 } from '@aws-sdk/client-swf';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { deadlineSignal } from '../util.js';
 
 /** How long a failed lookup answers "unknown" before the type is described again. */
 const RETRY_AFTER_MS = 60_000;
+/** How long one lookup may take: a task's heartbeats wait on it no longer than that. */
+const LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
  * The registered default heartbeat timeout of each activity type a worker runs (DescribeActivityType,
  * once per type per worker). A polled task does not carry its heartbeat timeout (PollForActivityTask
  * answers no timeouts), so the worker meets the type's default: a decider that schedules a task with
- * a shorter one is not seen (README). A lookup that fails answers undefined (the configured interval
- * stands) and is tried again a minute later.
+ * a shorter one is not seen (README). A lookup that fails or takes over 5 s answers undefined (the
+ * configured interval stands) and is tried again a minute later.
  */
 export class TypeHeartbeatTimeouts {
   readonly #known = new Map<string, { timeout: Promise<string | undefined>; until: number }>();
@@ -23,6 +26,7 @@ export class TypeHeartbeatTimeouts {
     private readonly client: SWFClient,
     private readonly domain: string,
     private readonly logger: Logger,
+    private readonly lookupTimeoutMs = LOOKUP_TIMEOUT_MS,
   ) {}
 
   /** The type's default heartbeat timeout (seconds, or NONE); undefined when unknown. Never rejects. */
@@ -39,9 +43,17 @@ export class TypeHeartbeatTimeouts {
 
   async #describe(name: string, version: string, key: string): Promise<string | undefined> {
     try {
-      const described = await this.client.send(
-        new DescribeActivityTypeCommand({ domain: this.domain, activityType: { name, version } }),
-      );
+      // Given up at its deadline even by a client that does not heed the abort.
+      const { signal, clear } = deadlineSignal(this.lookupTimeoutMs, 'DescribeActivityType');
+      const described = await Promise.race([
+        this.client.send(
+          new DescribeActivityTypeCommand({ domain: this.domain, activityType: { name, version } }),
+          { abortSignal: signal },
+        ),
+        new Promise<never>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        ),
+      ]).finally(clear);
       return described.configuration?.defaultTaskHeartbeatTimeout;
     } catch (error) {
       const entry = this.#known.get(key);

@@ -1,6 +1,6 @@
 import { describeError, isUnknownResource } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { cutOrUndefined } from '../util.js';
+import { cutOrUndefined, deadlineSignal } from '../util.js';
 
 export interface HeartbeatOptions {
   /**
@@ -32,13 +32,14 @@ export const heartbeatCallTimeoutMs = (intervalMs: number) => Math.max(2 * inter
 
 /**
  * The interval that meets a heartbeat timeout of `timeout` (SWF's duration: seconds, or NONE): a
- * third of it, so a beat may be late or lost and the next still lands in time. Undefined when the
- * timeout asks for nothing (NONE, unknown, not a number).
+ * third of it. A beat that hangs is given up after one such interval (see `tighten`) and the next
+ * sent at once, so with one beat lost the next still lands within two thirds of the timeout.
+ * Undefined when the timeout asks for nothing (NONE, unknown, not a number).
  */
 export function intervalForHeartbeatTimeout(timeout: string | undefined): number | undefined {
   if (timeout === undefined || !/^\d+$/.test(timeout)) return undefined;
   const seconds = Number(timeout);
-  return seconds > 0 ? (seconds * 1_000) / 3 : undefined;
+  return seconds > 0 ? Math.floor((seconds * 1_000) / 3) : undefined;
 }
 
 /**
@@ -54,6 +55,7 @@ export class Heartbeater {
   #stopped = false;
   #failures = 0;
   #intervalMs: number;
+  #callTimeoutMs: number;
   /** When the interval now running began (start, or the latest beat's send); undefined mid-send. */
   #since: number | undefined;
   readonly #stopping = new AbortController();
@@ -61,6 +63,7 @@ export class Heartbeater {
   constructor(options: HeartbeatOptions) {
     this.#options = options;
     this.#intervalMs = options.intervalMs;
+    this.#callTimeoutMs = options.callTimeoutMs ?? heartbeatCallTimeoutMs(options.intervalMs);
   }
 
   get intervalMs(): number {
@@ -73,12 +76,15 @@ export class Heartbeater {
   }
 
   /**
-   * Beats at most every `intervalMs` from now on, if that is sooner than the interval so far; a beat
-   * that is waiting is brought forward to it (at once if that moment has passed).
+   * Beats at least every `intervalMs` from now on, if that is sooner than the interval so far, and
+   * gives a beat up after no longer than that (a hung beat must not hold the next one back past the
+   * timeout the interval serves); a beat that is waiting is brought forward (at once if its moment has
+   * passed).
    */
   tighten(intervalMs: number): void {
-    if (this.#stopped || !(intervalMs < this.#intervalMs)) return;
+    if (this.#stopped || !(intervalMs > 0 && intervalMs < this.#intervalMs)) return;
     this.#intervalMs = intervalMs;
+    this.#callTimeoutMs = Math.min(this.#callTimeoutMs, Math.ceil(intervalMs));
     if (this.#since === undefined) return; // a beat is out: the next is scheduled from it
     clearTimeout(this.#timer);
     this.#schedule(Math.max(0, intervalMs - (Date.now() - this.#since)));
@@ -109,8 +115,11 @@ export class Heartbeater {
 
   async #send(): Promise<void> {
     const o = this.#options;
-    const timeoutMs = o.callTimeoutMs ?? heartbeatCallTimeoutMs(this.#intervalMs);
-    const signal = AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(timeoutMs)]);
+    const { signal, clear } = deadlineSignal(
+      this.#callTimeoutMs,
+      'heartbeat',
+      this.#stopping.signal,
+    );
     try {
       const cancelRequested = await o.send(
         cutOrUndefined(o.details(), HEARTBEAT_DETAILS_MAX),
@@ -131,6 +140,8 @@ export class Heartbeater {
         error: describeError(error),
         failures: this.#failures,
       });
+    } finally {
+      clear();
     }
   }
 }
