@@ -82,6 +82,11 @@ export function cutText(text: string, max: number): string {
 export const cutOrUndefined = (text: string | undefined, max: number) =>
   text === undefined ? undefined : cutText(text, max);
 
+/** The seconds an SWF duration names (a string of digits); undefined for NONE or anything else. */
+export function durationSeconds(timeout: string | undefined): number | undefined {
+  return timeout !== undefined && /^\d+$/.test(timeout) ? Number(timeout) : undefined;
+}
+
 /** A short, stable identity for pollers: host and pid. */
 export const defaultIdentity = (kind: string) => `${kind}-${process.pid}`.slice(0, 256);
 

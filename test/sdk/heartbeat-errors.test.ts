@@ -7,6 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   Heartbeater,
+  type HeartbeatOptions,
   heartbeatCallTimeoutMs,
   intervalForHeartbeatTimeout,
 } from '../../lib/sdk/activity/heartbeat.js';
@@ -105,6 +106,30 @@ function waiting() {
     return 'finished';
   };
   return { box, activity };
+}
+
+/** A call that never answers: it rejects only when its signal aborts (given up, or stopped). */
+const hangs = (signal: AbortSignal | undefined) =>
+  new Promise<boolean>((_resolve, reject) =>
+    signal?.addEventListener('abort', () => reject(signal.reason)),
+  );
+
+/** A Heartbeater sending through `send`, with nothing to do on what its beats answer. */
+const quietHeartbeater = (
+  options: Pick<HeartbeatOptions, 'send' | 'intervalMs' | 'callTimeoutMs'>,
+) =>
+  new Heartbeater({
+    ...options,
+    details: () => undefined,
+    onCancelRequested: () => {},
+    onTaskGone: () => {},
+    logger: recordingLogger(),
+  });
+
+/** V8's garbage collector, called at once (for tests of what a collection may take). */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
 }
 
 describe('retryable heartbeat errors never trigger the signal; a lost task (UnknownResourceFault) does', () => {
@@ -220,9 +245,7 @@ describe('retryable heartbeat errors never trigger the signal; a lost task (Unkn
       send: (_details, signal) => {
         sent.push(signal);
         if (sent.length > 1) return Promise.resolve(true);
-        return new Promise((_resolve, reject) =>
-          signal.addEventListener('abort', () => reject(signal.reason)),
-        );
+        return hangs(signal);
       },
       intervalMs: 10,
       callTimeoutMs: 50,
@@ -341,10 +364,7 @@ describe('a heartbeat that hangs', () => {
       callTimeoutMs: 1_000,
       send: (details, signal) => {
         sent++;
-        if (sent === 2)
-          return new Promise((_resolve, reject) =>
-            signal.addEventListener('abort', () => reject(signal.reason)),
-          );
+        if (sent === 2) return hangs(signal);
         recorded.push({ at: Date.now(), details });
         return Promise.resolve(false);
       },
@@ -396,16 +416,12 @@ describe("heartbeats meet the task's heartbeat timeout", () => {
 
   it('a tighter interval never loosens, and brings a waiting beat forward', async () => {
     const sent: number[] = [];
-    const heartbeater = new Heartbeater({
+    const heartbeater = quietHeartbeater({
       intervalMs: 10_000,
       send: async () => {
         sent.push(Date.now());
         return false;
       },
-      details: () => undefined,
-      onCancelRequested: () => {},
-      onTaskGone: () => {},
-      logger: recordingLogger(),
     });
     const started = Date.now();
     heartbeater.start();
@@ -431,10 +447,7 @@ describe("heartbeats meet the task's heartbeat timeout", () => {
     const { swf } = calls(() => Promise.resolve(false));
     swf.heartbeat = (_details, signal) => {
       n++;
-      if (n === 1)
-        return new Promise((_resolve, reject) =>
-          signal?.addEventListener('abort', () => reject(signal.reason)),
-        );
+      if (n === 1) return hangs(signal);
       arrived.push(Date.now());
       return Promise.resolve(false);
     };
@@ -455,23 +468,16 @@ describe('a heartbeat that hangs on a promise nothing else holds', () => {
   it('is given up even when garbage is collected while it hangs', async () => {
     // AbortSignal.timeout and AbortSignal.any hold their signals weakly: with nothing else holding
     // the hung call, a collection took the signal and the heartbeats stopped for good.
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = collector();
     let sent = 0;
-    const heartbeater = new Heartbeater({
+    const heartbeater = quietHeartbeater({
       intervalMs: 100,
       callTimeoutMs: 300,
       send: (_details, signal) => {
         sent++;
         if (sent > 1) return Promise.resolve(false);
-        return new Promise((_resolve, reject) =>
-          signal.addEventListener('abort', () => reject(signal.reason)),
-        );
+        return hangs(signal);
       },
-      details: () => undefined,
-      onCancelRequested: () => {},
-      onTaskGone: () => {},
-      logger: recordingLogger(),
     });
     heartbeater.start();
     const until2 = Date.now() + 2_000;
@@ -488,20 +494,15 @@ describe('a long-running activity', () => {
   it('keeps no memory per heartbeat: 5,000 beats leave the heap where it was', async () => {
     // Each beat's signal was AbortSignal.any of the task's own: Node keeps a record in the long-lived
     // signal for every such call, hundreds of bytes a beat, for as long as the task runs.
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = collector();
     let beats = 0;
-    const heartbeater = new Heartbeater({
+    const heartbeater = quietHeartbeater({
       intervalMs: 0,
       send: async (_details, signal) => {
         beats++;
         signal.addEventListener('abort', () => {}, { once: true });
         return false;
       },
-      details: () => undefined,
-      onCancelRequested: () => {},
-      onTaskGone: () => {},
-      logger: recordingLogger(),
     });
     heartbeater.start();
     await until(() => beats >= 1_000, 'warm-up beats', 10_000);

@@ -1,6 +1,6 @@
 import { describeError, isUnknownResource } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { cutOrUndefined, deadlineSignal } from '../util.js';
+import { cutOrUndefined, deadlineSignal, durationSeconds } from '../util.js';
 
 export interface HeartbeatOptions {
   /**
@@ -37,9 +37,8 @@ export const heartbeatCallTimeoutMs = (intervalMs: number) => Math.max(2 * inter
  * Undefined when the timeout asks for nothing (NONE, unknown, not a number).
  */
 export function intervalForHeartbeatTimeout(timeout: string | undefined): number | undefined {
-  if (timeout === undefined || !/^\d+$/.test(timeout)) return undefined;
-  const seconds = Number(timeout);
-  return seconds > 0 ? Math.floor((seconds * 1_000) / 3) : undefined;
+  const seconds = durationSeconds(timeout);
+  return seconds !== undefined && seconds > 0 ? Math.floor((seconds * 1_000) / 3) : undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-swf';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { defaultIdentity, report, retrying } from '../util.js';
+import { defaultIdentity, durationSeconds, report, retrying } from '../util.js';
 import { workflowState } from './replay.js';
 import type { WorkflowState } from './state.js';
 
@@ -120,9 +120,10 @@ export async function decideTask(o: DecideOptions, first: DecisionTask): Promise
  */
 function startToCloseMs(events: readonly HistoryEvent[]): number | undefined {
   const scheduled = [...events].reverse().find((e) => e.eventType === 'DecisionTaskScheduled');
-  const timeout = scheduled?.decisionTaskScheduledEventAttributes?.startToCloseTimeout;
-  const seconds = Number(timeout);
-  return timeout === undefined || !Number.isFinite(seconds) ? undefined : (seconds + 1) * 1000;
+  const seconds = durationSeconds(
+    scheduled?.decisionTaskScheduledEventAttributes?.startToCloseTimeout,
+  );
+  return seconds === undefined ? undefined : (seconds + 1) * 1000;
 }
 
 const TIMED_OUT = Symbol('timed out');
