@@ -49,7 +49,9 @@ export class AwsLambdaInvoker implements LambdaInvoker {
       };
     }
     const client = this.makeClient(credentials);
-    const abortSignal = AbortSignal.timeout(request.timeoutSeconds * 1000);
+    // Whole milliseconds, never negative: AbortSignal.timeout refuses anything else, and the time a
+    // task has left (its deadline less the clock) is neither.
+    const abortSignal = AbortSignal.timeout(Math.max(0, Math.ceil(request.timeoutSeconds * 1000)));
     const invoke = () =>
       client.send(
         new InvokeCommand({

@@ -42,6 +42,18 @@ describe('AwsLambdaInvoker', () => {
     expect(stsMock.commandCalls(AssumeRoleCommand)[0]?.args[0].input.RoleArn).toBe(request.role);
   });
 
+  // The outbox gives a task the time it has left, its deadline less the clock's epoch seconds: on AWS
+  // practically never a whole number of milliseconds (899.9559998512268 s was seen), and below zero
+  // for a task reached late. AbortSignal.timeout refused both before anything was invoked.
+  it.each([899.9559998512268, -0.25])('invokes a task with %s s left', async (timeoutSeconds) => {
+    lambdaMock.on(InvokeCommand).resolves({ Payload: Buffer.from('"done"') as never });
+    expect(await invoker().invoke({ ...request, timeoutSeconds })).toEqual({
+      kind: 'completed',
+      result: '"done"',
+    });
+    expect(lambdaMock.commandCalls(InvokeCommand)).toHaveLength(1);
+  });
+
   it("records the function's own error as a failure", async () => {
     lambdaMock.on(InvokeCommand).resolves({
       FunctionError: 'Unhandled',
