@@ -3,6 +3,14 @@ import type { HistoryEvent, NewEvent } from './history-event.js';
 import { applyEvent } from './replay.js';
 
 /**
+ * A clock reading held at or after a run's latest event. What one run's event causes in another run (a
+ * continued run, a child, a signalled target, a parent hearing of its child) is stamped no earlier than
+ * its cause, though the process carrying it out may read a clock behind the one that wrote the cause.
+ */
+export const stampAfter = (cause: ExecutionState, now: number): number =>
+  Math.max(now, cause.latestEventTimestamp ?? now);
+
+/**
  * Appends events to an execution, one at a time, through the reducer: ids are contiguous, every event
  * carries the same timestamp (one transition happens at one instant), and `state` is always the replay
  * of the history plus these events.
@@ -21,7 +29,7 @@ export class Transition {
     public state: ExecutionState,
     now: number,
   ) {
-    this.now = Math.max(now, state.latestEventTimestamp ?? now);
+    this.now = stampAfter(state, now);
   }
 
   record(event: NewEvent): HistoryEvent {

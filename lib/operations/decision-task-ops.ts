@@ -14,6 +14,7 @@ import { startRun } from '../core/executions.js';
 import { UnknownResourceFault, ValidationException } from '../core/faults.js';
 import type { TypeRef } from '../core/history-event.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/registry.js';
+import { stampAfter } from '../core/transition.js';
 import { rejectMember } from '../http/coral-message.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { QueueEntry } from '../ports/execution-store.js';
@@ -155,7 +156,15 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
         };
         return continuedRun === undefined
           ? base
-          : { ...base, newRun: continueRun(transition.state, continuedRun, now) };
+          : {
+              ...base,
+              // The new run starts when the old one closed (its events may be held after `now`).
+              newRun: continueRun(
+                transition.state,
+                continuedRun,
+                stampAfter(transition.state, now),
+              ),
+            };
       },
       current,
     );

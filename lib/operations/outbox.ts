@@ -21,7 +21,7 @@ import type { HistoryEvent } from '../core/history-event.js';
 import { closeLambdaFunction, startLambdaFunction } from '../core/lambda-functions.js';
 import { type OutboxEffect, outboxEffects } from '../core/outbox.js';
 import { queueChanges } from '../core/task-queue.js';
-import type { Transition } from '../core/transition.js';
+import { stampAfter, type Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-scheduler.js';
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
@@ -277,7 +277,12 @@ async function deliverExternal(
         const self = externalRequestToSelf(src.state, initiatedEventId, now);
         return self === undefined ? undefined : { a: self };
       }
-      const arrival = externalRequestArrival(target, src.state, initiatedEventId, now);
+      const arrival = externalRequestArrival(
+        target,
+        src.state,
+        initiatedEventId,
+        stampAfter(src.state, now),
+      );
       // The sender learns of the arrival no earlier than the target recorded it (its history may be
       // ahead of this clock reading).
       const heard = arrival?.now ?? now;
@@ -330,7 +335,9 @@ async function startChildAt(
     if (entry === undefined || initiated === undefined) return undefined;
     const execution = { workflowId: entry.workflowId, runId: childRunId };
     target = { domain: parent.state.domain, workflowId: entry.workflowId };
-    const started = childStarted(parent.state, initiatedEventId, execution, now);
+    // The child starts no earlier than its parent initiated it (the parent's clock may be ahead).
+    const at = stampAfter(parent.state, now);
+    const started = childStarted(parent.state, initiatedEventId, execution, at);
     if (started === undefined) return undefined;
     const child = startRun(
       {
@@ -342,7 +349,7 @@ async function startChildAt(
         ...(initiated.tagList === undefined ? {} : { tagList: initiated.tagList }),
         parent: { execution: parent.state.execution, initiatedEventId },
       },
-      now,
+      at,
     );
     return {
       a: started,
@@ -361,7 +368,7 @@ async function notifyParent(deps: OutboxDeps, child: ExecutionState): Promise<vo
   if (parentRunId === undefined) return;
   const now = epochSeconds(deps.clock);
   await mutateRun(deps, parentRunId, ({ state }) => {
-    const t = childClosed(state, child, now);
+    const t = childClosed(state, child, stampAfter(child, now));
     return t === undefined
       ? { write: false, result: undefined }
       : { write: true, result: undefined, state: t.state, events: t.events };
@@ -378,7 +385,8 @@ async function applyChildPolicy(
   policy: 'TERMINATE' | 'REQUEST_CANCEL',
   children: readonly { readonly workflowId: string }[],
 ): Promise<void> {
-  const now = epochSeconds(deps.clock);
+  // What the policy does to a child is no earlier than the parent's close.
+  const now = stampAfter(parent, epochSeconds(deps.clock));
   for (const child of children) {
     // A child that continues as new meanwhile is followed to its new run (a few times at most).
     for (let hop = 0; hop < MAX_CONTINUED_HOPS; hop++) {
