@@ -6,6 +6,9 @@ export const MAX_OPEN_EXECUTIONS = 100_000;
 /** How long a process trusts a domain's count before counting again. */
 const COUNT_FRESH_MS = 10_000;
 
+/** A count's age: a negative one is a clock stepped back since (NTP), an age unknown, so not fresh. */
+const fresh = (ageMs: number) => ageMs >= 0 && ageMs < COUNT_FRESH_MS;
+
 /**
  * How many open executions a domain has, as this process last counted them (the visibility rows, which
  * are eventually consistent) plus the runs it has started since. Counting costs a query of the domain's
@@ -38,7 +41,7 @@ export class OpenExecutionGauge {
     const count =
       known?.counting !== undefined
         ? await known.counting
-        : known !== undefined && this.now() - known.at < COUNT_FRESH_MS
+        : known !== undefined && fresh(this.now() - known.at)
           ? known.count
           : await this.#count(domain);
     return Math.max(0, MAX_OPEN_EXECUTIONS - count);

@@ -57,7 +57,9 @@ export class RegistryCache implements RegistryStore {
   ): Promise<T | undefined> {
     const now = this.nowMs();
     const known = entries.get(key);
-    if (known !== undefined && read.maxAgeMs !== undefined && now - known.at <= read.maxAgeMs)
+    // A negative age is a clock stepped back since (NTP): the record's age is unknown, so it is read.
+    const age = known === undefined ? -1 : now - known.at;
+    if (known !== undefined && read.maxAgeMs !== undefined && age >= 0 && age <= read.maxAgeMs)
       return known.value;
     const changes = this.changes;
     const value = await load();

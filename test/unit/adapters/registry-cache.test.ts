@@ -62,6 +62,19 @@ describe('RegistryCache', () => {
     expect(state.reads).toBe(2);
   });
 
+  it('reads again after its clock is stepped back (an age it cannot know)', async () => {
+    let now = 1_000_000;
+    const { state, store } = fakeStore();
+    const cache = new RegistryCache(store, () => now);
+    const recent = { maxAgeMs: 10_000 };
+    await cache.getDomain('d', recent);
+    // NTP steps the host back a minute; elsewhere the domain is deprecated meanwhile
+    now -= 60_000;
+    state.domain = domain('DEPRECATED');
+    expect((await cache.getDomain('d', recent))?.status).toBe('DEPRECATED');
+    expect(state.reads).toBe(2);
+  });
+
   it('always reads when no age is allowed (the registry actions)', async () => {
     const { state, store } = fakeStore();
     const cache = new RegistryCache(store, () => 0);

@@ -50,4 +50,14 @@ describe('OpenExecutionGauge', () => {
     expect(await gauge.room('d')).toBe(MAX_OPEN_EXECUTIONS - 7);
     expect(queries).toHaveLength(3);
   });
+
+  it('counts again after its clock is stepped back (an age it cannot know)', async () => {
+    let now = 1_000_000;
+    const { store, queries } = countingStore(async () => 7);
+    const gauge = new OpenExecutionGauge(store, () => now);
+    await gauge.room('d');
+    now -= 60_000;
+    await gauge.room('d');
+    expect(queries).toHaveLength(2);
+  });
 });
