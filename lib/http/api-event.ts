@@ -7,9 +7,7 @@ import type { HttpRequest, HttpResponse } from './dispatch.js';
  */
 export function requestOfApiEvent(event: unknown, signal: AbortSignal): HttpRequest | undefined {
   if (typeof event !== 'object' || event === null) return undefined;
-  const http: unknown = Reflect.get(Reflect.get(event, 'requestContext') ?? {}, 'http');
-  const method: unknown =
-    typeof http === 'object' && http !== null ? Reflect.get(http, 'method') : undefined;
+  const method = member(member(member(event, 'requestContext'), 'http'), 'method');
   const headers: unknown = Reflect.get(event, 'headers');
   const text: unknown = Reflect.get(event, 'body') ?? '';
   if (
@@ -34,3 +32,7 @@ export const apiResultOf = (response: HttpResponse) => ({
   body: response.body,
   isBase64Encoded: false,
 });
+
+/** An object's member, or undefined when the value is no object (Reflect.get throws on one). */
+const member = (value: unknown, name: string): unknown =>
+  typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined;

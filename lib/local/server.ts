@@ -16,6 +16,9 @@ const STOPPING_FAULT = {
   message: 'The server is stopping',
 };
 
+/** How long a request may take to arrive (Node's own advice for a server with no proxy in front). */
+const REQUEST_TIMEOUT_MS = 120_000;
+
 /** How long a stopping server lets the requests in progress finish before it drops their connections. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -34,6 +37,8 @@ export async function startServer(
      * answerInvoke): what pushed tasks' events name for their workers to call directly.
      */
     apiFunction?: string;
+    /** How long a request may take to arrive, headers and body (Node's requestTimeout); default 120 s. */
+    requestTimeoutMs?: number;
   } = {},
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -42,7 +47,12 @@ export async function startServer(
   // long polls at once are no leak, and Node's warning past ten listeners would say otherwise.
   setMaxListeners(0, stopping.signal);
   const inFlight = new Set<Promise<void>>();
-  const server = createServer((req, res) => {
+  // A request whose body stops arriving would otherwise hold its socket for good (there is no proxy
+  // in front to drop it): Node answers 408 once this has passed. It bounds receiving the request only,
+  // not the answer, so long polls are not cut.
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const checkEvery = Math.max(10, Math.min(30_000, Math.floor(requestTimeout / 4)));
+  const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => {
     // A request that comes on a kept-alive connection once the server is stopping is turned away,
     // as a stopping service does (503: clients try again, elsewhere or later); it would otherwise
     // run on into DynamoDB Local stopping under it.
@@ -63,9 +73,9 @@ export async function startServer(
     inFlight.add(served);
     void served.then(() => inFlight.delete(served));
   });
-  // Long polls hold a request for up to 60 s; SDK clients keep sockets alive between calls.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // SDK clients keep sockets alive between calls, and long polls hold a request for up to 60 s.
+  server.requestTimeout = requestTimeout;
+  server.headersTimeout = Math.min(30_000, requestTimeout);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -59,6 +59,32 @@ describe('closing the local server', () => {
   });
 });
 
+describe('a request that takes too long to arrive', () => {
+  it('is answered 408 and its socket closed (it held the socket for good), while a slow answer is not cut', async () => {
+    const slowAnswer: Dispatcher = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      return ok('{"done":true}');
+    };
+    const server = await startServer(slowAnswer, { requestTimeoutMs: 300 });
+    try {
+      const answered = post(server.url, 'x');
+      // Full headers and 7 bytes of a 100-byte body, then nothing.
+      const socket = connect(server.port, '127.0.0.1');
+      let seen = '';
+      socket.on('data', (chunk) => {
+        seen += chunk;
+      });
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"regis');
+      await closed;
+      expect(seen.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      expect(await answered).toEqual({ status: 200, body: '{"done":true}' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a request on a kept-alive connection while the server stops', () => {
   it('is turned away with a 503 (it would run into the store stopping), the ones in progress answered', async () => {
     const bodies: string[] = [];
@@ -251,11 +277,23 @@ describe("the local server's Lambda Invoke of its API function", () => {
       const bad = await invoke(server.url, 'swf-api', go, 'Later');
       expect(bad.status).toBe(400);
       expect(bad.headers['x-amzn-errortype']).toBe('InvalidParameterValueException');
-      for (const payload of ['not json', '{"body":"{}"}', '[1]']) {
+      // A requestContext that is not an object was a bare 500 (a TypeError reading it).
+      const notCalls = [
+        'not json',
+        '{"body":"{}"}',
+        '[1]',
+        '{"requestContext":5}',
+        '{"requestContext":"x"}',
+        '{"requestContext":true}',
+      ];
+      for (const payload of notCalls) {
         const failed = await invoke(server.url, 'swf-api', payload);
-        expect(failed.status).toBe(200);
+        expect(failed.status, payload).toBe(200);
         expect(failed.headers['x-amz-function-error']).toBe('Unhandled');
       }
+      expect((await invoke(server.url, 'swf-api', '{"requestContext":5}', 'Event')).status).toBe(
+        202,
+      );
     } finally {
       await server.close();
       await plain.close();
