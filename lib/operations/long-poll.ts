@@ -13,8 +13,13 @@ export type Take<T> = { readonly task: T } | 'pending' | 'dropped';
 
 /** SWF's quota on pollers of one task list (swf-api.md §4). */
 const MAX_POLLERS = 1000;
-/** How many queue heads a poll looks at. */
+/** How many queue heads a poll looks at first. */
 const PEEK = 10;
+/**
+ * How far it looks past heads that other pollers of the process hold or whose commit has not landed:
+ * up to as many as there may be pollers, each holding one.
+ */
+const MAX_PEEK = MAX_POLLERS;
 
 /**
  * A long poll: take a task now if one is queued, else wait for one until the poll's time is up (then
@@ -38,8 +43,16 @@ export async function longPoll<T>(
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
+  // A task started for this poll after its caller left goes to the next poll on the list.
+  const answer = (task: T): T | undefined => {
+    if (!request.signal.aborted) return task;
+    deps.notifier.orphan(kind, domain, taskList, task);
+    return undefined;
+  };
   try {
     while (!request.signal.aborted) {
+      const left = deps.notifier.adopt(kind, domain, taskList);
+      if (left !== undefined) return answer(left.result as T);
       const remaining = deadline - deps.clock.now();
       const wait = deps.notifier.wait(
         kind,
@@ -49,11 +62,12 @@ export async function longPoll<T>(
         stop.signal,
       );
       const taken = await takeFirst(deps, request, list, take);
-      if (taken !== undefined || remaining <= 0) return taken;
+      if (taken !== undefined) return answer(taken);
+      if (remaining <= 0) return undefined;
       // The queue was empty: a task scheduled from now on may be started for this poller directly.
       if (handoff !== undefined) wait.acceptHandoff(handoff);
       const handed = await wait.done;
-      if (handed !== undefined) return handed.result as T;
+      if (handed !== undefined) return answer(handed.result as T);
     }
     return undefined;
   } finally {
@@ -68,17 +82,24 @@ async function takeFirst<T>(
   list: { kind: TaskKind; domain: string; taskList: string },
   take: (entry: QueueEntry) => Promise<Take<T>>,
 ): Promise<T | undefined> {
+  let limit = PEEK;
+  // Entries left this time: another poller of this process holds them, or their commit has not landed.
+  const passed = new Set<string>();
   for (;;) {
-    const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, PEEK);
-    if (entries.length === 0) return undefined;
+    const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, limit);
     // Strictly in queue order (priority, then age: swf-api.md §5.6); a poller that loses the head
     // to another one moves on to the next entry, as does one that finds another poller of this
     // process already on it.
     let dropped = false;
     for (const entry of entries) {
       if (request.signal.aborted) return undefined;
+      const id = `${entry.kind}|${entry.runId}|${entry.scheduledEventId}`;
+      if (passed.has(id)) continue;
       const release = deps.notifier.goFor(entry);
-      if (release === undefined) continue;
+      if (release === undefined) {
+        passed.add(id);
+        continue;
+      }
       let taken: Take<T>;
       try {
         taken = await take(entry);
@@ -86,11 +107,15 @@ async function takeFirst<T>(
         release();
       }
       if (taken === 'dropped') dropped = true;
-      else if (taken !== 'pending') return taken.task;
+      else if (taken === 'pending') passed.add(id);
+      else return taken.task;
     }
-    // Every head was stale, taken by others or not committed yet: look again if any went (more may
-    // wait behind them), else wait to be woken.
-    if (!dropped) return undefined;
+    // Some heads were stale and went: look again, more may wait behind them. Every head was left:
+    // look past them, as older tasks than the next one scheduled may wait there (a poll that finds
+    // nothing takes that one first). Else the queue has nothing for this poll: wait to be woken.
+    if (dropped) continue;
+    if (entries.length < limit || limit >= MAX_PEEK) return undefined;
+    limit = Math.min(limit * 4, MAX_PEEK);
   }
 }
 

@@ -42,6 +42,13 @@ export interface TaskNotifier {
   wait(kind: TaskKind, domain: string, taskList: string, ms: number, signal: AbortSignal): PollWait;
   /** Sets aside one idle poller that accepts handoffs on that list, if there is one. */
   reserve(kind: TaskKind, domain: string, taskList: string): Reservation | undefined;
+  /**
+   * A task started for a poll whose caller left before it could be answered (the task's commit was
+   * landing as it went): handed to the next poll on its list in this process, which answers with it.
+   */
+  orphan(kind: TaskKind, domain: string, taskList: string, result: unknown): void;
+  /** Takes a task a poll's caller left (see orphan), if one waits on that list. */
+  adopt(kind: TaskKind, domain: string, taskList: string): { readonly result: unknown } | undefined;
   /** Pollers currently waiting on that list in this process. */
   waiting(kind: TaskKind, domain: string, taskList: string): number;
   /**

@@ -8,9 +8,7 @@ import {
   type DecisionTask,
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
-  RegisterActivityTypeCommand,
   RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,27 +45,7 @@ beforeAll(async () => {
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultTaskList: { name: 'wf-defaults' },
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...act,
-      defaultTaskList: { name: 'act-defaults' },
-      defaultTaskScheduleToStartTimeout: 'NONE',
-      defaultTaskScheduleToCloseTimeout: 'NONE',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
+  await kit.registerTypes(wf, act);
 });
 afterAll(async () => {
   pollClient.destroy();

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ActivityTask,
+  type ActivityType,
   type Decision,
   type DecisionTask,
   DescribeWorkflowExecutionCommand,
@@ -14,6 +15,8 @@ import {
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
   type PollForDecisionTaskInput,
+  RegisterActivityTypeCommand,
+  RegisterWorkflowTypeCommand,
   RespondDecisionTaskCompletedCommand,
   type RespondDecisionTaskCompletedInput,
   type ScheduleActivityTaskDecisionAttributes,
@@ -83,6 +86,37 @@ export class SwfKit {
     readonly swf: SWFClient,
     readonly domain: string,
   ) {}
+
+  /**
+   * Registers a workflow type (an hour to run, 10 minutes a decision task, children terminated) and an
+   * activity type (10 minutes to run, no other timeout), each with a default task list.
+   */
+  async registerTypes(workflowType: WorkflowType, activityType: ActivityType): Promise<void> {
+    const domain = this.domain;
+    await this.swf.send(
+      new RegisterWorkflowTypeCommand({
+        domain,
+        name: workflowType.name,
+        version: workflowType.version,
+        defaultTaskList: { name: 'wf-defaults' },
+        defaultExecutionStartToCloseTimeout: '3600',
+        defaultTaskStartToCloseTimeout: '600',
+        defaultChildPolicy: 'TERMINATE',
+      }),
+    );
+    await this.swf.send(
+      new RegisterActivityTypeCommand({
+        domain,
+        name: activityType.name,
+        version: activityType.version,
+        defaultTaskList: { name: 'act-defaults' },
+        defaultTaskScheduleToStartTimeout: 'NONE',
+        defaultTaskScheduleToCloseTimeout: 'NONE',
+        defaultTaskStartToCloseTimeout: '600',
+        defaultTaskHeartbeatTimeout: 'NONE',
+      }),
+    );
+  }
 
   /** Starts an execution with a unique workflowId; its decision tasks go to a unique list unless given. */
   async start(

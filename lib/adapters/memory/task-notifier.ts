@@ -14,8 +14,13 @@ interface Waiter {
   /** Set once the poller accepts handoffs; cleared when it is reserved. */
   starter: HandoffStarter | undefined;
   reserved: boolean;
+  /** The poll's signal: fired once its caller has gone. */
+  readonly signal: AbortSignal;
   finish(outcome: Outcome): void;
 }
+
+/** Tasks left by gone callers that one list keeps for its next polls; past this the oldest go. */
+const MAX_ORPHANS = 1_000;
 
 /**
  * In-process notifier: waiters per task list. A notify wakes them all (one of them wins the claim);
@@ -25,6 +30,8 @@ export class InProcessTaskNotifier implements TaskNotifier {
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** Queue entries a poller of this process is claiming (or dropping) right now. */
   private readonly entriesInHand = new Set<string>();
+  /** Per list, tasks started for polls whose callers left: the next polls there answer with them. */
+  private readonly orphans = new Map<string, unknown[]>();
 
   notify(kind: TaskKind, domain: string, taskList: string): void {
     const set = this.waiters.get(listKey(kind, domain, taskList));
@@ -53,6 +60,7 @@ export class InProcessTaskNotifier implements TaskNotifier {
     const waiter: Waiter = {
       starter: undefined,
       reserved: false,
+      signal,
       wake: () => {
         if (!waiter.reserved) waiter.finish(undefined);
       },
@@ -76,18 +84,56 @@ export class InProcessTaskNotifier implements TaskNotifier {
   }
 
   reserve(kind: TaskKind, domain: string, taskList: string): Reservation | undefined {
-    const set = this.waiters.get(listKey(kind, domain, taskList));
-    if (set === undefined) return undefined;
-    for (const waiter of set) {
-      const start = waiter.starter;
-      if (start === undefined || waiter.reserved) continue;
-      waiter.reserved = true;
-      set.delete(waiter);
-      return {
-        start,
-        deliver: (result) => waiter.finish({ result }),
-        release: () => waiter.finish(undefined),
-      };
+    const waiter = this.idle(listKey(kind, domain, taskList));
+    const start = waiter?.starter;
+    if (waiter === undefined || start === undefined) return undefined;
+    waiter.reserved = true;
+    waiter.starter = undefined;
+    return {
+      start,
+      deliver: (result) => {
+        // Its caller left while the commit that started the task for it was landing: the task goes
+        // to the next poll on the list instead of waiting out its start-to-close timeout.
+        if (!waiter.signal.aborted) return waiter.finish({ result });
+        waiter.finish(undefined);
+        this.orphan(kind, domain, taskList, result);
+      },
+      release: () => waiter.finish(undefined),
+    };
+  }
+
+  orphan(kind: TaskKind, domain: string, taskList: string, result: unknown): void {
+    const key = listKey(kind, domain, taskList);
+    const idle = this.idle(key);
+    if (idle !== undefined) {
+      idle.reserved = true;
+      idle.finish({ result });
+      return;
+    }
+    const kept = this.orphans.get(key) ?? [];
+    if (kept.push(result) > MAX_ORPHANS) kept.shift();
+    this.orphans.set(key, kept);
+    // Polls busy reading the queue look again, and adopt it first.
+    this.notify(kind, domain, taskList);
+  }
+
+  adopt(
+    kind: TaskKind,
+    domain: string,
+    taskList: string,
+  ): { readonly result: unknown } | undefined {
+    const key = listKey(kind, domain, taskList);
+    const kept = this.orphans.get(key);
+    if (kept === undefined) return undefined;
+    const result = kept.shift();
+    if (kept.length === 0) this.orphans.delete(key);
+    return { result };
+  }
+
+  /** A poller waiting on the list that takes tasks handed to it, and whose caller is still there. */
+  private idle(key: string): Waiter | undefined {
+    for (const waiter of this.waiters.get(key) ?? []) {
+      if (waiter.starter !== undefined && !waiter.reserved && !waiter.signal.aborted) return waiter;
     }
     return undefined;
   }
@@ -134,6 +180,13 @@ export class NoTaskNotifier implements TaskNotifier {
   }
 
   reserve(_kind: TaskKind, _domain: string, _taskList: string): Reservation | undefined {
+    return undefined;
+  }
+
+  /** No other poll can take it here: the task waits out its start-to-close timeout, as in SWF. */
+  orphan(_kind: TaskKind, _domain: string, _taskList: string, _result: unknown): void {}
+
+  adopt(_kind: TaskKind, _domain: string, _taskList: string): undefined {
     return undefined;
   }
 

@@ -40,17 +40,45 @@ describe('InProcessTaskNotifier', () => {
     stop.abort();
   });
 
-  it('delivers a handed task to the reserved waiter, whom notify, time and abort no longer end', async () => {
+  it('delivers a handed task to the reserved waiter, whom notify and time no longer end', async () => {
     const n = new InProcessTaskNotifier();
     const stop = new AbortController();
     const wait = n.wait('decision', 'd', 'l', 5, stop.signal);
     wait.acceptHandoff(starter);
     const reservation = n.reserve('decision', 'd', 'l');
     n.notify('decision', 'd', 'l');
-    stop.abort();
     await new Promise((resolve) => setTimeout(resolve, 20));
     reservation?.deliver({ started: 7 });
     await expect(wait.done).resolves.toEqual({ result: { started: 7 } });
+  });
+
+  it("hands a task delivered after its reserved waiter's caller left to an idle waiter of the list", async () => {
+    const n = new InProcessTaskNotifier();
+    const gone = new AbortController();
+    const left = n.wait('decision', 'd', 'l', 10_000, gone.signal);
+    left.acceptHandoff(starter);
+    const reservation = n.reserve('decision', 'd', 'l');
+    const stop = new AbortController();
+    const next = n.wait('decision', 'd', 'l', 10_000, stop.signal);
+    next.acceptHandoff(starter);
+    gone.abort(); // the commit that started the task for it is landing
+    reservation?.deliver({ started: 7 });
+    await expect(left.done).resolves.toBeUndefined();
+    await expect(next.done).resolves.toEqual({ result: { started: 7 } });
+    expect(n.adopt('decision', 'd', 'l')).toBeUndefined();
+  });
+
+  it('keeps a task left by a gone caller for the next poll of its list when none waits idle, and wakes the busy ones', async () => {
+    const n = new InProcessTaskNotifier();
+    const stop = new AbortController();
+    const busy = n.wait('activity', 'd', 'l', 10_000, stop.signal); // reading its queue
+    n.orphan('activity', 'd', 'l', { started: 1 });
+    n.orphan('activity', 'd', 'l', { started: 2 });
+    await expect(busy.done).resolves.toBeUndefined();
+    expect(n.adopt('activity', 'd', 'other')).toBeUndefined();
+    expect(n.adopt('activity', 'd', 'l')).toEqual({ result: { started: 1 } });
+    expect(n.adopt('activity', 'd', 'l')).toEqual({ result: { started: 2 } });
+    expect(n.adopt('activity', 'd', 'l')).toBeUndefined();
   });
 
   it('a released waiter goes back to reading its queue', async () => {
@@ -124,6 +152,12 @@ describe('NoTaskNotifier (each request in a container of its own)', () => {
     expect(n.waiting('activity', 'd', 'l')).toBe(0);
     await expect(wait.done).resolves.toBeUndefined();
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it('keeps no task a gone caller left: no other request of the container can take it', () => {
+    const n = new NoTaskNotifier();
+    n.orphan('activity', 'd', 'l', { started: 1 });
+    expect(n.adopt('activity', 'd', 'l')).toBeUndefined();
   });
 
   it('ends a wait when its poll is abandoned', async () => {
