@@ -2,7 +2,7 @@
  * Queue entries are hints written just before the commit that schedules their task; the run's state
  * decides. Through the official SDK: a poller leaves an entry whose commit has not landed (it may any
  * moment), drops one whose commit never landed or whose task is gone, and still finds the real task
- * queued behind them.
+ * queued behind them. A list's entries are spread over partition keys, and polls take them in order.
  */
 import {
   CountPendingDecisionTasksCommand,
@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { QUEUE_SHARDS } from '../../lib/adapters/dynamodb/execution-store.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import {
   type QueuedTaskRef,
@@ -56,7 +57,7 @@ async function putEntry(entry: QueuedTaskRef): Promise<void> {
   try {
     await client.put({
       TableName: stack.tableName,
-      Item: { ...keys.queueEntry(entry, 1), entity: 'QueuedTask', ...entry },
+      Item: { ...keys.queueEntry(entry, QUEUE_SHARDS), entity: 'QueuedTask', ...entry },
     });
   } finally {
     client.destroy();
@@ -120,4 +121,36 @@ describe('queue entries whose commit has not landed', () => {
     expect(empty.taskToken ?? '').toBe('');
     expect(await pending(taskList)).toBe(0);
   }, 20_000);
+});
+
+describe("a hot list's queue", () => {
+  it('is spread over partition keys (DESIGN.md: no hot list capped by one key), and polls still take its tasks oldest first', async () => {
+    const taskList = uid('deciders');
+    const started: string[] = [];
+    for (let i = 0; i < 24; i++)
+      started.push((await kit.start(wf, { taskList: { name: taskList } })).execution.runId);
+    const client = doc();
+    const perShard: number[] = [];
+    try {
+      for (let shard = 0; shard < QUEUE_SHARDS; shard++) {
+        const { Items = [] } = await client.query({
+          TableName: stack.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: {
+            ':pk': keys.queuePartition('decision', domain, taskList, shard),
+          },
+        });
+        perShard.push(Items.length);
+      }
+    } finally {
+      client.destroy();
+    }
+    // Before, every entry of a list was under one key (shard 0).
+    expect(perShard.reduce((a, b) => a + b)).toBe(started.length);
+    expect(perShard.filter((n) => n > 0).length).toBeGreaterThan(1);
+    const taken: (string | undefined)[] = [];
+    for (const _ of started)
+      taken.push((await kit.pollDecision(taskList)).workflowExecution?.runId);
+    expect(taken).toEqual(started);
+  });
 });

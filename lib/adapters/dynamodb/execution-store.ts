@@ -70,8 +70,19 @@ function pointerExpiry(run: ExecutionState | undefined): number | undefined {
 
 type AcquirePointer = Extract<OpenPointerChange, { kind: 'acquire' }>;
 
+/**
+ * Partitions a task list's queue is spread over. Each task is two writes to its list's queue (its entry
+ * put and removed) and a partition key takes 1,000 write units a second, so one key would hold a list
+ * to about 500 tasks a second; four reach SWF's 2,000 a second per task list. Every poll reads all of
+ * them (they are queried at once).
+ */
+export const QUEUE_SHARDS = 4;
+
 export interface ExecutionStoreOptions {
-  /** Partitions per task list (see keys.queuePartition). Changing it strands queued tasks: fix it per table. */
+  /**
+   * Partitions per task list (see keys.queuePartition). @default QUEUE_SHARDS. Every process on a table
+   * must use the same count, and changing it strands queued tasks: it is fixed per table.
+   */
   readonly queueShards?: number;
   /**
    * The clock (epoch seconds) retention is judged by: a run whose `expiresAt` has passed is gone, even
@@ -102,7 +113,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     private readonly table: TableRef,
     options: ExecutionStoreOptions = {},
   ) {
-    this.shards = options.queueShards ?? 1;
+    this.shards = options.queueShards ?? QUEUE_SHARDS;
     this.nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
     this.budget = options.stateItemBudget ?? STATE_ITEM_BUDGET;
   }
