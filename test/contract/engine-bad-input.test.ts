@@ -26,7 +26,7 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectWireError, rawCall, rawRequest, wireType } from '../support/contract.js';
-import { decide, eventTypes, expectFault, SwfKit, uid } from '../support/decider.js';
+import { decide, eventTypes, expectFault, liveRun, SwfKit } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
@@ -70,22 +70,9 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-/** A run with a started decision task and a started activity: every kind of token is live. */
-async function liveRun() {
-  const { execution, taskList } = await kit.start(wf);
-  const workers = uid('workers');
-  await kit.decide(taskList, () => [
-    decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
-  ]);
-  const activity = await kit.pollActivity(workers);
-  await kit.signal(execution, 'first');
-  const decision = await kit.pollDecision(taskList);
-  return { execution, taskList, activity, decision };
-}
-
 describe('refused calls on an execution', () => {
   it('leave its history unchanged, and its tokens usable', async () => {
-    const { execution, activity, decision } = await liveRun();
+    const { execution, activity, decision } = await liveRun(kit, wf, act);
     const { workflowId } = execution;
     const before = await kit.history(execution);
     const otherRun = 'r'.repeat(20);
@@ -306,7 +293,7 @@ describe('refused calls on an execution', () => {
   ])(
     'a response with %s is refused whole; the history is unchanged',
     async (_, decisions, message) => {
-      const { execution, decision } = await liveRun();
+      const { execution, decision } = await liveRun(kit, wf, act);
       const before = await kit.history(execution);
 
       await expectFault(
@@ -324,7 +311,7 @@ describe('refused calls on an execution', () => {
   );
 
   it('a refused StartWorkflowExecution leaves the open run of that workflowId alone', async () => {
-    const { execution } = await liveRun();
+    const { execution } = await liveRun(kit, wf, act);
     const before = await kit.history(execution);
 
     await expectFault(

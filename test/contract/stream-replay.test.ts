@@ -9,7 +9,6 @@ import {
   type AttributeValue,
   DescribeTableCommand,
   type DynamoDBClient,
-  ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
   type _Record,
@@ -54,7 +53,7 @@ import {
   sqsRecord,
   streamEvent,
 } from '../support/lambda-events.js';
-import { dynamoClient, startTestServer } from '../support/local.js';
+import { dynamoClient, startTestServer, tableItems } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
 const domain = 'replay';
@@ -601,34 +600,5 @@ function parentsFirst(shards: readonly Shard[]): Shard[] {
   return ordered;
 }
 
-/** Every item of the table, every attribute, in key order. */
-async function scanTable(): Promise<string[]> {
-  const items: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new ScanCommand({
-        TableName: stack.tableName,
-        ConsistentRead: true,
-        ...(start === undefined ? {} : { ExclusiveStartKey: start as never }),
-      }),
-    );
-    // Every item but the local stream poller's checkpoints: how far it has read the stream, which
-    // moves as it reads on (saved once a second), whatever the replay does.
-    for (const item of page.Items ?? [])
-      if (item.entity?.S !== 'StreamCheckpoint') items.push(canonical(item));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items.sort();
-}
-
-/** JSON with object keys sorted, so two scans compare item by item, attribute by attribute. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value instanceof Uint8Array) return JSON.stringify(Buffer.from(value).toString('base64'));
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => a.localeCompare(b));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+/** Every item of the table, every attribute, in key order (but the stream poller's checkpoints). */
+const scanTable = () => tableItems(dynamo, stack.tableName);

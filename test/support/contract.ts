@@ -115,6 +115,38 @@ const isWireError = (body: unknown): body is { __type: string; message: string }
   'message' in body &&
   typeof body.message === 'string';
 
+/** Whether a response is an SWF-shaped fault: 400 with a JSON `__type` and a non-empty message. */
+export function isSwfFault(response: RawResponse): boolean {
+  if (response.status !== 400) return false;
+  try {
+    const body: unknown = JSON.parse(response.text);
+    return isWireError(body) && body.message !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asserts an SWF-shaped fault (see isSwfFault) and, when given, its exact wire `__type`; `context`
+ * (what was sent) is the message of a failure, for checks that send many requests.
+ */
+export function expectSwfFault(response: RawResponse, type?: string, context = ''): void {
+  const what = `${context} → ${response.status} ${response.text}`;
+  expect(isSwfFault(response), what).toBe(true);
+  if (type !== undefined) expect(JSON.parse(response.text).__type, what).toBe(type);
+}
+
+/** POSTs `body` to `action` and asserts the answer is an SWF-shaped fault (of `type` when given). */
+export async function expectCallFault(
+  endpoint: string,
+  action: string,
+  body: unknown,
+  type?: string,
+): Promise<void> {
+  const response = await rawCall(endpoint, action, body);
+  expectSwfFault(response, type, `${action} ${JSON.stringify(body)}`);
+}
+
 export const wireType = {
   validation: 'com.amazon.coral.validate#ValidationException',
   serialization: 'com.amazon.coral.service#SerializationException',

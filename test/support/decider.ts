@@ -234,6 +234,22 @@ export class SwfKit {
   }
 }
 
+/**
+ * A run with a started activity task (activityId 'a', of `activityType`) and, after a signal, a started
+ * decision task: every kind of task token live.
+ */
+export async function liveRun(kit: SwfKit, workflowType: WorkflowType, activityType: ActivityType) {
+  const { execution, taskList } = await kit.start(workflowType);
+  const workers = uid('workers');
+  await kit.decide(taskList, () => [
+    decide.scheduleActivity({ activityType, activityId: 'a', taskList: { name: workers } }),
+  ]);
+  const activity = await kit.pollActivity(workers);
+  await kit.signal(execution, 'first');
+  const decision = await kit.pollDecision(taskList);
+  return { execution, taskList, activity, decision };
+}
+
 /** Decision builders, so tests read like the decisions they make. */
 export const decide = {
   scheduleActivity: (attributes: ScheduleActivityTaskDecisionAttributes): Decision => ({

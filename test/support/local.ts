@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { RegisterDomainCommand, SWFClient } from '@aws-sdk/client-swf';
+import { DeleteTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  RegisterDomainCommand,
+  RegisterWorkflowTypeCommand,
+  SWFClient,
+  type WorkflowType,
+} from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
@@ -95,10 +100,70 @@ export async function serveDomain(
   options: Parameters<typeof startTestServer>[0] = {},
 ): Promise<Awaited<ReturnType<typeof startTestServer>> & { kit: SwfKit }> {
   const server = await startTestServer(options);
-  await server.swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
+  await registerDomain(server.swf, domain);
   return { ...server, kit: new SwfKit(server.swf, domain) };
+}
+
+/** Registers a domain with a retention of 1 day. */
+export async function registerDomain(swf: SWFClient, name: string): Promise<void> {
+  await swf.send(new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }));
+}
+
+/**
+ * Registers a workflow type with every default: decision tasks on `defaultTaskList`, runs of an hour,
+ * decision tasks of 5 minutes, children terminated with their parent.
+ */
+export async function registerWorkflowType(
+  swf: SWFClient,
+  domain: string,
+  type: WorkflowType,
+  defaultTaskList = 'tl',
+): Promise<void> {
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      name: type.name,
+      version: type.version,
+      defaultTaskList: { name: defaultTaskList },
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '300',
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+}
+
+/**
+ * Every item of a table, every attribute, as JSON with object keys sorted, in key order: two scans
+ * compare item by item, attribute by attribute. The local stream poller's checkpoints are left out:
+ * they record how far it has read the stream, and move as it reads on (saved once a second).
+ */
+export async function tableItems(client: DynamoDBClient, tableName: string): Promise<string[]> {
+  const items: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ConsistentRead: true,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start as never }),
+      }),
+    );
+    for (const item of page.Items ?? [])
+      if (item.entity?.S !== 'StreamCheckpoint') items.push(canonical(item));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items.sort();
+}
+
+/** JSON with object keys sorted (binary values as base64). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value instanceof Uint8Array) return JSON.stringify(Buffer.from(value).toString('base64'));
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 export function swfClient(endpoint: string): SWFClient {
