@@ -7,7 +7,7 @@
  * responses with one token: exactly one wins.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { RegisterActivityTypeCommand, type SWFClient } from '@aws-sdk/client-swf';
+import type { SWFClient } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../lib/local/stack.js';
 import { expectCallFault, expectSwfFault, rawCall, wireType } from '../support/contract.js';
@@ -20,13 +20,7 @@ import {
   SwfKit,
   uid,
 } from '../support/decider.js';
-import {
-  dynamoClient,
-  registerDomain,
-  registerWorkflowType,
-  serveDomain,
-  tableItems,
-} from '../support/local.js';
+import { dynamoClient, registerDomain, serveDomain, tableItems } from '../support/local.js';
 import { awaitDecision } from '../support/waiting.js';
 
 let swf: SWFClient;
@@ -45,20 +39,7 @@ beforeAll(async () => {
   dynamo = dynamoClient();
   await registerDomain(swf, domainB);
   kitB = new SwfKit(swf, domainB);
-  for (const d of [domain, domainB]) {
-    await registerWorkflowType(swf, d, wf, 'wf-defaults');
-    await swf.send(
-      new RegisterActivityTypeCommand({
-        domain: d,
-        ...act,
-        defaultTaskList: { name: 'act-defaults' },
-        defaultTaskScheduleToStartTimeout: 'NONE',
-        defaultTaskScheduleToCloseTimeout: 'NONE',
-        defaultTaskStartToCloseTimeout: '600',
-        defaultTaskHeartbeatTimeout: 'NONE',
-      }),
-    );
-  }
+  for (const k of [kit, kitB]) await k.registerTypes(wf, act);
 });
 afterAll(async () => {
   dynamo.destroy();
