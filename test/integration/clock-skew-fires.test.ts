@@ -82,14 +82,26 @@ for (const [apiOffset, timerOffset] of [
         return ((out?.events ?? []) as { eventType: string }[]).map((e) => e.eventType);
       };
       const firedAt: Record<string, number> = {};
-      // Every 100 ms of real time, every fire ever armed (plus each deadline as first armed) is handed
-      // to the timer side, as a duplicate-prone SQS queue may.
+      // Every 100 ms of the clocks' time, each fire ever armed (and each deadline as first armed) is
+      // handed to the timer side from half a second before its time, and three times from its time
+      // on, as a duplicate-prone SQS queue may deliver it. The history is read after a step that
+      // handed a fire due for the first time.
       const fires: DeadlineFire[] = pending.map((d) => ({ runId, key: d.key, at: d.at }));
+      const handed = new Map<DeadlineFire, number>();
       for (let step = 0; step <= 120; step++) {
         real.ms = t0 + step * 100;
         const timerNow = (real.ms + timerOffset) / 1000;
-        for (const f of [...fires, ...armed])
-          if (f.at <= timerNow + 0.5) await handleFire(outbox, f);
+        let first = false;
+        for (const f of [...fires, ...armed]) {
+          const times = handed.get(f) ?? 0;
+          if (f.at > timerNow + 0.5 || times >= 3) continue;
+          await handleFire(outbox, f);
+          // Handed early (up to half a second), it waits or is armed again: that counts as none.
+          if (f.at > timerNow) continue;
+          handed.set(f, times + 1);
+          first ||= times === 0;
+        }
+        if (!first) continue;
         const types = await events();
         if (firedAt.timer === undefined && types.includes('TimerFired'))
           firedAt.timer = real.ms - t0;
@@ -104,6 +116,7 @@ for (const [apiOffset, timerOffset] of [
       expect(firedAt.activity).toBeGreaterThanOrEqual(4_000 - spread - 100);
       expect(firedAt.timer).toBeLessThanOrEqual(3_000 + spread + 600);
       expect(firedAt.activity).toBeLessThanOrEqual(4_000 + spread + 600);
-    });
+      // Mostly real waits of fires handed early: time enough under a full suite's load.
+    }, 90_000);
   });
 }

@@ -3,7 +3,12 @@ import type { DeadlineFire, DeadlineScheduler } from '../../ports/deadline-sched
 
 export type FireHandler = (fire: DeadlineFire) => Promise<void>;
 
-const MAX_TIMEOUT_MS = 2_147_483_647; // setTimeout's limit (~24.8 days): longer waits re-arm
+/**
+ * The longest the heap sleeps before it looks at the clock again. Its timer counts monotonic time, and
+ * the deadlines are wall-clock times: a clock stepped forward (NTP, a laptop waking from sleep) makes
+ * deadlines due that the timer would otherwise reach only by the step's length later.
+ */
+const MAX_SLEEP_MS = 5_000;
 const RETRY_MS = 1_000;
 
 /**
@@ -65,7 +70,7 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
     if (next === undefined || this.stopped) return;
     const delay = Math.min(
       Math.max(0, next.at * 1000 - this.leadMs - this.clock.now()),
-      MAX_TIMEOUT_MS,
+      MAX_SLEEP_MS,
     );
     this.timer = setTimeout(() => this.fireDue(), delay);
   }
