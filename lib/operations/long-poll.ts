@@ -26,7 +26,7 @@ const MAX_PEEK = MAX_POLLERS;
  * the caller answers with an empty task). The waiter is registered before each look at the queue, so a
  * task queued in between still wakes it. A poll whose caller has gone takes nothing.
  */
-export async function longPoll<T>(
+export async function longPoll<T extends TaskInHand>(
   deps: OperationDeps,
   request: RequestContext,
   list: { kind: TaskKind; domain: string; taskList: string },
@@ -43,6 +43,7 @@ export async function longPoll<T>(
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
+  const adopt = () => deps.notifier.adopt(kind, domain, taskList);
   // A task started for this poll after its caller left goes to the next poll on the list.
   const answer = (task: T): T | undefined => {
     if (!request.signal.aborted) return task;
@@ -51,8 +52,10 @@ export async function longPoll<T>(
   };
   try {
     while (!request.signal.aborted) {
-      const left = deps.notifier.adopt(kind, domain, taskList);
-      if (left !== undefined) return answer(left.result as T);
+      for (let left = adopt(); left !== undefined; left = adopt()) {
+        const task = left.result as T;
+        if (await stillStarted(deps, kind, task)) return answer(task);
+      }
       const remaining = deadline - deps.clock.now();
       const wait = deps.notifier.wait(
         kind,
@@ -74,6 +77,26 @@ export async function longPoll<T>(
     request.signal.removeEventListener('abort', onAbort);
     stop.abort();
   }
+}
+
+/** What a poll holds of a task it started: the run as the start left it, and the started event. */
+export interface TaskInHand {
+  readonly state: ExecutionState;
+  readonly startedEventId: number;
+}
+
+/**
+ * Whether a task a gone caller left is still started on its run: not timed out, answered, withdrawn
+ * or closed with its run while it waited for the next poll.
+ */
+async function stillStarted(deps: OperationDeps, kind: TaskKind, task: TaskInHand) {
+  const state = (await deps.executions.loadRun(task.state.execution.runId))?.state;
+  if (state?.status !== 'OPEN') return false;
+  if (kind === 'decision') {
+    const t = state.decisionTask;
+    return t.status === 'started' && t.startedEventId === task.startedEventId;
+  }
+  return Object.values(state.activities).some((a) => a.startedEventId === task.startedEventId);
 }
 
 async function takeFirst<T>(

@@ -1,15 +1,17 @@
 /**
  * Pollers of one process that look at the same queue heads at once do not all read the head's run to
- * lose the same race: each goes for an entry no other poller of the process holds.
+ * lose the same race: each goes for an entry no other poller of the process holds. A task a gone
+ * caller left is taken first, if it is still started.
  */
 import { describe, expect, it } from 'vitest';
 import {
   InProcessTaskNotifier,
   NoTaskNotifier,
 } from '../../../lib/adapters/memory/task-notifier.js';
+import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import type { QueuedTaskRef } from '../../../lib/core/task-queue.js';
 import type { OperationDeps } from '../../../lib/operations/context.js';
-import { longPoll, type Take } from '../../../lib/operations/long-poll.js';
+import { longPoll, type Take, type TaskInHand } from '../../../lib/operations/long-poll.js';
 import type { TaskNotifier } from '../../../lib/ports/task-notifier.js';
 
 const entry = (scheduledEventId: number): QueuedTaskRef => ({
@@ -22,32 +24,48 @@ const entry = (scheduledEventId: number): QueuedTaskRef => ({
   scheduledEventId,
 });
 
+/** A started activity task of run `run-<id>`, its started event `id`. */
+const inHand = (id: number): TaskInHand => ({
+  state: { execution: { workflowId: 'w', runId: `run-${id}` } } as ExecutionState,
+  startedEventId: id,
+});
+
+/** A run that has the activity whose started event is `startedEventId` still started. */
+const runStarting = (startedEventId: number) => ({
+  state: { status: 'OPEN', activities: { '5': { startedEventId } } },
+});
+
 /** A queue of three entries that stay listed until a poller has taken them. */
-function setup(notifier: TaskNotifier) {
+function setup(notifier: TaskNotifier, runs: Record<string, unknown> = {}) {
   const queue = [entry(1), entry(2), entry(3)];
   const attempts: number[] = [];
   const deps = {
     notifier,
     clock: { now: () => Date.now() },
     polling: { maxWaitMs: 1_000, recheckMs: 50 },
-    executions: { peekQueue: async () => [...queue] },
+    executions: {
+      peekQueue: async () => [...queue],
+      loadRun: async (runId: string) => runs[runId],
+    },
   } as unknown as OperationDeps;
   /** Reading a run takes a moment; the first poller to read an entry's run starts its task. */
-  const take = async (e: QueuedTaskRef): Promise<Take<number>> => {
+  const take = async (e: QueuedTaskRef): Promise<Take<TaskInHand>> => {
     attempts.push(e.scheduledEventId);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const at = queue.findIndex((q) => q.scheduledEventId === e.scheduledEventId);
     if (at < 0) return 'pending'; // started by another poller, its entry on the way out
     queue.splice(at, 1);
-    return { task: e.scheduledEventId };
+    return { task: inHand(e.scheduledEventId) };
   };
-  const poll = () =>
-    longPoll(
-      deps,
-      { requestId: 'r', signal: new AbortController().signal },
-      { kind: 'activity', domain: 'd', taskList: 'l' },
-      take,
-    );
+  const poll = async () =>
+    (
+      await longPoll(
+        deps,
+        { requestId: 'r', signal: new AbortController().signal },
+        { kind: 'activity', domain: 'd', taskList: 'l' },
+        take,
+      )
+    )?.startedEventId;
   return { poll, attempts };
 }
 
@@ -64,5 +82,19 @@ describe('longPoll', () => {
     const tasks = await Promise.all([poll(), poll(), poll()]);
     expect([...tasks].sort()).toEqual([1, 2, 3]);
     expect(attempts.filter((id) => id === 1)).toHaveLength(3);
+  });
+
+  it('first takes a task a gone caller left, if its run still has it started', async () => {
+    const notifier = new InProcessTaskNotifier();
+    // Run 8's task timed out (or was answered) while it waited; run 9's is still started.
+    const { poll, attempts } = setup(notifier, {
+      'run-8': runStarting(77),
+      'run-9': runStarting(9),
+    });
+    notifier.orphan('activity', 'd', 'l', inHand(8));
+    notifier.orphan('activity', 'd', 'l', inHand(9));
+    expect(await poll()).toBe(9);
+    expect(attempts).toEqual([]); // the queue was not read
+    expect(await poll()).toBe(1);
   });
 });
