@@ -21,8 +21,16 @@ export interface HttpRequest {
   readonly body: Buffer;
   /** The body's true size when `body` was cut short at the limit; its length otherwise. */
   readonly size?: number;
-  /** Fires when the caller is gone or the Lambda is about to time out: long polls stop waiting. */
+  /**
+   * Fires when the caller is gone, the server is stopping or the Lambda is about to time out: long
+   * polls stop waiting and answer.
+   */
   readonly signal?: AbortSignal;
+  /**
+   * Fires only when the caller is known to be gone (the local server sees its connection close before
+   * the answer): a task a long poll started then goes to the next poll. Lambda cannot tell.
+   */
+  readonly callerGone?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -96,7 +104,11 @@ async function handle(
   }
   const input = validateInput(operationInputs[action], parseBody(request.body));
   const signal = request.signal ?? new AbortController().signal;
-  return run(input, deps, { requestId, signal });
+  return run(input, deps, {
+    requestId,
+    signal,
+    ...(request.callerGone === undefined ? {} : { callerGone: request.callerGone }),
+  });
 }
 
 const COMPRESSIONS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'compress', 'x-compress', 'zstd']);

@@ -97,8 +97,11 @@ async function serve(
   apiFunction: string | undefined,
 ): Promise<void> {
   const aborted = new AbortController();
+  const gone = new AbortController();
   res.on('close', () => {
-    if (!res.writableFinished) aborted.abort();
+    if (res.writableFinished) return;
+    gone.abort();
+    aborted.abort();
   });
   // A stopping server ends long polls as their time running out would: an empty task.
   const stop = () => aborted.abort();
@@ -107,7 +110,7 @@ async function serve(
   try {
     // The path means Lambda's Invoke only for a POST (any other method is an SWF endpoint's request).
     const invoked = req.method === 'POST' ? INVOKE_PATH.exec(req.url ?? '') : null;
-    if (invoked === null) await answer(dispatch, req, res, aborted.signal);
+    if (invoked === null) await answer(dispatch, req, res, aborted.signal, gone.signal);
     else await answerInvoke(dispatch, req, res, aborted.signal, invoked, apiFunction);
   } finally {
     stopping.removeEventListener('abort', stop);
@@ -119,6 +122,7 @@ async function answer(
   req: IncomingMessage,
   res: ServerResponse,
   signal: AbortSignal,
+  callerGone: AbortSignal,
 ): Promise<void> {
   const { body, size } = await readBody(req);
   const headers: Record<string, string | undefined> = {};
@@ -131,6 +135,7 @@ async function answer(
     body,
     size,
     signal,
+    callerGone,
   });
   if (!res.destroyed) res.writeHead(response.statusCode, response.headers).end(response.body);
 }

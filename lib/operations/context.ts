@@ -54,7 +54,10 @@ export interface PollingConfig {
 /** Per-request context: the caller may go away (client disconnect, Lambda deadline). */
 export interface RequestContext {
   readonly requestId: string;
+  /** Ends waits: the caller is gone, the server is stopping, or the Lambda's time is nearly up. */
   readonly signal: AbortSignal;
+  /** Fires only when the caller is known to be gone (see HttpRequest.callerGone). */
+  readonly callerGone?: AbortSignal;
 }
 
 export type Operation = (

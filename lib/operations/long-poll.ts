@@ -44,9 +44,10 @@ export async function longPoll<T extends TaskInHand>(
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
   const adopt = () => deps.notifier.adopt(kind, domain, taskList);
-  // A task started for this poll after its caller left goes to the next poll on the list.
+  // A task started for this poll after its caller left goes to the next poll on the list. (A poll
+  // ended by a stopping server or the Lambda's deadline still has its caller: it answers with it.)
   const answer = (task: T): T | undefined => {
-    if (!request.signal.aborted) return task;
+    if (request.callerGone?.aborted !== true) return task;
     deps.notifier.orphan(kind, domain, taskList, task);
     return undefined;
   };
@@ -106,7 +107,8 @@ async function takeFirst<T>(
   take: (entry: QueueEntry) => Promise<Take<T>>,
 ): Promise<T | undefined> {
   let limit = PEEK;
-  // Entries left this time: another poller of this process holds them, or their commit has not landed.
+  // Entries this poll is done with: another poller of this process holds them, their commit has not
+  // landed, or this poll dropped them.
   const passed = new Set<string>();
   for (;;) {
     const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, limit);
@@ -129,8 +131,11 @@ async function takeFirst<T>(
       } finally {
         release();
       }
-      if (taken === 'dropped') dropped = true;
-      else if (taken === 'pending') passed.add(id);
+      if (taken === 'dropped') {
+        // Not looked at again by this poll, even were its removal lost.
+        passed.add(id);
+        dropped = true;
+      } else if (taken === 'pending') passed.add(id);
       else return taken.task;
     }
     // Some heads were stale and went: look again, more may wait behind them. Every head was left:

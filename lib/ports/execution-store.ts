@@ -66,7 +66,13 @@ export interface HistoryPage {
   readonly next?: number;
 }
 
-export interface QueueEntry extends QueuedTaskRef {}
+export interface QueueEntry extends QueuedTaskRef {
+  /**
+   * The partition the entry was read from (a store's detail): it is removed from there, though another
+   * shard count may have written it.
+   */
+  readonly partition?: string;
+}
 
 /**
  * Executions, their histories and their task queues. Every change of runs is one conditional write of

@@ -6,7 +6,8 @@ import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import type { DynamoDocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_IDENTITY, LOCAL_REGION } from '../../lib/local/stack.js';
-import { dynamoEndpoint, startTestServer } from '../support/local.js';
+import { decide, SwfKit, single } from '../support/decider.js';
+import { dynamoEndpoint, registerDomain, startTestServer } from '../support/local.js';
 
 /**
  * The Lambda handler and the local server are two faces of one dispatcher: the same request, sent as an
@@ -257,6 +258,57 @@ describe('the Lambda handler', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(answer).toEqual(await viaHttp(poll));
     expect(JSON.parse(answer.body)).toMatchObject({ startedEventId: 0 });
+  });
+
+  it('answers a poll with the task its claim started as the deadline drew near (its caller is still waiting)', async () => {
+    // The claim's commit is held 1.5 s; the deadline signal fires 500 ms into the poll.
+    let holdWritesMs = 0;
+    const slow = createDocumentClient({
+      endpoint: dynamoEndpoint(),
+      region: LOCAL_REGION,
+      credentials: localCredentials,
+      intercept: async (operation, _input, send) => {
+        if (operation === 'PutItem' && holdWritesMs > 0)
+          await new Promise((resolve) => setTimeout(resolve, holdWritesMs));
+        return send();
+      },
+    });
+    const container = createApiHandler(
+      { doc: slow, tableName: server.stack.tableName, region: LOCAL_REGION },
+      { timeoutEarlyInMillis: 0, windDownMs: 3_000 },
+    );
+    const domain = `deadline-${randomUUID().slice(0, 8)}`;
+    const kit = new SwfKit(server.swf, domain);
+    await registerDomain(server.swf, domain);
+    await kit.registerTypes({ name: 'wf', version: '1' }, { name: 'act', version: '1' });
+    try {
+      const { taskList, execution } = await kit.start({ name: 'wf', version: '1' });
+      const decision = await kit.pollDecision(taskList);
+      await kit.respond(decision.taskToken, [
+        decide.scheduleActivity({
+          activityType: { name: 'act', version: '1' },
+          activityId: 'a1',
+          taskList: { name: 'workers' },
+        }),
+      ]);
+      const poll = (identity: string) =>
+        viaLambda(
+          swf('PollForActivityTask', { domain, taskList: { name: 'workers' }, identity }),
+          'plain',
+          container,
+          lambdaContext({ remainingMs: 3_500 }),
+        );
+      holdWritesMs = 1_500;
+      const first = await poll('w1').finally(() => {
+        holdWritesMs = 0;
+      });
+      single(await kit.history(execution), 'ActivityTaskStarted');
+      // Before, it answered an empty task and its container kept the task for a later request.
+      expect(JSON.parse(first.body)).toMatchObject({ activityId: 'a1' });
+      expect(JSON.parse((await poll('w2')).body).activityId).toBeUndefined();
+    } finally {
+      slow.destroy();
+    }
   });
 
   it('answers InternalFailure (500, SWF shape) when it cannot be wired, and logs why', async () => {

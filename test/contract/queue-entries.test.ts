@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { QUEUE_SHARDS } from '../../lib/adapters/dynamodb/execution-store.js';
-import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import { keys, shardOf } from '../../lib/adapters/dynamodb/keys.js';
 import {
   type QueuedTaskRef,
   REMOVAL_GRACE_SECONDS,
@@ -153,4 +153,46 @@ describe("a hot list's queue", () => {
       taken.push((await kit.pollDecision(taskList)).workflowExecution?.runId);
     expect(taken).toEqual(started);
   });
+});
+
+describe('an entry written under another shard count (one partition per list, before QUEUE_SHARDS)', () => {
+  it('is handed out, and removed from where it was found: later polls on the list answer on time', async () => {
+    // A run whose entry this store would look for in another partition than shard 0.
+    let started: Awaited<ReturnType<SwfKit['start']>>;
+    do started = await kit.start(wf);
+    while (shardOf(started.execution.runId, QUEUE_SHARDS) === 0);
+    const { taskList, execution } = started;
+    const client = doc();
+    try {
+      const written = keys.queuePartition(
+        'decision',
+        domain,
+        taskList,
+        shardOf(execution.runId, QUEUE_SHARDS),
+      );
+      const { Items = [] } = await client.query({
+        TableName: stack.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': written },
+      });
+      const item = Items[0] as Record<string, unknown>;
+      await client.delete({ TableName: stack.tableName, Key: { pk: item.pk, sk: item.sk } });
+      const legacy = keys.queuePartition('decision', domain, taskList, 0);
+      await client.put({ TableName: stack.tableName, Item: { ...item, pk: legacy } });
+    } finally {
+      client.destroy();
+    }
+    const task = await kit.pollDecision(taskList);
+    expect(task.workflowExecution?.runId).toBe(execution.runId);
+    expect(await pending(taskList)).toBe(0);
+    // Before, its removal went to the other partition: the entry stayed, and once stale every poll
+    // on the list dropped it, read it again and dropped it, never answering.
+    await new Promise((resolve) => setTimeout(resolve, (REMOVAL_GRACE_SECONDS + 0.5) * 1000));
+    const began = Date.now();
+    const empty = await swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
+    );
+    expect(empty.taskToken ?? '').toBe('');
+    expect(Date.now() - began).toBeLessThan(3_000);
+  }, 20_000);
 });

@@ -4,7 +4,8 @@
  * - a poll whose caller leaves while the commit that starts a task for it is landing (the task was
  *   handed to it as it waited, or its own claim of a queued task) is not the end of the task: the
  *   next poll on the list answers with it, instead of it sitting started for nobody until its
- *   start-to-close timeout (DESIGN.md, "Long polls");
+ *   start-to-close timeout (DESIGN.md, "Long polls"); a poll ended by the server stopping still has
+ *   its caller, and answers with the task;
  * - tasks of equal priority go out oldest first (swf-api.md §5.6): a poll that finds the queue's first
  *   heads in other pollers' hands takes an older task behind them, not one scheduled after it began
  *   to wait.
@@ -209,4 +210,40 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
       for (const c of clients) c.destroy();
     }
   });
+});
+
+describe('a poll whose claim is landing as the server stops', () => {
+  it('answers its caller, still connected, with the task', async () => {
+    let hold = 0;
+    const stopping = await serveDomain('task-handout-stop', {
+      polling: { maxWaitMs: 3_000 },
+      dynamoIntercept: async (operation, _input, send) => {
+        if (WRITES.has(operation) && hold > 0) await sleep(hold);
+        return send();
+      },
+    });
+    const k = stopping.kit;
+    await k.registerTypes(wf, act);
+    const { taskList, execution } = await k.start(wf);
+    const d = await k.pollDecision(taskList);
+    const workers = uid('workers');
+    await k.respond(d.taskToken, [scheduleOn(workers, 'a1')]);
+    hold = 800;
+    // A client of its own: the server's own is destroyed as it closes.
+    const client = swfClient(stopping.stack.endpoint);
+    const polled = client.send(
+      new PollForActivityTaskCommand({
+        domain: 'task-handout-stop',
+        taskList: { name: workers },
+        identity: 'w1',
+      }),
+    );
+    await sleep(300); // its claim's commit is landing
+    const closing = stopping.close();
+    const answer = await polled.finally(() => client.destroy());
+    await closing;
+    // Before, the stop counted as the caller gone: an empty answer, the task left started.
+    expect(answer.activityId).toBe('a1');
+    expect(answer.workflowExecution).toEqual(execution);
+  }, 40_000);
 });

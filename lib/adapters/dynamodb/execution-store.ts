@@ -19,7 +19,7 @@ import type {
 import { toWireItem } from './attribute-values.js';
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
-import { keys } from './keys.js';
+import { type ItemKey, keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
 import { outboxRecords } from './table-schema.js';
 import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
@@ -80,8 +80,10 @@ export const QUEUE_SHARDS = 4;
 
 export interface ExecutionStoreOptions {
   /**
-   * Partitions per task list (see keys.queuePartition). @default QUEUE_SHARDS. Every process on a table
-   * must use the same count, and changing it strands queued tasks: it is fixed per table.
+   * Partitions per task list (see keys.queuePartition). @default QUEUE_SHARDS. Polls read partitions
+   * 0 … count-1 and remove an entry from where they found it, so a count may grow (from 1, the count
+   * before QUEUE_SHARDS): entries written under the smaller one are still handed out and removed. A
+   * count that shrinks strands the entries of the partitions no longer read.
    */
   readonly queueShards?: number;
   /**
@@ -771,10 +773,21 @@ export class DynamoExecutionStore implements ExecutionStore {
       entries.map((task) =>
         this.table.doc.delete({
           TableName: this.table.tableName,
-          Key: keys.queueEntry(task, this.shards),
+          Key: this.entryKey(task),
         }),
       ),
     );
+  }
+
+  /**
+   * A queue entry's item key: where it was read from, when it was read (an entry written under another
+   * shard count, by a release before QUEUE_SHARDS or a container of one during a rollout, is found in
+   * its partition and removed from there), else where this store writes it.
+   */
+  private entryKey(task: QueuedTaskRef | QueueEntry): ItemKey {
+    const key = keys.queueEntry(task, this.shards);
+    const read = 'partition' in task ? task.partition : undefined;
+    return read === undefined ? key : { ...key, pk: read };
   }
 
   async putDeadLetter(id: string, record: string, error: string): Promise<void> {
@@ -894,6 +907,7 @@ function toQueueEntry(item: Record<string, unknown>): QueueEntry {
     taskPriority: String(item.taskPriority),
     scheduledAt: Number(item.scheduledAt),
     scheduledEventId: Number(item.scheduledEventId),
+    partition: String(item.pk),
   };
 }
 

@@ -91,13 +91,8 @@ export class InProcessTaskNotifier implements TaskNotifier {
     waiter.starter = undefined;
     return {
       start,
-      deliver: (result) => {
-        // Its caller left while the commit that started the task for it was landing: the task goes
-        // to the next poll on the list instead of waiting out its start-to-close timeout.
-        if (!waiter.signal.aborted) return waiter.finish({ result });
-        waiter.finish(undefined);
-        this.orphan(kind, domain, taskList, result);
-      },
+      // Its poll answers with it; one whose caller left meanwhile hands it on (see orphan).
+      deliver: (result) => waiter.finish({ result }),
       release: () => waiter.finish(undefined),
     };
   }
@@ -157,10 +152,10 @@ const listKey = (kind: TaskKind, domain: string, taskList: string) =>
   `${kind}|${domain}|${taskList}`;
 
 /**
- * What each request of the deployed API sees: a Lambda container serves one request at a time, so no
- * poller of another request waits in it to be woken or handed a task. Polls find tasks by reading the
- * queue again every PollingConfig.recheckMs. The bench's cost scenario runs the local stack with it,
- * to count what the deployed service does.
+ * What the deployed API amounts to: a Lambda container serves one request at a time, so no poller of
+ * another request waits in it to be woken or handed a task (its in-process notifier never finds one),
+ * and polls find tasks by reading the queue again every PollingConfig.recheckMs. The bench's cost
+ * scenario runs the local stack with it, to count what the deployed service does.
  */
 export class NoTaskNotifier implements TaskNotifier {
   notify(_kind: TaskKind, _domain: string, _taskList: string): void {}
@@ -183,7 +178,7 @@ export class NoTaskNotifier implements TaskNotifier {
     return undefined;
   }
 
-  /** No other poll can take it here: the task waits out its start-to-close timeout, as in SWF. */
+  /** No other poll waits here to take it: the task waits out its start-to-close timeout, as in SWF. */
   orphan(_kind: TaskKind, _domain: string, _taskList: string, _result: unknown): void {}
 
   adopt(_kind: TaskKind, _domain: string, _taskList: string): undefined {

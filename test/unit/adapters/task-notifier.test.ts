@@ -52,20 +52,29 @@ describe('InProcessTaskNotifier', () => {
     await expect(wait.done).resolves.toEqual({ result: { started: 7 } });
   });
 
-  it("hands a task delivered after its reserved waiter's caller left to an idle waiter of the list", async () => {
+  it("delivers a handed task to its reserved waiter even once the poll's signal fired (a stopping server, the Lambda's deadline: its caller is still there)", async () => {
     const n = new InProcessTaskNotifier();
-    const gone = new AbortController();
-    const left = n.wait('decision', 'd', 'l', 10_000, gone.signal);
-    left.acceptHandoff(starter);
-    const reservation = n.reserve('decision', 'd', 'l');
     const stop = new AbortController();
-    const next = n.wait('decision', 'd', 'l', 10_000, stop.signal);
-    next.acceptHandoff(starter);
-    gone.abort(); // the commit that started the task for it is landing
+    const wait = n.wait('decision', 'd', 'l', 10_000, stop.signal);
+    wait.acceptHandoff(starter);
+    const reservation = n.reserve('decision', 'd', 'l');
+    stop.abort();
     reservation?.deliver({ started: 7 });
-    await expect(left.done).resolves.toBeUndefined();
-    await expect(next.done).resolves.toEqual({ result: { started: 7 } });
+    await expect(wait.done).resolves.toEqual({ result: { started: 7 } });
+  });
+
+  it('hands a task a gone caller left to an idle waiter of its list', async () => {
+    const n = new InProcessTaskNotifier();
+    const stop = new AbortController();
+    const idle = n.wait('decision', 'd', 'l', 10_000, stop.signal);
+    idle.acceptHandoff(starter);
+    const other = n.wait('decision', 'd', 'other', 10_000, stop.signal);
+    other.acceptHandoff(starter);
+    n.orphan('decision', 'd', 'l', { started: 7 });
+    await expect(idle.done).resolves.toEqual({ result: { started: 7 } });
     expect(n.adopt('decision', 'd', 'l')).toBeUndefined();
+    stop.abort();
+    await expect(other.done).resolves.toBeUndefined();
   });
 
   it('keeps a task left by a gone caller for the next poll of its list when none waits idle, and wakes the busy ones', async () => {
