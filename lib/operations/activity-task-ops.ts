@@ -12,7 +12,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
-import { claimQueuedTask, longPoll } from './long-poll.js';
+import { answerPoll, claimQueuedTask, longPoll } from './long-poll.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import {
   activityHandoff,
@@ -41,8 +41,9 @@ export const pollForActivityTask = operation<PollForActivityTaskInput>(
       activityHandoff(deps, input.identity),
     );
     // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4).
-    if (task === undefined) return { startedEventId: 0 };
-    return activityTaskAnswer(deps, task);
+    const empty = { startedEventId: 0 };
+    if (task === undefined) return empty;
+    return answerPoll(deps, request, list, task, (t) => activityTaskAnswer(deps, t), empty);
   },
 );
 

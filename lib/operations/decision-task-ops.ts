@@ -20,7 +20,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { QueueEntry } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
-import { claimQueuedTask, longPoll } from './long-poll.js';
+import { answerPoll, claimQueuedTask, longPoll } from './long-poll.js';
 import { openExecutions } from './open-executions.js';
 import { closedExecution, mutateRun } from './run-mutation.js';
 import {
@@ -58,8 +58,16 @@ export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
       decisionHandoff(deps, input.identity),
     );
     // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4, §14.1).
-    if (task === undefined) return { startedEventId: 0, previousStartedEventId: 0 };
-    return decisionTaskPage(deps, input, args, task, firstEventId(task, input));
+    const empty = { startedEventId: 0, previousStartedEventId: 0 };
+    if (task === undefined) return empty;
+    return answerPoll(
+      deps,
+      request,
+      list,
+      task,
+      (t) => decisionTaskPage(deps, input, args, t, firstEventId(t, input)),
+      empty,
+    );
   },
 );
 

@@ -80,6 +80,25 @@ export async function longPoll<T extends TaskInHand>(
   }
 }
 
+/**
+ * A poll's answer with the task it got, built by `build` (which may read the history). A caller that
+ * left while it was built never receives it: the task goes to the next poll on the list, as in
+ * longPoll, and the answer is `empty` (nobody reads it).
+ */
+export async function answerPoll<T extends TaskInHand, A>(
+  deps: OperationDeps,
+  request: RequestContext,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  task: T,
+  build: (task: T) => Promise<A>,
+  empty: A,
+): Promise<A> {
+  const answer = await build(task);
+  if (request.callerGone?.aborted !== true) return answer;
+  deps.notifier.orphan(list.kind, list.domain, list.taskList, task);
+  return empty;
+}
+
 /** What a poll holds of a task it started: the run as the start left it, and the started event. */
 export interface TaskInHand {
   readonly state: ExecutionState;

@@ -10,6 +10,7 @@
  *   heads in other pollers' hands takes an older task behind them, not one scheduled after it began
  *   to wait.
  */
+import { randomBytes } from 'node:crypto';
 import {
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
@@ -32,6 +33,12 @@ const act = { name: 'act', version: '1' };
 const WRITES = new Set(['TransactWriteItems', 'PutItem', 'UpdateItem']);
 /** While set, each write (a commit) waits this long before it is sent. */
 let holdWritesMs = 0;
+/** While set, each read of a run's history chunks waits this long. */
+let holdHistoryMs = 0;
+const readsHistory = (input: unknown) => {
+  const text = JSON.stringify(input);
+  return text.includes('RUN|') && text.includes('H|');
+};
 
 beforeAll(async () => {
   ({
@@ -41,8 +48,10 @@ beforeAll(async () => {
     stack: { endpoint },
   } = await serveDomain(domain, {
     polling: { maxWaitMs: 3_000 },
-    dynamoIntercept: async (operation, _input, send) => {
+    dynamoIntercept: async (operation, input, send) => {
       if (WRITES.has(operation) && holdWritesMs > 0) await sleep(holdWritesMs);
+      if (operation === 'Query' && holdHistoryMs > 0 && readsHistory(input))
+        await sleep(holdHistoryMs);
       return send();
     },
   }));
@@ -151,6 +160,26 @@ describe('a poll whose caller leaves while the commit that starts its task is la
       }),
     );
     single(await kit.history({ workflowId, runId }), 'WorkflowExecutionCompleted');
+  });
+
+  it('hands a decision task whose answer was being read from the history to the next poll', async () => {
+    const { taskList, execution } = await kit.start(wf);
+    await kit.respond((await kit.pollDecision(taskList)).taskToken, []);
+    // Big and incompressible: the history outgrows the run's item, and the answer reads its chunks.
+    await kit.signal(execution, 'big', randomBytes(3_000).toString('base64'));
+    holdHistoryMs = 1_000;
+    const gone = leavingPoll(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'gone' }),
+    );
+    await sleep(400); // the start has landed; the answer's history read is held
+    await gone.leave();
+    await sleep(900);
+    holdHistoryMs = 0;
+
+    // Before, the task stayed started for the caller that left: the next poll got nothing.
+    const next = await kit.pollDecision(taskList, { identity: 'next' });
+    const started = eventsOf(await kit.history(execution), 'DecisionTaskStarted');
+    expect(next.startedEventId).toBe(started.at(-1)?.eventId);
   });
 
   it('hands an activity task whose claim from the queue it had sent to the next poll', async () => {

@@ -82,8 +82,11 @@ export interface ExecutionStoreOptions {
   /**
    * Partitions per task list (see keys.queuePartition). @default QUEUE_SHARDS. Polls read partitions
    * 0 … count-1 and remove an entry from where they found it, so a count may grow (from 1, the count
-   * before QUEUE_SHARDS): entries written under the smaller one are still handed out and removed. A
-   * count that shrinks strands the entries of the partitions no longer read.
+   * before QUEUE_SHARDS): entries written under the smaller one are still handed out, and removed by
+   * the poll that takes them or finds them stale. One whose task is withdrawn otherwise (its run
+   * closed, the task cancelled or timed out) is looked for in its new partition, so it is counted by
+   * CountPending* until a poll on its list finds it stale. A count that shrinks strands the entries of
+   * the partitions no longer read.
    */
   readonly queueShards?: number;
   /**

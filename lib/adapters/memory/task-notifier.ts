@@ -14,7 +14,7 @@ interface Waiter {
   /** Set once the poller accepts handoffs; cleared when it is reserved. */
   starter: HandoffStarter | undefined;
   reserved: boolean;
-  /** The poll's signal: fired once its caller has gone. */
+  /** The poll's signal: fired once the poll ends (its time, its caller gone, the server stopping). */
   readonly signal: AbortSignal;
   finish(outcome: Outcome): void;
 }
