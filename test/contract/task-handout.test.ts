@@ -182,6 +182,25 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     expect(next.startedEventId).toBe(started.at(-1)?.eventId);
   });
 
+  it('hands an activity task whose input was being read from the history to the next poll', async () => {
+    const { execution, token } = await decider();
+    const workers = uid('workers');
+    await kit.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
+    // Big, incompressible signals push ActivityTaskScheduled into a history chunk: the answer reads it.
+    for (let i = 0; i < 3; i++)
+      await kit.signal(execution, 'big', randomBytes(3_000).toString('base64'));
+    holdHistoryMs = 800;
+    const gone = leavingPoll(
+      new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'gone' }),
+    );
+    await sleep(400); // its claim has landed; the answer's read of the input is held
+    await gone.leave();
+    await sleep(800);
+    holdHistoryMs = 0;
+
+    await expectNextHasActivity(workers, execution);
+  });
+
   it('hands an activity task whose claim from the queue it had sent to the next poll', async () => {
     const { execution, token } = await decider();
     const workers = uid('workers');
