@@ -181,6 +181,12 @@ export function openCounts(state: ExecutionState) {
 
 export const isOpen = (state: ExecutionState) => state.status === 'OPEN';
 
+/** Whether the run's started decision task is the one started by event `startedEventId`. */
+export function isStartedDecisionTask(state: ExecutionState, startedEventId: number): boolean {
+  const task = state.decisionTask;
+  return task.status === 'started' && task.startedEventId === startedEventId;
+}
+
 export function activityByScheduledId(
   state: ExecutionState,
   scheduledEventId: number,

@@ -9,7 +9,7 @@ import {
   completeDecisionTask,
   type TypeLookup,
 } from '../core/decision-tasks.js';
-import type { ExecutionState } from '../core/execution-state.js';
+import { type ExecutionState, isStartedDecisionTask } from '../core/execution-state.js';
 import { startRun } from '../core/executions.js';
 import { UnknownResourceFault, ValidationException } from '../core/faults.js';
 import type { TypeRef } from '../core/history-event.js';
@@ -31,7 +31,6 @@ import {
   type StartedDecisionTask,
   startScheduledDecision,
 } from './task-start.js';
-import type { TaskTokenClaims } from './task-token.js';
 
 export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
   async (input, deps, request) => {
@@ -124,7 +123,7 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     if (current.state.status !== 'OPEN') throw closedExecution(current.state);
     // The token names the started task before the decisions are judged (swf-api.md §6.3); the commit
     // checks again against the state it writes over.
-    if (!isStartedTask(current.state, claims)) throw unknownTask();
+    if (!isStartedDecisionTask(current.state, claims.startedEventId)) throw unknownTask();
     const decisions = unwrapDecisions(input.decisions ?? []);
     const types = await loadTypes(deps, current.state, decisions);
     const startsChildren = decisions.some((d) => d.decisionType === 'StartChildWorkflowExecution');
@@ -145,7 +144,7 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
       claims.runId,
       ({ state }) => {
         if (state.status !== 'OPEN') throw closedExecution(state);
-        if (!isStartedTask(state, claims)) throw unknownTask();
+        if (!isStartedDecisionTask(state, claims.startedEventId)) throw unknownTask();
         const now = epochSeconds(deps.clock);
         const { transition, continuedRun } = completeDecisionTask(state, response, types, {
           now,
@@ -180,12 +179,6 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     return answer;
   },
 );
-
-/** Whether the token's decision task is the run's started one (not completed or timed out since). */
-function isStartedTask(state: ExecutionState, claims: TaskTokenClaims): boolean {
-  const task = state.decisionTask;
-  return task.status === 'started' && task.startedEventId === claims.startedEventId;
-}
 
 function continueRun(previous: ExecutionState, run: ContinuedRun, now: number) {
   return startRun(

@@ -1,7 +1,7 @@
-import type { ExecutionState } from '../core/execution-state.js';
+import { type ExecutionState, isStartedDecisionTask } from '../core/execution-state.js';
 import { LimitExceededFault, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
-import { entryStatus, type TaskKind } from '../core/task-queue.js';
+import { entryStatus, type TaskKind, taskKey } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
@@ -44,18 +44,11 @@ export async function longPoll<T extends TaskInHand>(
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
   const adopt = () => deps.notifier.adopt(kind, domain, taskList);
-  // A task started for this poll after its caller left goes to the next poll on the list. (A poll
-  // ended by a stopping server or the Lambda's deadline still has its caller: it answers with it.)
-  const answer = (task: T): T | undefined => {
-    if (request.callerGone?.aborted !== true) return task;
-    deps.notifier.orphan(kind, domain, taskList, task);
-    return undefined;
-  };
   try {
     while (!request.signal.aborted) {
       for (let left = adopt(); left !== undefined; left = adopt()) {
         const task = left.result as T;
-        if (await stillStarted(deps, kind, task)) return answer(task);
+        if (await stillStarted(deps, kind, task)) return task;
       }
       const remaining = deadline - deps.clock.now();
       const wait = deps.notifier.wait(
@@ -66,12 +59,11 @@ export async function longPoll<T extends TaskInHand>(
         stop.signal,
       );
       const taken = await takeFirst(deps, request, list, take);
-      if (taken !== undefined) return answer(taken);
-      if (remaining <= 0) return undefined;
+      if (taken !== undefined || remaining <= 0) return taken;
       // The queue was empty: a task scheduled from now on may be started for this poller directly.
       if (handoff !== undefined) wait.acceptHandoff(handoff);
       const handed = await wait.done;
-      if (handed !== undefined) return answer(handed.result as T);
+      if (handed !== undefined) return handed.result as T;
     }
     return undefined;
   } finally {
@@ -82,8 +74,9 @@ export async function longPoll<T extends TaskInHand>(
 
 /**
  * A poll's answer with the task it got, built by `build` (which may read the history). A caller that
- * left while it was built never receives it: the task goes to the next poll on the list, as in
- * longPoll, and the answer is `empty` (nobody reads it).
+ * left by then (as the commit that started the task landed, or while the answer was built) never
+ * receives it: the task goes to the next poll on the list, and the answer is `empty` (nobody reads
+ * it). A poll ended by a stopping server or the Lambda's deadline still has its caller: it answers.
  */
 export async function answerPoll<T extends TaskInHand, A>(
   deps: OperationDeps,
@@ -112,10 +105,7 @@ export interface TaskInHand {
 async function stillStarted(deps: OperationDeps, kind: TaskKind, task: TaskInHand) {
   const state = (await deps.executions.loadRun(task.state.execution.runId))?.state;
   if (state?.status !== 'OPEN') return false;
-  if (kind === 'decision') {
-    const t = state.decisionTask;
-    return t.status === 'started' && t.startedEventId === task.startedEventId;
-  }
+  if (kind === 'decision') return isStartedDecisionTask(state, task.startedEventId);
   return Object.values(state.activities).some((a) => a.startedEventId === task.startedEventId);
 }
 
@@ -137,7 +127,7 @@ async function takeFirst<T>(
     let dropped = false;
     for (const entry of entries) {
       if (request.signal.aborted) return undefined;
-      const id = `${entry.kind}|${entry.runId}|${entry.scheduledEventId}`;
+      const id = `${entry.runId}|${taskKey(entry)}`;
       if (passed.has(id)) continue;
       const release = deps.notifier.goFor(entry);
       if (release === undefined) {

@@ -101,7 +101,6 @@ export class InProcessTaskNotifier implements TaskNotifier {
     const key = listKey(kind, domain, taskList);
     const idle = this.idle(key);
     if (idle !== undefined) {
-      idle.reserved = true;
       idle.finish({ result });
       return;
     }
