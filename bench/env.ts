@@ -8,6 +8,7 @@ import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
 import type { PollingConfig } from '../lib/operations/context.js';
 import { createSwfClient } from '../lib/sdk/index.js';
 import {
+  aroundCall,
   countDeadlines,
   DeadlineCounters,
   DynamoCounters,
@@ -43,8 +44,8 @@ export interface BenchEnvOptions {
   readonly requestsApart?: boolean;
   readonly polling?: Partial<PollingConfig>;
   /**
-   * Tell the outbox's DynamoDB requests from the API's (for the cost model). It runs the outbox inside
-   * an AsyncLocalStorage context, which on Node 20 hooks every promise of the process: only the cost
+   * Tell the outbox's DynamoDB requests from the API's, and one SWF call's from another's (for the cost
+   * model). It runs the outbox and each call inside an AsyncLocalStorage context, which on Node 20 hooks every promise of the process: only the cost
    * scenario, which needs it, pays for it.
    */
   readonly attributeOrigin?: boolean;
@@ -60,6 +61,8 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
     ...(options.polling === undefined ? {} : { polling: options.polling }),
     dynamoIntercept: meterDynamo(dynamo),
+    // Each call's requests sent side by side are one wait of its function (CallWaits).
+    ...(options.attributeOrigin === true ? { aroundCall } : {}),
   });
   const untag = options.attributeOrigin === true ? tagOutbox(stack) : () => {};
   countDeadlines(stack, deadlines);

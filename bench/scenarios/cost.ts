@@ -13,6 +13,7 @@ import {
 import type { OperationTotals } from '../../lib/metering/dynamo-meter.js';
 import { US_EAST_1 } from '../../lib/metering/prices.js';
 import type { BenchEnv } from '../env.js';
+import { nominalMsOf } from '../instrument.js';
 import { Progress } from '../progress.js';
 import { round } from '../stats.js';
 import { runSequence } from '../workload.js';
@@ -22,21 +23,6 @@ export const DEPLOYED_LAMBDA: LambdaSettings = { memoryMb: 512, apiMemoryMb: 512
 export const DEPLOYED_POLL_MAX_WAIT_MS = 20_000;
 
 /**
- * Lambda time is priced at nominal in-region DynamoDB latencies (ms per request) rather than at what
- * this machine measured: the bench shares 2 cores with DynamoDB Local, so its latencies say more about
- * the machine than about Lambda. The measured figures are kept in the JSON beside them.
- */
-export const NOMINAL_DYNAMO_MS: Readonly<Record<string, number>> = {
-  GetItem: 4,
-  Query: 5,
-  PutItem: 6,
-  DeleteItem: 6,
-  UpdateItem: 6,
-  BatchWriteItem: 10,
-  TransactGetItems: 8,
-  TransactWriteItems: 12,
-};
-/**
  * Per API invocation beyond DynamoDB, at 1,024 MB (see cpuScale): the runtime, parsing, validation,
  * signing a token, replay, signing and parsing its DynamoDB requests. This process spends at most
  * about 1.3 ms of one core per SWF call on the service's side, its outbox included (CPU profile of the
@@ -45,7 +31,7 @@ export const NOMINAL_DYNAMO_MS: Readonly<Record<string, number>> = {
 export const API_OVERHEAD_MS = 3;
 
 const nominalMs = (requests: Readonly<Record<string, number>>) =>
-  Object.entries(requests).reduce((ms, [op, n]) => ms + n * (NOMINAL_DYNAMO_MS[op] ?? 5), 0);
+  Object.entries(requests).reduce((ms, [op, n]) => ms + n * nominalMsOf(op), 0);
 
 export interface CostResult {
   readonly usage: RunUsage;
@@ -228,7 +214,7 @@ function usageOf(env: BenchEnv, roundTrips: number): RunUsage {
   const callCount = Object.values(measuredCalls).reduce((n, t) => n + t.calls, 0);
   // The API function also waits on the Invoke of each task its commits pushed.
   const apiMs =
-    nominalMs(env.dynamo.byOrigin.api) +
+    env.dynamo.apiNominalMs +
     callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA)) +
     (env.pushes.count - env.pushes.byOutbox) * AWS_REQUEST_MS;
   const apiCalls = Object.fromEntries(
@@ -245,8 +231,7 @@ function usageOf(env: BenchEnv, roundTrips: number): RunUsage {
     readUnits: totals.readUnits + unseenFires,
     writeUnits: totals.writeUnits,
     streamBatches: env.dynamo.writeBatches,
-    outboxDynamoMs:
-      nominalMs(env.dynamo.byOrigin.outbox) + unseenFires * (NOMINAL_DYNAMO_MS.GetItem ?? 4),
+    outboxDynamoMs: nominalMs(env.dynamo.byOrigin.outbox) + unseenFires * nominalMsOf('GetItem'),
     apiCalls,
     sqsDeadlines: env.deadlines.sqs,
     scheduledDeadlines: env.deadlines.scheduled,

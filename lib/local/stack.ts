@@ -57,6 +57,8 @@ export interface LocalStackOptions {
    * request; polls re-read their queue instead (NoTaskNotifier). For the bench's cost figures.
    */
   readonly requestsApart?: boolean;
+  /** Around every SWF call the server answers (the bench's meter keeps each call's waits apart). */
+  readonly aroundCall?: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
 export interface LocalStack {
@@ -152,10 +154,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handle: localStreamHandler(ready),
     });
     await rearmDeadlines(deps.executions, scheduler);
-    const server = await startServer(createDispatcher(operations, deps), {
-      port: options.port ?? 0,
-      apiFunction: LOCAL_API_FUNCTION,
-    });
+    const dispatch = createDispatcher(operations, deps);
+    const around = options.aroundCall;
+    const server = await startServer(
+      around === undefined ? dispatch : (request) => around(() => dispatch(request)),
+      {
+        port: options.port ?? 0,
+        apiFunction: LOCAL_API_FUNCTION,
+      },
+    );
     // Pushed tasks name the server's API function, whose Invoke it serves, as a deployment names its own.
     push.useApi({ functionName: LOCAL_API_FUNCTION, endpoint: server.url });
     return {
