@@ -177,6 +177,35 @@ export function fireDue(
   return { state: next, events, changed: JSON.stringify(next) !== JSON.stringify(state) };
 }
 
+/** A task a call answers for: a started activity, or the run's started decision task. */
+export interface TaskRef {
+  readonly kind: 'activity' | 'decision';
+  readonly scheduledEventId: number;
+}
+
+/**
+ * The deadline of `task`, or the run's own execution timeout, that has passed by `now` while its fire
+ * has not been handled yet: fires come late by the timer service's lateness (milliseconds locally, up
+ * to about a second on AWS). A call that answers for the task then (its completion, failure,
+ * heartbeat or decisions) is answered as for a timed-out task, so that nothing a worker sends after a
+ * timeout beats the timeout; the fire records it. A HEARTBEAT deadline counts from the activity's
+ * latest heartbeat, which the state does not hold: without `heartbeat` it is the deadline the state
+ * knows, which the latest heartbeat may have pushed since.
+ */
+export function passedDeadline(
+  state: ExecutionState,
+  task: TaskRef,
+  now: number,
+  heartbeat?: HeartbeatInfo,
+): Deadline | undefined {
+  return deadlines(state).find(
+    (d) =>
+      (d.subject.kind === 'execution' ||
+        (d.subject.kind === task.kind && d.subject.scheduledEventId === task.scheduledEventId)) &&
+      dueAt(state, d, heartbeat) <= now,
+  );
+}
+
 function pushHeartbeatDeadline(
   state: ExecutionState,
   scheduledEventId: number,

@@ -13,7 +13,7 @@ import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { answerPoll, claimQueuedTask, longPoll } from './long-poll.js';
-import { closedExecution, mutateRun } from './run-mutation.js';
+import { closedExecution, mutateRun, timedOutUnfired } from './run-mutation.js';
 import {
   activityHandoff,
   activityTaskAnswer,
@@ -55,15 +55,25 @@ function claimActivityTask(deps: OperationDeps, entry: QueueEntry, identity: str
   });
 }
 
-/** The started activity a token names, or the fault SWF gives for a token that no longer applies. */
-function tokenActivity(state: ExecutionState, claims: TaskTokenClaims): ActivityState {
+const unknownActivity = (claims: TaskTokenClaims) =>
+  new UnknownResourceFault(`Unknown activity, scheduledEventId = ${claims.scheduledEventId}`);
+
+/**
+ * The started activity a token names, or the fault SWF gives for a token that no longer applies: its
+ * run closed, the activity closed, or one of its timeouts passed (the fire that records it may not
+ * have come yet: see passedDeadline).
+ */
+async function tokenActivity(
+  deps: OperationDeps,
+  state: ExecutionState,
+  claims: TaskTokenClaims,
+): Promise<ActivityState> {
   if (state.status !== 'OPEN') throw closedExecution(state);
   const activity = activityByScheduledId(state, claims.scheduledEventId);
-  if (activity === undefined || activity.startedEventId !== claims.startedEventId) {
-    throw new UnknownResourceFault(
-      `Unknown activity, scheduledEventId = ${claims.scheduledEventId}`,
-    );
-  }
+  if (activity === undefined || activity.startedEventId !== claims.startedEventId)
+    throw unknownActivity(claims);
+  const task = { kind: 'activity' as const, scheduledEventId: claims.scheduledEventId };
+  if (await timedOutUnfired(deps, state, task)) throw unknownActivity(claims);
   return activity;
 }
 
@@ -73,17 +83,14 @@ async function loadForToken(
 ): Promise<{ claims: TaskTokenClaims; loaded: LoadedRun }> {
   const claims = await deps.taskTokens.decode(taskToken, 'activity');
   const loaded = await deps.executions.loadRun(claims.runId);
-  if (loaded === undefined)
-    throw new UnknownResourceFault(
-      `Unknown activity, scheduledEventId = ${claims.scheduledEventId}`,
-    );
+  if (loaded === undefined) throw unknownActivity(claims);
   return { claims, loaded };
 }
 
 export const recordActivityTaskHeartbeat = operation<{ taskToken: string; details?: string }>(
   async (input, deps) => {
     const { claims, loaded } = await loadForToken(deps, input.taskToken);
-    const activity = tokenActivity(loaded.state, claims);
+    const activity = await tokenActivity(deps, loaded.state, claims);
     // The heartbeat expires by itself at the run's latest expiry: one written as the run closes, after
     // the close marked the run's items, is not kept forever.
     const retention = await domainRetention(deps, loaded.state.domain);
@@ -108,8 +115,8 @@ const respondActivity = (
     return mutateRun(
       deps,
       claims.runId,
-      ({ state }) => {
-        const activity = tokenActivity(state, claims);
+      async ({ state }) => {
+        const activity = await tokenActivity(deps, state, claims);
         const t = closeActivityTask(state, activity, outcomeOf(input), epochSeconds(deps.clock));
         return { write: true, result: undefined, state: t.state, events: t.events };
       },

@@ -22,7 +22,7 @@ import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { answerPoll, claimQueuedTask, longPoll } from './long-poll.js';
 import { openExecutions } from './open-executions.js';
-import { closedExecution, mutateRun } from './run-mutation.js';
+import { closedExecution, mutateRun, timedOutUnfired } from './run-mutation.js';
 import {
   DECISION_POLL_ACTION,
   decisionHandoff,
@@ -124,6 +124,10 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     // The token names the started task before the decisions are judged (swf-api.md §6.3); the commit
     // checks again against the state it writes over.
     if (!isStartedDecisionTask(current.state, claims.startedEventId)) throw unknownTask();
+    // A task past its start-to-close timeout (or of a run past its own) is timed out, whether or not
+    // the fire that records it has come yet (see passedDeadline).
+    const task = { kind: 'decision' as const, scheduledEventId: claims.scheduledEventId };
+    if (await timedOutUnfired(deps, current.state, task)) throw unknownTask();
     const decisions = unwrapDecisions(input.decisions ?? []);
     const types = await loadTypes(deps, current.state, decisions);
     const startsChildren = decisions.some((d) => d.decisionType === 'StartChildWorkflowExecution');
@@ -142,9 +146,10 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     const answer = await mutateRun(
       deps,
       claims.runId,
-      ({ state }) => {
+      async ({ state }) => {
         if (state.status !== 'OPEN') throw closedExecution(state);
         if (!isStartedDecisionTask(state, claims.startedEventId)) throw unknownTask();
+        if (await timedOutUnfired(deps, state, task)) throw unknownTask();
         const now = epochSeconds(deps.clock);
         const { transition, continuedRun } = completeDecisionTask(state, response, types, {
           now,

@@ -1,4 +1,4 @@
-import { withAlarm } from '../core/deadlines.js';
+import { passedDeadline, type TaskRef, withAlarm } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import { passesEventLimit, terminateForEventLimit } from '../core/executions.js';
 import { faultText, ThrottlingException, UnknownResourceFault } from '../core/faults.js';
@@ -359,3 +359,25 @@ export const closedExecution = (state: ExecutionState) =>
   new UnknownResourceFault(
     faultText.unknownExecution(state.execution.workflowId, state.execution.runId),
   );
+
+/**
+ * Whether `task` of the run has timed out by now, its fire not handled yet (see passedDeadline): a
+ * heartbeat deadline the state knows to have passed is looked at again with the latest heartbeat,
+ * which may have pushed it (read only then).
+ */
+export async function timedOutUnfired(
+  deps: OperationDeps,
+  state: ExecutionState,
+  task: TaskRef,
+): Promise<boolean> {
+  const now = epochSeconds(deps.clock);
+  const passed = passedDeadline(state, task, now);
+  if (passed === undefined) return false;
+  const subject = passed.subject;
+  if (subject.kind !== 'activity' || subject.timeoutType !== 'HEARTBEAT') return true;
+  const heartbeat = await deps.executions.getHeartbeat(
+    state.execution.runId,
+    task.scheduledEventId,
+  );
+  return passedDeadline(state, task, now, heartbeat) !== undefined;
+}

@@ -8,6 +8,7 @@ import {
   earliestDeadline,
   fireDue,
   isCurrentAlarm,
+  passedDeadline,
   withAlarm,
 } from '../../../lib/core/deadlines.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
@@ -159,5 +160,55 @@ describe('the alarm of a run', () => {
     expect(isCurrentAlarm(state, T0 + 31)).toBe(true); // a retried fire
     expect(isCurrentAlarm(state, T0 + 29)).toBe(false);
     expect(isCurrentAlarm(new RunDriver().state, T0)).toBe(true); // none armed yet
+  });
+});
+
+describe('passedDeadline: a task whose timeout passed before its fire came', () => {
+  const started = () => {
+    const run = new RunDriver();
+    run.decide([
+      scheduleActivity('a', { startToCloseTimeout: '10', heartbeatTimeout: '4' }),
+      ...timers(1),
+    ]);
+    run.startActivity('a');
+    const activity = run.activity('a');
+    return {
+      run,
+      activity,
+      task: { kind: 'activity' as const, scheduledEventId: activity.scheduledEventId },
+    };
+  };
+
+  it("is the task's own deadline, not another's (a timer due does not time the activity out)", () => {
+    const { run, activity, task } = started();
+    const startedAt = activity.startedAt ?? 0;
+    expect(passedDeadline(run.state, task, startedAt + 3)).toBeUndefined();
+    expect(passedDeadline(run.state, task, startedAt + 4)?.key).toBe(
+      `A:${task.scheduledEventId}:HEARTBEAT`,
+    );
+  });
+
+  it('counts a heartbeat deadline from the latest heartbeat when it is given', () => {
+    const { run, activity, task } = started();
+    const startedAt = activity.startedAt ?? 0;
+    const heartbeat = { at: startedAt + 3 };
+    expect(passedDeadline(run.state, task, startedAt + 6, heartbeat)).toBeUndefined();
+    expect(passedDeadline(run.state, task, startedAt + 7, heartbeat)?.key).toBe(
+      `A:${task.scheduledEventId}:HEARTBEAT`,
+    );
+    // start-to-close passes whatever the heartbeats
+    expect(passedDeadline(run.state, task, startedAt + 10, { at: startedAt + 9 })?.key).toBe(
+      `A:${task.scheduledEventId}:START_TO_CLOSE`,
+    );
+  });
+
+  it("counts the run's execution timeout for every task of it", () => {
+    const { run, task } = started();
+    const x = deadlines(run.state).find((d) => d.key === 'X')?.at ?? 0;
+    const far = { at: x };
+    expect(passedDeadline(run.state, task, x, far)?.key).toBe('X');
+    expect(passedDeadline(run.state, { kind: 'decision', scheduledEventId: 999 }, x)?.key).toBe(
+      'X',
+    );
   });
 });

@@ -1,0 +1,188 @@
+/**
+ * A task whose timeout has passed is timed out for every call that answers for it, whether or not the
+ * fire that records the timeout has come yet (fires come late: milliseconds locally, up to about a
+ * second on AWS). Over DynamoDB Local with a clock the test sets and no timer service at all, so no
+ * fire ever comes: a completion, failure, heartbeat or decision sent after its task's timeout is
+ * UnknownResourceFault and changes nothing, one sent before it is taken.
+ */
+import { describe, expect, it } from 'vitest';
+import { tableForFile } from '../support/local.js';
+import {
+  type CallOperation,
+  domainWithType,
+  operationsOver,
+  startW,
+} from '../support/operations.js';
+
+const table = tableForFile('unfired');
+
+function service() {
+  const clock = { ms: Date.now(), now: () => clock.ms };
+  const { deps, call } = operationsOver(table(), { clock });
+  return { clock, deps, call };
+}
+
+let n = 0;
+const fresh = () => `unfired-${Date.now()}-${n++}`;
+
+const unknownResource = { type: 'UnknownResourceFault' };
+
+async function historyTypes(call: CallOperation, domain: string, execution: unknown) {
+  const page = await call('GetWorkflowExecutionHistory', { domain, execution });
+  return ((page?.events ?? []) as { eventType: string }[]).map((e) => e.eventType);
+}
+
+/** A run with one activity started, its timeouts as given (seconds or NONE). */
+async function startedActivity(
+  s: ReturnType<typeof service>,
+  timeouts: { startToClose: string; heartbeat?: string; scheduleToClose?: string },
+) {
+  const { call } = s;
+  const domain = fresh();
+  await domainWithType(call, domain);
+  await call('RegisterActivityType', { domain, name: 'a', version: '1' });
+  const started = await startW(call, domain, 'w1');
+  const execution = { workflowId: 'w1', runId: started?.runId };
+  const decision = await call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
+  await call('RespondDecisionTaskCompleted', {
+    taskToken: decision?.taskToken,
+    decisions: [
+      {
+        decisionType: 'ScheduleActivityTask',
+        scheduleActivityTaskDecisionAttributes: {
+          activityType: { name: 'a', version: '1' },
+          activityId: 'x',
+          taskList: { name: 'acts' },
+          scheduleToStartTimeout: 'NONE',
+          scheduleToCloseTimeout: timeouts.scheduleToClose ?? 'NONE',
+          startToCloseTimeout: timeouts.startToClose,
+          heartbeatTimeout: timeouts.heartbeat ?? 'NONE',
+        },
+      },
+    ],
+  });
+  const task = await call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
+  expect(task?.taskToken).toBeTruthy();
+  return { domain, execution, taskToken: task?.taskToken as string };
+}
+
+describe('an activity past its timeout, its fire not come', () => {
+  it('is not completed, failed or canceled by its worker; nothing is recorded', async () => {
+    const s = service();
+    const { domain, execution, taskToken } = await startedActivity(s, { startToClose: '10' });
+    s.clock.ms += 10_000;
+    for (const action of [
+      'RespondActivityTaskCompleted',
+      'RespondActivityTaskFailed',
+      'RespondActivityTaskCanceled',
+      'RecordActivityTaskHeartbeat',
+    ] as const)
+      await expect(s.call(action, { taskToken }), action).rejects.toMatchObject(unknownResource);
+    expect(await historyTypes(s.call, domain, execution)).not.toContain('ActivityTaskCompleted');
+  });
+
+  it('is completed a moment before its timeout', async () => {
+    const s = service();
+    const { domain, execution, taskToken } = await startedActivity(s, { startToClose: '10' });
+    s.clock.ms += 9_990;
+    await s.call('RecordActivityTaskHeartbeat', { taskToken });
+    await s.call('RespondActivityTaskCompleted', { taskToken, result: 'ok' });
+    expect(await historyTypes(s.call, domain, execution)).toContain('ActivityTaskCompleted');
+  });
+
+  it('counts a schedule-to-close timeout too', async () => {
+    const s = service();
+    const { taskToken } = await startedActivity(s, { startToClose: '100', scheduleToClose: '5' });
+    s.clock.ms += 5_000;
+    await expect(s.call('RespondActivityTaskCompleted', { taskToken })).rejects.toMatchObject(
+      unknownResource,
+    );
+  });
+
+  it('heartbeats in time keep it alive past the heartbeat timeout the state knows', async () => {
+    const s = service();
+    const { domain, execution, taskToken } = await startedActivity(s, {
+      startToClose: '100',
+      heartbeat: '10',
+    });
+    // Each heartbeat comes in time; the state still knows only the first deadline (start + 10 s).
+    for (let i = 0; i < 3; i++) {
+      s.clock.ms += 8_000;
+      await s.call('RecordActivityTaskHeartbeat', { taskToken });
+    }
+    await s.call('RespondActivityTaskCompleted', { taskToken, result: 'ok' });
+    expect(await historyTypes(s.call, domain, execution)).toContain('ActivityTaskCompleted');
+  });
+
+  it('a heartbeat that comes after the heartbeat timeout is too late', async () => {
+    const s = service();
+    const { taskToken } = await startedActivity(s, { startToClose: '100', heartbeat: '10' });
+    s.clock.ms += 8_000;
+    await s.call('RecordActivityTaskHeartbeat', { taskToken });
+    s.clock.ms += 10_000;
+    await expect(s.call('RecordActivityTaskHeartbeat', { taskToken })).rejects.toMatchObject(
+      unknownResource,
+    );
+    await expect(s.call('RespondActivityTaskCompleted', { taskToken })).rejects.toMatchObject(
+      unknownResource,
+    );
+  });
+});
+
+describe('a decision task past its start-to-close timeout, its fire not come', () => {
+  it('does not take its decisions; one in time does', async () => {
+    const s = service();
+    const domain = fresh();
+    await domainWithType(s.call, domain);
+    const begin = async (workflowId: string) => {
+      const started = await s.call('StartWorkflowExecution', {
+        domain,
+        workflowId,
+        workflowType: { name: 'w', version: '1' },
+        taskList: { name: workflowId },
+        taskStartToCloseTimeout: '60',
+      });
+      const task = await s.call('PollForDecisionTask', { domain, taskList: { name: workflowId } });
+      return { execution: { workflowId, runId: started?.runId }, taskToken: task?.taskToken };
+    };
+    const late = await begin('late');
+    const onTime = await begin('on-time');
+    const decisions = [{ decisionType: 'CompleteWorkflowExecution' }];
+    s.clock.ms += 59_000;
+    await s.call('RespondDecisionTaskCompleted', { taskToken: onTime.taskToken, decisions });
+    s.clock.ms += 1_000;
+    await expect(
+      s.call('RespondDecisionTaskCompleted', { taskToken: late.taskToken, decisions }),
+    ).rejects.toMatchObject(unknownResource);
+    expect(await historyTypes(s.call, domain, onTime.execution)).toContain(
+      'WorkflowExecutionCompleted',
+    );
+    expect(await historyTypes(s.call, domain, late.execution)).not.toContain(
+      'WorkflowExecutionCompleted',
+    );
+  });
+});
+
+describe('a run past its execution timeout, its fire not come', () => {
+  it('takes no more decisions', async () => {
+    const s = service();
+    const domain = fresh();
+    await domainWithType(s.call, domain);
+    const started = await s.call('StartWorkflowExecution', {
+      domain,
+      workflowId: 'x',
+      workflowType: { name: 'w', version: '1' },
+      executionStartToCloseTimeout: '30',
+    });
+    const task = await s.call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
+    s.clock.ms += 30_000;
+    await expect(
+      s.call('RespondDecisionTaskCompleted', {
+        taskToken: task?.taskToken,
+        decisions: [{ decisionType: 'CompleteWorkflowExecution' }],
+      }),
+    ).rejects.toMatchObject(unknownResource);
+    const types = await historyTypes(s.call, domain, { workflowId: 'x', runId: started?.runId });
+    expect(types).not.toContain('WorkflowExecutionCompleted');
+  });
+});
