@@ -187,8 +187,8 @@ export interface TaskRef {
  * The deadline of `task`, or the run's own execution timeout, that has passed by `now` while its fire
  * has not been handled yet: fires come late by the timer service's lateness (milliseconds locally, up
  * to about a second on AWS). A call that answers for the task then (its completion, failure,
- * heartbeat or decisions) is answered as for a timed-out task, so that nothing a worker sends after a
- * timeout beats the timeout; the fire records it. A HEARTBEAT deadline counts from the activity's
+ * heartbeat or decisions) is answered as for a timed-out task, and a poll does not start it, so that
+ * nothing a worker sends after a timeout beats the timeout; the fire records it. A HEARTBEAT deadline counts from the activity's
  * latest heartbeat, which the state does not hold: without `heartbeat` it is the deadline the state
  * knows, which the latest heartbeat may have pushed since.
  */

@@ -3,6 +3,7 @@
  * decision task and activity tasks, while it is open. Diffing two states gives the queue writes of a
  * transition, so handing out, cancelling, timing out or closing all withdraw tasks the same way.
  */
+import { passedDeadline } from './deadlines.js';
 import type { ExecutionState, QueuedTask } from './execution-state.js';
 
 export type TaskKind = 'decision' | 'activity';
@@ -97,8 +98,13 @@ export function entryStatus(
   if (uncommitted)
     return nowSeconds - entry.scheduledAt < UNCOMMITTED_ENTRY_GRACE_SECONDS ? 'pending' : 'stale';
   const same = queuedTasks(state).find((t) => t.scheduledEventId === entry.scheduledEventId);
-  if (same !== undefined)
-    return same.kind === entry.kind && same.taskList === entry.taskList ? 'claimable' : 'stale';
+  if (same !== undefined) {
+    if (same.kind !== entry.kind || same.taskList !== entry.taskList) return 'stale';
+    // Its schedule-to-start or schedule-to-close timeout (or the run's) has passed, the fire not come
+    // yet: it is as good as timed out, and the fire's commit withdraws it and removes the entry.
+    const task = { kind: entry.kind, scheduledEventId: entry.scheduledEventId };
+    return passedDeadline(state, task, nowSeconds) === undefined ? 'claimable' : 'pending';
+  }
   const changedAt = state.latestEventTimestamp ?? state.startTimestamp;
   return nowSeconds - changedAt < REMOVAL_GRACE_SECONDS ? 'pending' : 'stale';
 }

@@ -186,3 +186,51 @@ describe('a run past its execution timeout, its fire not come', () => {
     expect(types).not.toContain('WorkflowExecutionCompleted');
   });
 });
+
+describe('a queued task past its schedule-to-start timeout, its fire not come', () => {
+  it('is not handed to a poll; one still in time is', async () => {
+    const s = service();
+    const { call } = s;
+    const domain = fresh();
+    await domainWithType(call, domain);
+    await call('RegisterActivityType', { domain, name: 'a', version: '1' });
+    await startW(call, domain, 'w1');
+    const decision = await call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
+    const schedule = (activityId: string, scheduleToStartTimeout: string) => ({
+      decisionType: 'ScheduleActivityTask',
+      scheduleActivityTaskDecisionAttributes: {
+        activityType: { name: 'a', version: '1' },
+        activityId,
+        taskList: { name: 'acts' },
+        scheduleToStartTimeout,
+        scheduleToCloseTimeout: 'NONE',
+        startToCloseTimeout: '60',
+        heartbeatTimeout: 'NONE',
+      },
+    });
+    await call('RespondDecisionTaskCompleted', {
+      taskToken: decision?.taskToken,
+      decisions: [schedule('soon', '5'), schedule('later', '50')],
+    });
+    s.clock.ms += 5_000;
+    const task = await call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
+    expect((task?.activityId as string | undefined) ?? 'none').toBe('later');
+    const next = await call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
+    expect(next?.taskToken ?? '').toBe('');
+  });
+
+  it("is not handed to a poll once the run's execution timeout has passed", async () => {
+    const s = service();
+    const domain = fresh();
+    await domainWithType(s.call, domain);
+    await s.call('StartWorkflowExecution', {
+      domain,
+      workflowId: 'x',
+      workflowType: { name: 'w', version: '1' },
+      executionStartToCloseTimeout: '30',
+    });
+    s.clock.ms += 30_000;
+    const task = await s.call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
+    expect(task?.taskToken ?? '').toBe('');
+  });
+});

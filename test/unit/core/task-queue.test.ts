@@ -26,6 +26,15 @@ describe('entryStatus', () => {
     expect(entryStatus(run.state, { ...decision, kind: 'activity' }, T0 + 1)).toBe('stale');
   });
 
+  it('leaves the entry of a task past its schedule-to-start timeout to the fire that withdraws it', () => {
+    const run = new RunDriver();
+    run.startDecisionTask();
+    run.respond([scheduleActivity('a1', { scheduleToStartTimeout: '5' })]);
+    const activity = only(queuedTasks(run.state));
+    expect(entryStatus(run.state, activity, activity.scheduledAt + 4.9)).toBe('claimable');
+    expect(entryStatus(run.state, activity, activity.scheduledAt + 5)).toBe('pending');
+  });
+
   it('drops the entry of a task started or withdrawn a while ago', () => {
     const run = new RunDriver();
     const decision = only(queuedTasks(run.state));
