@@ -27,8 +27,9 @@ export interface HttpRequest {
    */
   readonly signal?: AbortSignal;
   /**
-   * Fires only when the caller is known to be gone (the local server sees its connection close before
-   * the answer): a task a long poll started then goes to the next poll. Lambda cannot tell.
+   * Fires only when the caller is known to be gone (the local server sees its connection close, or
+   * its FIN, on which Node's server ends the connection, before the answer): a task a long poll
+   * started then goes to the next poll. Lambda cannot tell.
    */
   readonly callerGone?: AbortSignal;
 }

@@ -98,11 +98,16 @@ async function serve(
 ): Promise<void> {
   const aborted = new AbortController();
   const gone = new AbortController();
-  res.on('close', () => {
+  const left = () => {
     if (res.writableFinished) return;
     gone.abort();
     aborted.abort();
-  });
+  };
+  res.on('close', left);
+  // The caller's FIN: Node's server ends the connection on it (no half-open connections), so an
+  // answer written from then on never arrives, though the socket's close comes only a moment later.
+  const socket = req.socket;
+  socket.once('end', left);
   // A stopping server ends long polls as their time running out would: an empty task.
   const stop = () => aborted.abort();
   if (stopping.aborted) stop();
@@ -114,6 +119,7 @@ async function serve(
     else await answerInvoke(dispatch, req, res, aborted.signal, invoked, apiFunction);
   } finally {
     stopping.removeEventListener('abort', stop);
+    socket.off('end', left);
   }
 }
 
