@@ -6,13 +6,15 @@ const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
  * Contract tests that run on their own, one file at a time, after the rest (`npm test`): those that hold
  * the service to DESIGN.md's latency figures (dispatch, timer lateness), whose figures must not be
  * measured under the other suites' load, and the loads that saturate DynamoDB Local by themselves: the
- * 20-poller × 1,000-task race and the SDK's 500-activity cancellation storm.
+ * 20-poller × 1,000-task race, the SDK's 500-activity cancellation storm, and the 20 pollers a quarter
+ * of whose callers leave (handout-storm).
  */
 export const timing = [
   'test/contract/long-poll.test.ts',
   'test/contract/timers.test.ts',
   'test/contract/concurrency.test.ts',
   'test/contract/sdk-cancellation-storm.test.ts',
+  'test/contract/handout-storm.test.ts',
 ];
 
 export default defineConfig({
