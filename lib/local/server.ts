@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
 import { type Dispatcher, MAX_REQUEST_BYTES } from '../http/dispatch.js';
 
@@ -106,8 +106,8 @@ async function serve(
   res.on('close', left);
   // The caller's FIN: Node's server ends the connection on it (no half-open connections), so an
   // answer written from then on never arrives, though the socket's close comes only a moment later.
-  const socket = req.socket;
-  socket.once('end', left);
+  const callers = callersOf(req.socket);
+  callers.add(left);
   // A stopping server ends long polls as their time running out would: an empty task.
   const stop = () => aborted.abort();
   if (stopping.aborted) stop();
@@ -119,8 +119,26 @@ async function serve(
     else await answerInvoke(dispatch, req, res, aborted.signal, invoked, apiFunction);
   } finally {
     stopping.removeEventListener('abort', stop);
-    socket.off('end', left);
+    callers.delete(left);
   }
+}
+
+/**
+ * The requests in progress on a socket, told of its FIN by one listener per socket (pipelined requests
+ * run at once: a listener each would pass Node's ten-listener warning).
+ */
+const socketCallers = new WeakMap<Socket, Set<() => void>>();
+function callersOf(socket: Socket): Set<() => void> {
+  let callers = socketCallers.get(socket);
+  if (callers === undefined) {
+    const set = new Set<() => void>();
+    socket.once('end', () => {
+      for (const left of [...set]) left();
+    });
+    socketCallers.set(socket, set);
+    callers = set;
+  }
+  return callers;
 }
 
 async function answer(

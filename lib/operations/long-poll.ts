@@ -6,7 +6,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import type { OperationDeps, RequestContext } from './context.js';
-import { mutateRun } from './run-mutation.js';
+import { mutateRun, timedOutUnfired } from './run-mutation.js';
 
 /** What a poller made of one queue entry: its task, or it was left (not committed yet), or removed. */
 export type Take<T> = { readonly task: T } | 'pending' | 'dropped';
@@ -105,8 +105,20 @@ export interface TaskInHand {
 async function stillStarted(deps: OperationDeps, kind: TaskKind, task: TaskInHand) {
   const state = (await deps.executions.loadRun(task.state.execution.runId))?.state;
   if (state?.status !== 'OPEN') return false;
-  if (kind === 'decision') return isStartedDecisionTask(state, task.startedEventId);
-  return Object.values(state.activities).some((a) => a.startedEventId === task.startedEventId);
+  let scheduledEventId: number | undefined;
+  if (kind === 'decision') {
+    if (isStartedDecisionTask(state, task.startedEventId))
+      scheduledEventId =
+        state.decisionTask.status === 'started' ? state.decisionTask.scheduledEventId : undefined;
+  } else
+    scheduledEventId = Object.values(state.activities).find(
+      (a) => a.startedEventId === task.startedEventId,
+    )?.scheduledEventId;
+  // Past one of its timeouts (or the run's), its fire not come: as good as timed out.
+  return (
+    scheduledEventId !== undefined &&
+    !(await timedOutUnfired(deps, state, { kind, scheduledEventId }))
+  );
 }
 
 async function takeFirst<T>(

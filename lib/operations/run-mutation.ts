@@ -190,6 +190,12 @@ function handOff(
       pushes.push({ task: { ...task, target }, started: started.result });
       continue;
     }
+    // A task already past its timeouts (or its run's), the fire not come, is queued, where polls
+    // find it pending (entryStatus), not started for a waiting poller.
+    if (passedDeadline(state, task, epochSeconds(deps.clock)) !== undefined) {
+      queued.push(task);
+      continue;
+    }
     const reservation = deps.notifier.reserve(task.kind, task.domain, task.taskList);
     if (reservation === undefined) {
       queued.push(task);

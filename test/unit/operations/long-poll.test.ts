@@ -32,7 +32,30 @@ const inHand = (id: number): TaskInHand => ({
 
 /** A run that has the activity whose started event is `startedEventId` still started. */
 const runStarting = (startedEventId: number) => ({
-  state: { status: 'OPEN', activities: { '5': { startedEventId } } },
+  state: {
+    status: 'OPEN',
+    execution: { workflowId: 'w', runId: 'r' },
+    startTimestamp: Date.now() / 1000,
+    config: { executionStartToCloseTimeout: '3600' },
+    timers: {},
+    lambdaFunctions: {},
+    decisionTask: { status: 'none' },
+    activities: {
+      '5': {
+        activityId: '5',
+        scheduledEventId: 4,
+        scheduledAt: Date.now() / 1000,
+        startedEventId,
+        startedAt: Date.now() / 1000,
+        timeouts: {
+          scheduleToStart: 'NONE',
+          scheduleToClose: 'NONE',
+          startToClose: 'NONE',
+          heartbeat: 'NONE',
+        },
+      },
+    },
+  },
 });
 
 /** A queue of three entries that stay listed until a poller has taken them. */
