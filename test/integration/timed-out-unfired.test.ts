@@ -3,9 +3,13 @@
  * fire that records the timeout has come yet (fires come late: milliseconds locally, up to about a
  * second on AWS). Over DynamoDB Local with a clock the test sets and no timer service at all, so no
  * fire ever comes: a completion, failure, heartbeat or decision sent after its task's timeout is
- * UnknownResourceFault and changes nothing, one sent before it is taken.
+ * UnknownResourceFault and changes nothing, one sent before it is taken; and no poll is handed such a
+ * task, from the queue, as a task left by a poll whose caller went, or as a poller waiting in the
+ * process.
  */
 import { describe, expect, it } from 'vitest';
+import type { OperationDeps, RequestContext } from '../../lib/operations/context.js';
+import { operations } from '../../lib/operations/index.js';
 import { tableForFile } from '../support/local.js';
 import {
   type CallOperation,
@@ -16,9 +20,16 @@ import {
 
 const table = tableForFile('unfired');
 
-function service() {
+/** The operations on a clock the test sets; `call` may name the request (a poll's signals). */
+function service(polling = { maxWaitMs: 0, recheckMs: 0 }) {
   const clock = { ms: Date.now(), now: () => clock.ms };
-  const { deps, call } = operationsOver(table(), { clock });
+  const over = operationsOver(table(), { clock });
+  const deps: OperationDeps = { ...over.deps, polling };
+  const call = async (
+    action: keyof typeof operations,
+    input: Record<string, unknown>,
+    request: RequestContext = { requestId: 't', signal: new AbortController().signal },
+  ) => (await operations[action]?.(input, deps, request)) as Record<string, unknown> | undefined;
   return { clock, deps, call };
 }
 
@@ -32,8 +43,21 @@ async function historyTypes(call: CallOperation, domain: string, execution: unkn
   return ((page?.events ?? []) as { eventType: string }[]).map((e) => e.eventType);
 }
 
-/** A run with one activity started, its timeouts as given (seconds or NONE). */
-async function startedActivity(
+/** A run of workflow `x` whose execution timeout is 30 s. */
+async function runOf30s(s: ReturnType<typeof service>) {
+  const domain = fresh();
+  await domainWithType(s.call, domain);
+  const started = await s.call('StartWorkflowExecution', {
+    domain,
+    workflowId: 'x',
+    workflowType: { name: 'w', version: '1' },
+    executionStartToCloseTimeout: '30',
+  });
+  return { domain, started };
+}
+
+/** A run with one activity scheduled on `acts`, its timeouts as given (seconds or NONE). */
+async function scheduledActivity(
   s: ReturnType<typeof service>,
   timeouts: { startToClose: string; heartbeat?: string; scheduleToClose?: string },
 ) {
@@ -61,7 +85,16 @@ async function startedActivity(
       },
     ],
   });
-  const task = await call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
+  return { domain, execution };
+}
+
+/** A run with one activity started, its timeouts as given (seconds or NONE). */
+async function startedActivity(
+  s: ReturnType<typeof service>,
+  timeouts: { startToClose: string; heartbeat?: string; scheduleToClose?: string },
+) {
+  const { domain, execution } = await scheduledActivity(s, timeouts);
+  const task = await s.call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
   expect(task?.taskToken).toBeTruthy();
   return { domain, execution, taskToken: task?.taskToken as string };
 }
@@ -166,14 +199,7 @@ describe('a decision task past its start-to-close timeout, its fire not come', (
 describe('a run past its execution timeout, its fire not come', () => {
   it('takes no more decisions', async () => {
     const s = service();
-    const domain = fresh();
-    await domainWithType(s.call, domain);
-    const started = await s.call('StartWorkflowExecution', {
-      domain,
-      workflowId: 'x',
-      workflowType: { name: 'w', version: '1' },
-      executionStartToCloseTimeout: '30',
-    });
+    const { domain, started } = await runOf30s(s);
     const task = await s.call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
     s.clock.ms += 30_000;
     await expect(
@@ -221,16 +247,61 @@ describe('a queued task past its schedule-to-start timeout, its fire not come', 
 
   it("is not handed to a poll once the run's execution timeout has passed", async () => {
     const s = service();
-    const domain = fresh();
-    await domainWithType(s.call, domain);
-    await s.call('StartWorkflowExecution', {
-      domain,
-      workflowId: 'x',
-      workflowType: { name: 'w', version: '1' },
-      executionStartToCloseTimeout: '30',
-    });
+    const { domain } = await runOf30s(s);
     s.clock.ms += 30_000;
     const task = await s.call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
     expect(task?.taskToken ?? '').toBe('');
+  });
+});
+
+describe('a task past its timeout, its fire not come, reached by a poll another way', () => {
+  it('is not adopted by the next poll once its start-to-close timeout has passed', async () => {
+    const s = service();
+    const { domain } = await scheduledActivity(s, { startToClose: '10' });
+    // A poll whose caller has left: the task it starts is kept for the next poll (orphan).
+    const gone = new AbortController();
+    gone.abort();
+    const first = await s.call(
+      'PollForActivityTask',
+      { domain, taskList: { name: 'acts' } },
+      { requestId: 'gone', signal: new AbortController().signal, callerGone: gone.signal },
+    );
+    expect(first?.taskToken).toBeUndefined();
+    // Its start-to-close timeout passes before the next poll; the fire has not come.
+    s.clock.ms += 10_000;
+    const next = await s.call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
+    // The worker would run a task whose every answer is refused:
+    if (typeof next?.taskToken === 'string')
+      await expect(
+        s.call('RespondActivityTaskCompleted', { taskToken: next.taskToken }),
+      ).rejects.toMatchObject(unknownResource);
+    expect(next?.taskToken ?? '').toBe('');
+  });
+
+  it("is not started for a waiting decider once the run's execution timeout has passed", async () => {
+    const s = service({ maxWaitMs: 3_000, recheckMs: 3_000 });
+    const { domain } = await runOf30s(s);
+    const task = await s.call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
+    await s.call('RespondDecisionTaskCompleted', { taskToken: task?.taskToken, decisions: [] });
+    s.clock.ms += 30_000;
+    // A decider waits on the list (its queue is empty), then a signal schedules a decision task.
+    // The set clock does not move, so the poll's own time never runs out: it is ended after 1.5 s.
+    const end = new AbortController();
+    const polled = s.call(
+      'PollForDecisionTask',
+      { domain, taskList: { name: 'tl' } },
+      { requestId: 'waiting', signal: end.signal },
+    );
+    for (let i = 0; i < 100 && s.deps.notifier.waiting('decision', domain, 'tl') === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await s.call('SignalWorkflowExecution', { domain, workflowId: 'x', signalName: 's' });
+    setTimeout(() => end.abort(), 1_500);
+    const handed = await polled;
+    if (typeof handed?.taskToken === 'string')
+      await expect(
+        s.call('RespondDecisionTaskCompleted', { taskToken: handed.taskToken, decisions: [] }),
+      ).rejects.toMatchObject(unknownResource);
+    expect(handed?.taskToken ?? '').toBe('');
   });
 });
