@@ -146,9 +146,10 @@ export class DynamoExecutionStore implements ExecutionStore {
     const only = runs.length === 1 && runs[0]?.chunks.length === 0 ? runs[0] : undefined;
     const pointer = pointers.length <= 1 ? pointers[0] : undefined;
     let outcome: CommitOutcome;
-    if (only !== undefined && pointers.length === 0) outcome = await this.putState(only.state);
+    if (only !== undefined && pointers.length === 0)
+      outcome = await this.putState(only.state, attempt);
     else if (only !== undefined && pointer?.kind === 'acquire')
-      outcome = await this.startRun(only, pointer, writes[0]?.state);
+      outcome = await this.startRun(only, pointer, writes[0]?.state, attempt);
     else outcome = await this.transactTakingOver(runs, pointers, writes);
     if (outcome === 'committed') await this.removeEntries(runs.flatMap((run) => run.after));
     else await this.withdrawUnlanded(writes, attempt);
@@ -200,16 +201,40 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private async putState(item: TransactItem): Promise<CommitOutcome> {
+  private async putState(item: TransactItem, attempt: string): Promise<CommitOutcome> {
     const put = item.Put;
     if (put === undefined) throw new Error('a state item is written by a Put');
     try {
-      await this.table.doc.put(put);
+      await this.table.doc.put({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
       return 'committed';
     } catch (error) {
-      if (isDynamoError(error, 'ConditionalCheckFailedException') || isLockConflict(error))
-        return 'conflict';
+      // The client's retry of a put whose first attempt landed (its answer lost) finds the item
+      // this attempt wrote: committed, not a lost race.
+      if (isDynamoError(error, 'ConditionalCheckFailedException'))
+        return commitMarks(error.Item).includes(attempt) ? 'committed' : 'conflict';
+      if (isLockConflict(error)) return 'conflict';
+      // Every try failed, and the last may have landed all the same (its answer lost): the item
+      // tells. A commit that landed is reported as one, so that what it started or handed over
+      // (a task for a waiting poller, a Lambda task) is carried out; one that did not, as the error.
+      if (await this.landed(put, attempt)) return 'committed';
       throw error;
+    }
+  }
+
+  /** Whether the state item holds the commit `attempt` wrote (false when it cannot be read either). */
+  private async landed(put: NonNullable<TransactItem['Put']>, attempt: string): Promise<boolean> {
+    if (put.Item === undefined) return false;
+    try {
+      const { Item } = await this.table.doc.get({
+        TableName: this.table.tableName,
+        Key: { pk: put.Item.pk, sk: put.Item.sk },
+        ConsistentRead: true,
+        ProjectionExpression: '#w',
+        ExpressionAttributeNames: { '#w': COMMIT_MARK },
+      });
+      return commitMarks(Item).includes(attempt);
+    } catch {
+      return false;
     }
   }
 
@@ -222,15 +247,24 @@ export class DynamoExecutionStore implements ExecutionStore {
     run: RunItems,
     pointer: AcquirePointer,
     state: ExecutionState | undefined,
+    attempt: string,
   ): Promise<CommitOutcome> {
     if (!(await this.acquirePointer(pointer, pointerExpiry(state)))) return 'already-open';
-    let outcome: CommitOutcome | undefined;
+    let outcome: CommitOutcome;
     try {
-      outcome = await this.putState(run.state);
-      return outcome;
-    } finally {
-      if (outcome !== 'committed') await this.releasePointer(pointer);
+      outcome = await this.putState(run.state, attempt);
+    } catch (error) {
+      // A put that threw may have landed (its answer lost): the pointer stays while the run is there
+      // (or cannot be read), and goes with a start that left no run.
+      const written = await this.readRunItem(pointer.runId).then(
+        (stored) => stored !== undefined,
+        () => true,
+      );
+      if (!written) await this.releasePointer(pointer);
+      throw error;
     }
+    if (outcome !== 'committed') await this.releasePointer(pointer);
+    return outcome;
   }
 
   /**
@@ -428,6 +462,9 @@ export class DynamoExecutionStore implements ExecutionStore {
       [outboxRecords.entityAttribute]: outboxRecords.entity,
       [outboxRecords.workAttribute]: outboxWork,
       version,
+      // This commit's mark and its predecessors': a retry of it finds its mark here even after a few
+      // other commits landed in between.
+      [COMMIT_MARK]: [attempt, ...(base?.commitMarks ?? [])].slice(0, COMMIT_MARKS_KEPT),
       ...(apart === undefined
         ? { state: packedState }
         : { [STATE_APART]: attempt, [STATE_PARTS]: apart.length }),
@@ -603,13 +640,18 @@ export class DynamoExecutionStore implements ExecutionStore {
       state: stored.state,
       version: stored.version,
       recentEvents: parseEvents(stored.recent),
+      commitMarks: stored.marks,
     };
   }
 
   /** A run's state item, or 'expired' once its retention has passed (before TTL's delete). */
   private async readRunItem(
     runId: string,
-  ): Promise<{ state: ExecutionState; version: number; recent: unknown } | 'expired' | undefined> {
+  ): Promise<
+    | { state: ExecutionState; version: number; recent: unknown; marks: string[] }
+    | 'expired'
+    | undefined
+  > {
     const { Item } = await this.table.doc.get({
       TableName: this.table.tableName,
       Key: keys.runState(runId),
@@ -618,7 +660,9 @@ export class DynamoExecutionStore implements ExecutionStore {
     if (Item === undefined || typeof Item.version !== 'number') return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return 'expired';
     const state = await this.stateIn(runId, Item);
-    return state === undefined ? undefined : { state, version: Item.version, recent: Item.recent };
+    return state === undefined
+      ? undefined
+      : { state, version: Item.version, recent: Item.recent, marks: commitMarks(Item) };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
@@ -853,15 +897,24 @@ export class DynamoExecutionStore implements ExecutionStore {
     scheduledEventId: number,
     expiresAt: number,
   ): Promise<boolean> {
+    const claim = randomBytes(6).toString('base64url');
     try {
       await this.table.doc.put({
         TableName: this.table.tableName,
-        Item: { ...keys.lambdaClaim(runId, scheduledEventId), entity: 'LambdaClaim', expiresAt },
+        Item: {
+          ...keys.lambdaClaim(runId, scheduledEventId),
+          entity: 'LambdaClaim',
+          expiresAt,
+          [COMMIT_MARK]: claim,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       return true;
     } catch (error) {
-      if (isDynamoError(error, 'ConditionalCheckFailedException')) return false;
+      // This claim's own put, landed before its retry: claimed.
+      if (isDynamoError(error, 'ConditionalCheckFailedException'))
+        return commitMarks(error.Item).includes(claim);
       throw error;
     }
   }
@@ -919,6 +972,15 @@ function queueEntryId(task: QueuedTaskRef, shards: number): string {
   const { pk, sk } = keys.queueEntry(task, shards);
   return `${pk}\n${sk}`;
 }
+
+/** A state item's marks of the commit attempts that wrote it and its latest versions (see putState). */
+const COMMIT_MARK = 'w';
+const COMMIT_MARKS_KEPT = 4;
+const commitMarks = (item: Record<string, unknown> | undefined): string[] => {
+  const marks = item?.[COMMIT_MARK];
+  if (Array.isArray(marks)) return marks.filter((m): m is string => typeof m === 'string');
+  return typeof marks === 'string' ? [marks] : [];
+};
 
 /** A queue entry's mark of the commit attempt that wrote it (see withdrawUnlanded). */
 const QUEUE_WRITER = 'w';

@@ -1,0 +1,338 @@
+/**
+ * Ambiguous DynamoDB outcomes under the API: a write that DynamoDB applied while its caller saw an
+ * error, and the client's standard retry of it (test/support/ambiguous-weather.ts). SWF's clients may
+ * see an error for a call that landed; what must not happen is a duplicated event, a lost task, a
+ * second open run of one workflowId or a run nobody can reach.
+ */
+import {
+  PollForActivityTaskCommand,
+  PollForDecisionTaskCommand,
+  RespondActivityTaskCompletedCommand,
+  StartWorkflowExecutionCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../lib/local/stack.js';
+import { ambiguousWeather, isStatePut, itemKey } from '../support/ambiguous-weather.js';
+import { decide, eventsOf, eventTypes, type SwfKit, sleep, uid } from '../support/decider.js';
+import { serveDomain } from '../support/local.js';
+import { awaitHistory } from '../support/waiting.js';
+
+const domain = 'ambiguous';
+const wf = { name: 'wf', version: '1' };
+const act = { name: 'act', version: '1' };
+const weather = ambiguousWeather();
+let swf: SWFClient;
+let kit: SwfKit;
+let close: () => Promise<void>;
+let stack: LocalStack;
+const invoked: string[] = [];
+
+beforeAll(async () => {
+  ({ swf, kit, close, stack } = await serveDomain(domain, {
+    dynamoIntercept: weather.intercept,
+    polling: { maxWaitMs: 2_000 },
+  }));
+  await kit.registerTypes(wf, act);
+  stack.lambda.register('echo', async (input) => {
+    invoked.push(input ?? '');
+    return `echo ${input}`;
+  });
+});
+afterAll(() => close());
+
+/** Settles a call: its value or its error's name. */
+const settle = (call: Promise<unknown>) =>
+  call.then(
+    () => 'ok',
+    (error: Error) => error.name,
+  );
+
+describe('SignalWorkflowExecution whose state write lands and is retried by the DynamoDB client', () => {
+  it('records the signal once', async () => {
+    const { execution } = await kit.start(wf);
+    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    const answer = await settle(kit.signal(execution, 'once'));
+    weather.clear();
+    const signals = eventsOf(await kit.history(execution), 'WorkflowExecutionSignaled');
+    expect({ answer, signals: signals.length }).toEqual({ answer: 'ok', signals: 1 });
+  });
+});
+
+describe('StartWorkflowExecution whose state write lands and is retried by the DynamoDB client', () => {
+  it('starts one run, which its workflowId still names', async () => {
+    const workflowId = uid('start');
+    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    const first = await swf
+      .send(
+        new StartWorkflowExecutionCommand({
+          domain,
+          workflowId,
+          workflowType: wf,
+          taskList: { name: uid('d') },
+        }),
+      )
+      .then(
+        (r) => `runId ${r.runId}`,
+        (e: Error) => e.name,
+      );
+    weather.clear();
+    // The caller does what SWF's clients do with a 5xx: it tries the start again.
+    const again = await settle(
+      swf.send(
+        new StartWorkflowExecutionCommand({
+          domain,
+          workflowId,
+          workflowType: wf,
+          taskList: { name: uid('d') },
+        }),
+      ),
+    );
+    const signalled = await settle(kit.signal({ workflowId }, 'by-id'));
+    expect({ first: first.startsWith('runId') ? 'started' : first, again, signalled }).toEqual({
+      first: 'started',
+      again: 'WorkflowExecutionAlreadyStartedFault',
+      signalled: 'ok',
+    });
+  });
+});
+
+/**
+ * A decision that schedules an activity while a poller waits on its list (the commit starts the task
+ * for it), its state write under `kind` of weather: what the decider was answered, whether the task
+ * reached the waiting poller or else the next one, and the run's history.
+ */
+async function activityForWaitingPoller(kind: 'landed-retried' | 'landed-500') {
+  const { execution, taskList } = await kit.start(wf);
+  const workers = uid('workers');
+  const task = await kit.pollDecision(taskList);
+  const poll = swf.send(
+    new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'waiting' }),
+  );
+  await sleep(300);
+  weather.add({ match: isStatePut, weather: kind });
+  const answered = await settle(
+    kit.respond(task.taskToken, [
+      decide.scheduleActivity({
+        activityType: act,
+        activityId: 'a1',
+        taskList: { name: workers },
+        startToCloseTimeout: 'NONE',
+      }),
+    ]),
+  );
+  weather.clear();
+  const handedOut = await handedOutOnce(poll, () =>
+    swf.send(
+      new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
+    ),
+  );
+  return { answered, handedOut, history: eventTypes(await kit.history(execution)) };
+}
+
+describe('a decision whose commit starts an activity for a waiting poller, landed and retried', () => {
+  it('hands the activity to the poller that waits, or leaves it for the next one', async () => {
+    const { answered, handedOut, history } = await activityForWaitingPoller('landed-retried');
+    expect({
+      answered,
+      handedOut,
+      history: history.filter((t) => t.startsWith('Activity')),
+    }).toEqual({
+      answered: expect.any(String),
+      handedOut: true,
+      history: ['ActivityTaskScheduled', 'ActivityTaskStarted'],
+    });
+  });
+});
+
+describe('RespondActivityTaskCompleted whose state write lands and is retried', () => {
+  it('records one completion, and the worker is not told the task is unknown', async () => {
+    const { execution, taskList } = await kit.start(wf);
+    const workers = uid('workers');
+    await kit.decide(taskList, () => [
+      decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
+    ]);
+    const activity = await kit.pollActivity(workers);
+    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    const answer = await settle(
+      swf.send(
+        new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken, result: 'r' }),
+      ),
+    );
+    weather.clear();
+    const history = await kit.history(execution);
+    expect({
+      answer,
+      completed: eventsOf(history, 'ActivityTaskCompleted').length,
+    }).toEqual({ answer: 'ok', completed: 1 });
+  });
+});
+
+describe('PollForDecisionTask whose claim lands and is retried by the DynamoDB client', () => {
+  it('answers with the task it started', async () => {
+    const { execution, taskList } = await kit.start(wf);
+    await sleep(100);
+    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    const polled = await swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'p1' }),
+    );
+    weather.clear();
+    const history = eventTypes(await kit.history(execution));
+    expect({ token: (polled.taskToken ?? '') !== '', history }).toEqual({
+      token: true,
+      history: ['WorkflowExecutionStarted', 'DecisionTaskScheduled', 'DecisionTaskStarted'],
+    });
+  });
+});
+
+describe('StartWorkflowExecution whose state write lands but answers a 500', () => {
+  it('is answered as started (the store reads its landed commit back); a second start is refused', async () => {
+    const workflowId = uid('start500');
+    weather.add({ match: isStatePut, weather: 'landed-500' });
+    const first = await settle(
+      swf.send(
+        new StartWorkflowExecutionCommand({
+          domain,
+          workflowId,
+          workflowType: wf,
+          taskList: { name: uid('d') },
+        }),
+      ),
+    );
+    weather.clear();
+    const written = weather.log.at(-1)?.key ?? '';
+    const firstRunId = written.slice('RUN|'.length, written.indexOf('/'));
+    const described = await kit.describe({ workflowId, runId: firstRunId });
+    const again = await settle(
+      swf.send(
+        new StartWorkflowExecutionCommand({
+          domain,
+          workflowId,
+          workflowType: wf,
+          taskList: { name: uid('d') },
+        }),
+      ),
+    );
+    expect({ first, firstRun: described.executionInfo?.executionStatus, again }).toEqual({
+      first: 'ok',
+      firstRun: 'OPEN',
+      again: 'WorkflowExecutionAlreadyStartedFault',
+    });
+  });
+});
+
+describe('a Lambda task whose writes meet ambiguous weather', () => {
+  const scheduleEcho = (input: string) => ({
+    decisionType: 'ScheduleLambdaFunction' as const,
+    scheduleLambdaFunctionDecisionAttributes: {
+      id: 'l1',
+      name: 'echo',
+      input,
+      startToCloseTimeout: '300',
+    },
+  });
+
+  it.each([
+    [
+      'the commit that records LambdaFunctionStarted lands and is retried',
+      'start',
+      'landed-retried',
+    ],
+    ['the claim before the invoke lands and is retried', 'claim', 'landed-retried'],
+    [
+      'the commit that records LambdaFunctionStarted lands but answers a 500',
+      'start',
+      'landed-500',
+    ],
+  ] as const)('runs the function once %s', async (_, which, kind) => {
+    const input = uid(which);
+    const { execution, taskList } = await kit.start(wf, {
+      lambdaRole: 'arn:aws:iam::000000000000:role/swf-lambda',
+    });
+    const task = await kit.pollDecision(taskList);
+    weather.add(
+      which === 'start'
+        ? // the decision's own commit goes first; the stream's start of the task is the next
+          { match: isStatePut, weather: kind, skip: 1 }
+        : {
+            match: (op, i) => op === 'PutItem' && (itemKey(i).sk ?? '').startsWith('LT|'),
+            weather: kind,
+          },
+    );
+    await kit.respond(task.taskToken, [scheduleEcho(input)]);
+    const history = await awaitHistory(
+      kit,
+      execution,
+      (events) => events.some((e) => e.eventType === 'LambdaFunctionCompleted'),
+      5_000,
+    ).catch(() => undefined);
+    weather.clear();
+    expect({
+      invoked: invoked.filter((i) => i === input).length,
+      completed: history !== undefined,
+      started: eventsOf(await kit.history(execution), 'LambdaFunctionStarted').length,
+    }).toEqual({ invoked: 1, completed: true, started: 1 });
+  });
+});
+
+/** Whether the waiting poll got the task, or else the next poll on its list did. */
+async function handedOutOnce(
+  waiting: Promise<{ taskToken?: string | undefined }>,
+  next: () => Promise<{ taskToken?: string | undefined }>,
+): Promise<boolean> {
+  if (((await waiting).taskToken ?? '') !== '') return true;
+  return ((await next()).taskToken ?? '') !== '';
+}
+
+describe('a change that starts a task for a waiting poller, whose write lands but answers a 500', () => {
+  it('a signal: the store reads its landed commit back, and the waiting decider gets the decision task', async () => {
+    const { execution, taskList } = await kit.start(wf);
+    const first = await kit.pollDecision(taskList);
+    await kit.respond(first.taskToken, []);
+    const poll = swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'waiting' }),
+    );
+    await sleep(300);
+    weather.add({ match: isStatePut, weather: 'landed-500' });
+    const signalled = await settle(kit.signal(execution, 'landed'));
+    weather.clear();
+    const handedOut = await handedOutOnce(poll, () =>
+      swf.send(
+        new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'next' }),
+      ),
+    );
+    const history = eventTypes(await kit.history(execution));
+    expect({ signalled, handedOut, tail: history.slice(-3) }).toEqual({
+      signalled: 'ok',
+      handedOut: true,
+      tail: ['WorkflowExecutionSignaled', 'DecisionTaskScheduled', 'DecisionTaskStarted'],
+    });
+  });
+
+  it('a decision: the waiting activity poller still gets the activity task', async () => {
+    const { answered, handedOut, history } = await activityForWaitingPoller('landed-500');
+    expect({ answered, handedOut, tail: history.slice(-2) }).toEqual({
+      answered: 'ok',
+      handedOut: true,
+      tail: ['ActivityTaskScheduled', 'ActivityTaskStarted'],
+    });
+  });
+});
+
+describe('a write that lands, then another request changes the run before the client retries it', () => {
+  it('SignalWorkflowExecution: its signal is recorded once', async () => {
+    const { execution } = await kit.start(wf);
+    weather.add({
+      match: isStatePut,
+      weather: 'landed-retried',
+      // another caller's signal commits while the first one's answer is lost
+      between: () => kit.signal(execution, 'other'),
+    });
+    const answer = await settle(kit.signal(execution, 'once'));
+    weather.clear();
+    const names = eventsOf(await kit.history(execution), 'WorkflowExecutionSignaled').map(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName,
+    );
+    expect({ answer, names: names.sort() }).toEqual({ answer: 'ok', names: ['once', 'other'] });
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Ambiguous DynamoDB outcomes, as an intercept of the service's DynamoDB requests:
+ *  - 'lost'       : the request fails before DynamoDB applies it (a 500 the client's retries did not
+ *                   get past), so the store sees an InternalServerError;
+ *  - 'landed-500' : DynamoDB applies it, but the answer never arrives and the client's attempts end
+ *                   in a 500: the store sees an error for a write that landed;
+ *  - 'landed-retried': DynamoDB applies it, the answer is lost (timeout, reset) and the client's
+ *                   standard retry sends the same request again; the store sees the retry's answer
+ *                   (ConditionalCheckFailed for a conditional put that the first attempt satisfied).
+ */
+import { DynamoDbError, type DynamoIntercept } from '../../lib/adapters/dynamodb/doc-client.js';
+
+export type Weather = 'lost' | 'landed-500' | 'landed-retried';
+
+export interface Rule {
+  /** Which requests it may hit. */
+  readonly match: (operation: string, input: Record<string, unknown>) => boolean;
+  readonly weather: Weather;
+  /** How many requests it hits before it is used up (Infinity: while armed). */
+  remaining: number;
+  /** A fraction of the matching requests (1: all). */
+  readonly fraction?: number;
+  /** Matching requests let through before it starts hitting. */
+  skip?: number;
+  /**
+   * For 'landed-retried': what happens between the landed attempt and its retry (another request's
+   * write to the same item, say: the retry comes after a timeout and a backoff).
+   */
+  readonly between?: () => Promise<void>;
+}
+
+export interface WeatherLog {
+  operation: string;
+  weather: Weather;
+  key: string;
+}
+
+export function ambiguousWeather(random: () => number = Math.random) {
+  const rules: Rule[] = [];
+  const log: WeatherLog[] = [];
+  const intercept: DynamoIntercept = async (operation, input, send) => {
+    const rule = rules.find(
+      (r) =>
+        r.remaining > 0 &&
+        r.match(operation, input) &&
+        (r.fraction === undefined || random() < r.fraction),
+    );
+    if (rule === undefined) return send();
+    if ((rule.skip ?? 0) > 0) {
+      rule.skip = (rule.skip ?? 0) - 1;
+      return send();
+    }
+    rule.remaining--;
+    log.push({ operation, weather: rule.weather, key: describeKey(input) });
+    const error = () =>
+      new DynamoDbError('InternalServerError', `weather: ${rule.weather}`, 500, {});
+    switch (rule.weather) {
+      case 'lost':
+        throw error();
+      case 'landed-500':
+        await send();
+        throw error();
+      case 'landed-retried':
+        try {
+          await send();
+        } catch {
+          // the first attempt's answer is lost either way
+        }
+        await rule.between?.();
+        return send();
+    }
+  };
+  return {
+    intercept,
+    log,
+    add(rule: Omit<Rule, 'remaining'> & { remaining?: number }): Rule {
+      const added = { remaining: 1, ...rule } as Rule;
+      rules.push(added);
+      return added;
+    },
+    clear() {
+      rules.length = 0;
+    },
+  };
+}
+
+function describeKey(input: Record<string, unknown>): string {
+  const item = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
+  if (item !== undefined) return `${item.pk?.S}/${item.sk?.S}`;
+  return Object.keys(input).join(',');
+}
+
+/** The key of a single-item request's item ('pk', 'sk'), in DynamoDB JSON. */
+export function itemKey(input: Record<string, unknown>): {
+  pk?: string | undefined;
+  sk?: string | undefined;
+} {
+  const item = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
+  return { pk: item?.pk?.S, sk: item?.sk?.S };
+}
+
+export const isStatePut = (operation: string, input: Record<string, unknown>) =>
+  operation === 'PutItem' && itemKey(input).sk === 'STATE';
+
+export const isPointerPut = (operation: string, input: Record<string, unknown>) =>
+  operation === 'PutItem' && (itemKey(input).pk ?? '').includes('OPEN');
