@@ -58,8 +58,6 @@ export interface LoadedRun {
    * (see DynamoExecutionStore.commit). Opaque outside the store: handed back with the next write.
    */
   readonly recentEvents?: readonly HistoryEvent[];
-  /** The marks of the run's latest commits (opaque outside the store: see DynamoExecutionStore). */
-  readonly commitMarks?: readonly string[];
 }
 
 export interface HistoryPage {

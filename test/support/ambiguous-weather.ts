@@ -8,6 +8,7 @@
  *                   standard retry sends the same request again; the store sees the retry's answer
  *                   (ConditionalCheckFailed for a conditional put that the first attempt satisfied).
  */
+import { toWireItem } from '../../lib/adapters/dynamodb/attribute-values.js';
 import { DynamoDbError, type DynamoIntercept } from '../../lib/adapters/dynamodb/doc-client.js';
 
 export type Weather = 'lost' | 'landed-500' | 'landed-retried';
@@ -67,7 +68,21 @@ export function ambiguousWeather(random: () => number = Math.random) {
           // the first attempt's answer is lost either way
         }
         await rule.between?.();
-        return send();
+        // The retry's answer, as the client reports it: its second try.
+        try {
+          return await send();
+        } catch (retried) {
+          if (!(retried instanceof DynamoDbError)) throw retried;
+          throw new DynamoDbError(
+            retried.name,
+            retried.message,
+            retried.statusCode,
+            {
+              ...(retried.Item === undefined ? {} : { Item: toWireItem(retried.Item) }),
+            },
+            2,
+          );
+        }
     }
   };
   return {

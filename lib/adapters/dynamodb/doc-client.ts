@@ -80,6 +80,11 @@ export class DynamoDbError extends Error {
     message: string,
     readonly statusCode: number,
     body: Json,
+    /**
+     * How many times the client sent the request: past one, an earlier try may have been applied
+     * although its answer was lost (a timeout, a reset, a 500), and this answer is the retry's.
+     */
+    readonly attempts = 1,
   ) {
     super(message);
     if (Array.isArray(body.CancellationReasons))
@@ -199,7 +204,13 @@ export class DynamoDocClient implements DocClient {
       return (await this.#rpc.call(operation, JSON.stringify(input))).body;
     } catch (error) {
       if (!(error instanceof AwsJsonError)) throw error;
-      throw new DynamoDbError(error.name, error.message, error.statusCode, error.body);
+      throw new DynamoDbError(
+        error.name,
+        error.message,
+        error.statusCode,
+        error.body,
+        error.attempts,
+      );
     }
   }
 }

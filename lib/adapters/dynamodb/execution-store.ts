@@ -107,6 +107,8 @@ interface RunItems {
   readonly chunks: TransactItem[];
   /** Queue entries withdrawn or claimed by this commit. */
   readonly after: QueuedTaskRef[];
+  /** This commit's own events (to tell its own landed commit in the item: see ownCommitIn). */
+  readonly events: readonly HistoryEvent[];
 }
 
 export class DynamoExecutionStore implements ExecutionStore {
@@ -146,10 +148,9 @@ export class DynamoExecutionStore implements ExecutionStore {
     const only = runs.length === 1 && runs[0]?.chunks.length === 0 ? runs[0] : undefined;
     const pointer = pointers.length <= 1 ? pointers[0] : undefined;
     let outcome: CommitOutcome;
-    if (only !== undefined && pointers.length === 0)
-      outcome = await this.putState(only.state, attempt);
+    if (only !== undefined && pointers.length === 0) outcome = await this.putState(only);
     else if (only !== undefined && pointer?.kind === 'acquire')
-      outcome = await this.startRun(only, pointer, writes[0]?.state, attempt);
+      outcome = await this.startRun(only, pointer, writes[0]?.state);
     else outcome = await this.transactTakingOver(runs, pointers, writes);
     if (outcome === 'committed') await this.removeEntries(runs.flatMap((run) => run.after));
     else await this.withdrawUnlanded(writes, attempt);
@@ -201,38 +202,80 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private async putState(item: TransactItem, attempt: string): Promise<CommitOutcome> {
-    const put = item.Put;
-    if (put === undefined) throw new Error('a state item is written by a Put');
+  private async putState(run: RunItems): Promise<CommitOutcome> {
+    const put = run.state.Put;
+    if (put?.Item === undefined) throw new Error('a state item is written by a Put');
+    const ours = put.Item;
     try {
       await this.table.doc.put({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
       return 'committed';
     } catch (error) {
-      // The client's retry of a put whose first attempt landed (its answer lost) finds the item
-      // this attempt wrote: committed, not a lost race.
+      // The client's retry of a put whose first try landed (its answer lost: a timeout, a reset, a
+      // 500) fails its condition on the item that try wrote: committed, not a lost race.
+      // Only a retry can meet its own first try: a condition failed at the first try is a lost race.
       if (isDynamoError(error, 'ConditionalCheckFailedException'))
-        return commitMarks(error.Item).includes(attempt) ? 'committed' : 'conflict';
+        return error.attempts > 1 && (await this.ownCommitIn(error.Item, ours, run.events))
+          ? 'committed'
+          : 'conflict';
       if (isLockConflict(error)) return 'conflict';
-      // Every try failed, and the last may have landed all the same (its answer lost): the item
-      // tells. A commit that landed is reported as one, so that what it started or handed over
-      // (a task for a waiting poller, a Lambda task) is carried out; one that did not, as the error.
-      if (await this.landed(put, attempt)) return 'committed';
+      // Every try failed, and the last may have landed all the same: the item tells. A commit that
+      // landed is reported as one, so that what it started or handed over (a task for a waiting
+      // poller, a Lambda task) is carried out; one that did not, as the error.
+      if (await this.landed(ours, run.events)) return 'committed';
       throw error;
     }
   }
 
-  /** Whether the state item holds the commit `attempt` wrote (false when it cannot be read either). */
-  private async landed(put: NonNullable<TransactItem['Put']>, attempt: string): Promise<boolean> {
-    if (put.Item === undefined) return false;
+  /**
+   * Whether `stored`, a run's state item as it is now, holds the commit that put `ours`, asked only
+   * when that commit may have landed unseen (its put was retried, or every try failed): the same
+   * version with the same bytes, or a later version whose history holds this commit's own events
+   * exactly (other commits landed between its first try and its retry; they may have moved its events
+   * into a chunk). Recognised by content, so the item carries no mark (every byte of it is paid for
+   * on every change of the run). Another writer's commit of the same content (one worker's two
+   * pollers claiming one task in the same millisecond) could pass for it, but only when this one's
+   * answer was lost as well. A commit of no events that later ones followed is not recognised:
+   * deciding it again changes nothing.
+   */
+  private async ownCommitIn(
+    stored: Record<string, unknown> | undefined,
+    ours: Record<string, unknown>,
+    events: readonly HistoryEvent[],
+  ): Promise<boolean> {
+    if (stored === undefined || typeof stored.version !== 'number') return false;
+    const version = ours.version as number;
+    if (stored.version === version)
+      return (
+        sameBytes(stored.state, ours.state) &&
+        sameBytes(stored.recent, ours.recent) &&
+        stored[STATE_APART] === ours[STATE_APART]
+      );
+    const first = events[0];
+    if (stored.version < version || first === undefined) return false;
+    const { events: found } = await this.readHistory(keys.runIdOf(String(ours.pk)), {
+      after: first.eventId,
+      limit: events.length,
+      reverse: false,
+      recent: parseEvents(stored.recent),
+    });
+    return (
+      found.length === events.length &&
+      events.every((e, i) => JSON.stringify(found[i]) === JSON.stringify(e))
+    );
+  }
+
+  /** Whether the state item holds the commit that put `ours` (false when it cannot be read either). */
+  private async landed(
+    ours: Record<string, unknown>,
+    events: readonly HistoryEvent[],
+  ): Promise<boolean> {
     try {
       const { Item } = await this.table.doc.get({
         TableName: this.table.tableName,
-        Key: { pk: put.Item.pk, sk: put.Item.sk },
+        Key: { pk: ours.pk, sk: ours.sk },
         ConsistentRead: true,
-        ProjectionExpression: '#w',
-        ExpressionAttributeNames: { '#w': COMMIT_MARK },
       });
-      return commitMarks(Item).includes(attempt);
+      return await this.ownCommitIn(Item, ours, events);
     } catch {
       return false;
     }
@@ -247,12 +290,11 @@ export class DynamoExecutionStore implements ExecutionStore {
     run: RunItems,
     pointer: AcquirePointer,
     state: ExecutionState | undefined,
-    attempt: string,
   ): Promise<CommitOutcome> {
     if (!(await this.acquirePointer(pointer, pointerExpiry(state)))) return 'already-open';
     let outcome: CommitOutcome;
     try {
-      outcome = await this.putState(run.state, attempt);
+      outcome = await this.putState(run);
     } catch (error) {
       // A put that threw may have landed (its answer lost): the pointer stays while the run is there
       // (or cannot be read), and goes with a start that left no run.
@@ -462,9 +504,6 @@ export class DynamoExecutionStore implements ExecutionStore {
       [outboxRecords.entityAttribute]: outboxRecords.entity,
       [outboxRecords.workAttribute]: outboxWork,
       version,
-      // This commit's mark and its predecessors': a retry of it finds its mark here even after a few
-      // other commits landed in between.
-      [COMMIT_MARK]: [attempt, ...(base?.commitMarks ?? [])].slice(0, COMMIT_MARKS_KEPT),
       ...(apart === undefined
         ? { state: packedState }
         : { [STATE_APART]: attempt, [STATE_PARTS]: apart.length }),
@@ -505,7 +544,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     const after = new Map<string, QueuedTaskRef>();
     for (const task of [...write.queue.remove, ...(write.claim === undefined ? [] : [write.claim])])
       after.set(queueEntryId(task, this.shards), task);
-    return { before, state, chunks, after: [...after.values()] };
+    return { before, state, chunks, after: [...after.values()], events: write.events };
   }
 
   private async putStateParts(
@@ -640,18 +679,13 @@ export class DynamoExecutionStore implements ExecutionStore {
       state: stored.state,
       version: stored.version,
       recentEvents: parseEvents(stored.recent),
-      commitMarks: stored.marks,
     };
   }
 
   /** A run's state item, or 'expired' once its retention has passed (before TTL's delete). */
   private async readRunItem(
     runId: string,
-  ): Promise<
-    | { state: ExecutionState; version: number; recent: unknown; marks: string[] }
-    | 'expired'
-    | undefined
-  > {
+  ): Promise<{ state: ExecutionState; version: number; recent: unknown } | 'expired' | undefined> {
     const { Item } = await this.table.doc.get({
       TableName: this.table.tableName,
       Key: keys.runState(runId),
@@ -660,9 +694,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     if (Item === undefined || typeof Item.version !== 'number') return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return 'expired';
     const state = await this.stateIn(runId, Item);
-    return state === undefined
-      ? undefined
-      : { state, version: Item.version, recent: Item.recent, marks: commitMarks(Item) };
+    return state === undefined ? undefined : { state, version: Item.version, recent: Item.recent };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
@@ -914,7 +946,7 @@ export class DynamoExecutionStore implements ExecutionStore {
     } catch (error) {
       // This claim's own put, landed before its retry: claimed.
       if (isDynamoError(error, 'ConditionalCheckFailedException'))
-        return commitMarks(error.Item).includes(claim);
+        return error.Item?.[COMMIT_MARK] === claim;
       throw error;
     }
   }
@@ -973,14 +1005,11 @@ function queueEntryId(task: QueuedTaskRef, shards: number): string {
   return `${pk}\n${sk}`;
 }
 
-/** A state item's marks of the commit attempts that wrote it and its latest versions (see putState). */
+/** The mark of a Lambda claim's writer (see claimLambdaTask). */
 const COMMIT_MARK = 'w';
-const COMMIT_MARKS_KEPT = 4;
-const commitMarks = (item: Record<string, unknown> | undefined): string[] => {
-  const marks = item?.[COMMIT_MARK];
-  if (Array.isArray(marks)) return marks.filter((m): m is string => typeof m === 'string');
-  return typeof marks === 'string' ? [marks] : [];
-};
+
+const sameBytes = (a: unknown, b: unknown) =>
+  a instanceof Uint8Array && b instanceof Uint8Array ? Buffer.from(a).equals(b) : a === b;
 
 /** A queue entry's mark of the commit attempt that wrote it (see withdrawUnlanded). */
 const QUEUE_WRITER = 'w';
