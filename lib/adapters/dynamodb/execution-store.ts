@@ -211,8 +211,8 @@ export class DynamoExecutionStore implements ExecutionStore {
       return 'committed';
     } catch (error) {
       // The client's retry of a put whose first try landed (its answer lost: a timeout, a reset, a
-      // 500) fails its condition on the item that try wrote: committed, not a lost race.
-      // Only a retry can meet its own first try: a condition failed at the first try is a lost race.
+      // 500) fails its condition on the item that try wrote: committed, not a lost race. Only a
+      // retry can meet its own first try: a condition failed at the first try is a lost race.
       if (isDynamoError(error, 'ConditionalCheckFailedException'))
         return error.attempts > 1 && (await this.ownCommitIn(error.Item, ours, run.events))
           ? 'committed'

@@ -229,6 +229,37 @@ describe('DynamoDocClient', () => {
     doc.destroy();
   });
 
+  it("says how many times it sent a request that failed: a retry's condition failure may meet its own first try", async () => {
+    const doc = client({ maxAttempts: 3 });
+    // The first try's answer is a 500 (it may have been applied), the retry's a failed condition
+    // with the item as it is (ReturnValuesOnConditionCheckFailure).
+    answers.push({ status: 500, body: fault('InternalServerError', 'try again') });
+    answers.push({
+      status: 400,
+      body: fault('ConditionalCheckFailedException', 'The conditional request failed', {
+        Item: { pk: { S: 'a' }, version: { N: '2' } },
+      }),
+    });
+    const retried = await doc
+      .put({ TableName: 't', Item: { pk: 'a' }, ConditionExpression: 'version = :v' })
+      .then(() => undefined)
+      .catch((e: unknown) => e as DynamoDbError);
+    expect(isDynamoError(retried, 'ConditionalCheckFailedException')).toBe(true);
+    expect(retried?.attempts).toBe(2);
+    expect(retried?.Item).toEqual({ pk: 'a', version: 2 });
+
+    answers.push({
+      status: 400,
+      body: fault('ConditionalCheckFailedException', 'The conditional request failed'),
+    });
+    const first = await doc
+      .put({ TableName: 't', Item: { pk: 'a' }, ConditionExpression: 'version = :v' })
+      .then(() => undefined)
+      .catch((e: unknown) => e as DynamoDbError);
+    expect(first?.attempts).toBe(1);
+    doc.destroy();
+  });
+
   it('retries throttling and 5xx answers up to its attempts, then throws the last', async () => {
     const doc = client({ maxAttempts: 3 });
     answers.push({
