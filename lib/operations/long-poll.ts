@@ -105,15 +105,14 @@ export interface TaskInHand {
 async function stillStarted(deps: OperationDeps, kind: TaskKind, task: TaskInHand) {
   const state = (await deps.executions.loadRun(task.state.execution.runId))?.state;
   if (state?.status !== 'OPEN') return false;
-  let scheduledEventId: number | undefined;
-  if (kind === 'decision') {
-    if (isStartedDecisionTask(state, task.startedEventId))
-      scheduledEventId =
-        state.decisionTask.status === 'started' ? state.decisionTask.scheduledEventId : undefined;
-  } else
-    scheduledEventId = Object.values(state.activities).find(
-      (a) => a.startedEventId === task.startedEventId,
-    )?.scheduledEventId;
+  const decision = state.decisionTask;
+  const scheduledEventId =
+    kind === 'decision'
+      ? isStartedDecisionTask(state, task.startedEventId) && decision.status === 'started'
+        ? decision.scheduledEventId
+        : undefined
+      : Object.values(state.activities).find((a) => a.startedEventId === task.startedEventId)
+          ?.scheduledEventId;
   // Past one of its timeouts (or the run's), its fire not come: as good as timed out.
   return (
     scheduledEventId !== undefined &&

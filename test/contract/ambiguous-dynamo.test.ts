@@ -48,6 +48,17 @@ const settle = (call: Promise<unknown>) =>
     (error: Error) => error.name,
   );
 
+/** StartWorkflowExecution of `wf` with the given workflowId, on a task list of its own. */
+const startById = (workflowId: string) =>
+  swf.send(
+    new StartWorkflowExecutionCommand({
+      domain,
+      workflowId,
+      workflowType: wf,
+      taskList: { name: uid('d') },
+    }),
+  );
+
 describe('SignalWorkflowExecution whose state write lands and is retried by the DynamoDB client', () => {
   it('records the signal once', async () => {
     const { execution } = await kit.start(wf);
@@ -63,31 +74,13 @@ describe('StartWorkflowExecution whose state write lands and is retried by the D
   it('starts one run, which its workflowId still names', async () => {
     const workflowId = uid('start');
     weather.add({ match: isStatePut, weather: 'landed-retried' });
-    const first = await swf
-      .send(
-        new StartWorkflowExecutionCommand({
-          domain,
-          workflowId,
-          workflowType: wf,
-          taskList: { name: uid('d') },
-        }),
-      )
-      .then(
-        (r) => `runId ${r.runId}`,
-        (e: Error) => e.name,
-      );
+    const first = await startById(workflowId).then(
+      (r) => `runId ${r.runId}`,
+      (e: Error) => e.name,
+    );
     weather.clear();
     // The caller does what SWF's clients do with a 5xx: it tries the start again.
-    const again = await settle(
-      swf.send(
-        new StartWorkflowExecutionCommand({
-          domain,
-          workflowId,
-          workflowType: wf,
-          taskList: { name: uid('d') },
-        }),
-      ),
-    );
+    const again = await settle(startById(workflowId));
     const signalled = await settle(kit.signal({ workflowId }, 'by-id'));
     expect({ first: first.startsWith('runId') ? 'started' : first, again, signalled }).toEqual({
       first: 'started',
@@ -189,30 +182,12 @@ describe('StartWorkflowExecution whose state write lands but answers a 500', () 
   it('is answered as started (the store reads its landed commit back); a second start is refused', async () => {
     const workflowId = uid('start500');
     weather.add({ match: isStatePut, weather: 'landed-500' });
-    const first = await settle(
-      swf.send(
-        new StartWorkflowExecutionCommand({
-          domain,
-          workflowId,
-          workflowType: wf,
-          taskList: { name: uid('d') },
-        }),
-      ),
-    );
+    const first = await settle(startById(workflowId));
     weather.clear();
     const written = weather.log.at(-1)?.key ?? '';
     const firstRunId = written.slice('RUN|'.length, written.indexOf('/'));
     const described = await kit.describe({ workflowId, runId: firstRunId });
-    const again = await settle(
-      swf.send(
-        new StartWorkflowExecutionCommand({
-          domain,
-          workflowId,
-          workflowType: wf,
-          taskList: { name: uid('d') },
-        }),
-      ),
-    );
+    const again = await settle(startById(workflowId));
     expect({ first, firstRun: described.executionInfo?.executionStatus, again }).toEqual({
       first: 'ok',
       firstRun: 'OPEN',
