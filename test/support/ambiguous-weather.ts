@@ -73,12 +73,21 @@ export function ambiguousWeather(random: () => number = Math.random) {
           return await send();
         } catch (retried) {
           if (!(retried instanceof DynamoDbError)) throw retried;
+          // The same answer (its item, a transaction's cancellation reasons), as the second try's.
           throw new DynamoDbError(
             retried.name,
             retried.message,
             retried.statusCode,
             {
               ...(retried.Item === undefined ? {} : { Item: toWireItem(retried.Item) }),
+              ...(retried.CancellationReasons === undefined
+                ? {}
+                : {
+                    CancellationReasons: retried.CancellationReasons.map((reason) => ({
+                      ...reason,
+                      ...(reason.Item === undefined ? {} : { Item: toWireItem(reason.Item) }),
+                    })),
+                  }),
             },
             2,
           );

@@ -1,0 +1,62 @@
+/**
+ * The ambiguous-outcome weather (test/support/ambiguous-weather.ts) replays a request as the DynamoDB
+ * client's retry: the retry's answer must reach the store as DynamoDB gave it, or the contract tests
+ * that use it test the weather instead of the store.
+ */
+import { describe, expect, it } from 'vitest';
+import { type DocClient, DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
+import { transactWrite } from '../../../lib/adapters/dynamodb/transact.js';
+import { ambiguousWeather } from '../../support/ambiguous-weather.js';
+
+/** What DynamoDB answers a transaction whose second item's condition failed. */
+const lostRace = () =>
+  new DynamoDbError('TransactionCanceledException', 'Transaction cancelled', 400, {
+    CancellationReasons: [
+      { Code: 'None' },
+      {
+        Code: 'ConditionalCheckFailed',
+        Message: 'The conditional request failed',
+        Item: { pk: { S: 'RUN|r' }, version: { N: '3' } },
+      },
+    ],
+  });
+
+describe('landed-retried weather', () => {
+  it('answers a retried transaction with its cancellation reasons, as the second try', async () => {
+    const weather = ambiguousWeather(() => 0);
+    weather.add({ match: (op) => op === 'TransactWriteItems', weather: 'landed-retried' });
+    let sent = 0;
+    const answer = await weather
+      .intercept('TransactWriteItems', {}, async () => {
+        sent++;
+        throw lostRace();
+      })
+      .catch((error: unknown) => error);
+    expect(sent).toBe(2);
+    expect(answer).toBeInstanceOf(DynamoDbError);
+    expect(answer).toMatchObject({
+      name: 'TransactionCanceledException',
+      attempts: 2,
+      CancellationReasons: [
+        { Code: 'None' },
+        { Code: 'ConditionalCheckFailed', Item: { pk: 'RUN|r', version: 3 } },
+      ],
+    });
+  });
+
+  it('lets a transaction that lost its race be a failed condition, not an error', async () => {
+    const weather = ambiguousWeather(() => 0);
+    weather.add({ match: (op) => op === 'TransactWriteItems', weather: 'landed-retried' });
+    const doc = {
+      transactWrite: () =>
+        weather.intercept('TransactWriteItems', {}, async () => {
+          throw lostRace();
+        }),
+    } as unknown as DocClient;
+    const outcome = await transactWrite(doc, [
+      { Put: { TableName: 't', Item: { pk: 'a' } } },
+      { Put: { TableName: 't', Item: { pk: 'b' } } },
+    ]);
+    expect(outcome).toEqual({ ok: false, failed: [1] });
+  });
+});
