@@ -11,7 +11,15 @@ import { validateInput } from './validate-input.js';
 
 /** SWF's request size limit (swf-api.md §1): the whole request, 1 MB. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
-const TARGET_PREFIX = 'SimpleWorkflowService.';
+/**
+ * The X-Amz-Target prefixes SWF answers: the SDKs' `SimpleWorkflowService.<Action>`, and the service
+ * model's full name that the Developer Guide's "Making HTTP Requests to Amazon SWF" documents and
+ * boto 2 (and other clients of its era) send on every call.
+ */
+const TARGET_PREFIXES = [
+  'SimpleWorkflowService.',
+  'com.amazonaws.swf.service.model.SimpleWorkflowService.',
+] as const;
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
 export interface HttpRequest {
@@ -120,7 +128,8 @@ function actionOf(target: string | undefined): SwfAction {
       'Missing X-Amz-Target header: expected SimpleWorkflowService.<Action>',
     );
   }
-  const name = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : undefined;
+  const prefix = TARGET_PREFIXES.find((p) => target.startsWith(p));
+  const name = prefix === undefined ? undefined : target.slice(prefix.length);
   if (name === undefined || !isAction(name))
     throw new UnknownOperationException(`Unknown operation ${target}`);
   return name;

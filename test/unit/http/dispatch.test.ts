@@ -159,6 +159,32 @@ describe('createDispatcher', () => {
     );
   });
 
+  it("routes the service model's full target name, as boto 2 and the Developer Guide send it", async () => {
+    const { dispatch, calls } = dispatcherWith(async () => ({ domainInfo: { name: 'orders' } }));
+    const headers = {
+      'x-amz-target': 'com.amazonaws.swf.service.model.SimpleWorkflowService.DescribeDomain',
+      'content-type': 'application/json; charset=UTF-8',
+      'content-encoding': 'amz-1.0',
+    };
+    const response = await dispatch(request({ headers }));
+    expect(response.statusCode).toBe(200);
+    expect(calls).toHaveLength(1);
+  });
+
+  it.each([
+    'com.amazonaws.swf.service.model.SimpleWorkflowService.',
+    'com.amazonaws.swf.service.model.SimpleWorkflowService.constructor',
+    'com.amazonaws.swf.service.model.SimpleWorkflowService.describeDomain',
+    'com.amazonaws.swf.service.model.DescribeDomain',
+    'com.amazonaws.swf.service.model.SimpleWorkflowService.SimpleWorkflowService.DescribeDomain',
+  ])('refuses the full-name target %s with UnknownOperationException', async (target) => {
+    const { dispatch, calls } = dispatcherWith(async () => ({}));
+    const response = await dispatch(request({ headers: { 'x-amz-target': target } }));
+    expect(response.statusCode).toBe(400);
+    expect(bodyOf(response).__type).toBe('com.amazon.coral.service#UnknownOperationException');
+    expect(calls).toHaveLength(0);
+  });
+
   it("ignores an encoding that is no compression, as boto 2's amz-1.0 on every call", async () => {
     const { dispatch, calls } = dispatcherWith(async () => ({}));
     const headers = { ...request().headers, 'content-encoding': 'amz-1.0' };
