@@ -29,7 +29,7 @@
  */
 import { RegisterDomainCommand } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uid } from '../support/decider.js';
+import { sleep, uid } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
 const POLL_WAIT_MS = 1_000;
@@ -449,6 +449,89 @@ describe('aws-swf-flow-library (Java)', () => {
     });
     expect(events(page).map((e) => e.eventType)).toEqual(['WorkflowExecutionFailed']);
     expect(page.nextPageToken).toEqual(expect.any(String));
+  });
+});
+
+describe('child workflowIds of the Flow frameworks (Java and Ruby)', () => {
+  // aws-swf-flow-library DefaultChildWorkflowIdHandler.generateWorkflowId ("%s:%s", the parent's runId
+  // and the decider's next id), aws-sdk-java's flow GenericWorkflowClientImpl.generateUniqueId
+  // (runId + ":" + id), aws-flow-ruby workflow_client.rb start_internal_workflow
+  // (get_next_id(run_id + ":")): every child started without an explicit workflowId. Both frameworks
+  // ran against Amazon SWF for years with these ids, so SWF takes a ':' in the child's workflowId.
+  it('starts a child whose workflowId is <parent runId>:<n>, which the parent can then signal and cancel', async () => {
+    const sdk = client('sdk');
+    const parent = await startRun();
+    const childId = `${parent.runId}:1`;
+    const childList = uid('child-deciders');
+    const first = await sdk.ok('PollForDecisionTask', {
+      domain,
+      taskList: { name: parent.taskList },
+    });
+    const started = await sdk.call('RespondDecisionTaskCompleted', {
+      taskToken: first.taskToken,
+      decisions: [
+        {
+          decisionType: 'StartChildWorkflowExecution',
+          startChildWorkflowExecutionDecisionAttributes: {
+            workflowType,
+            workflowId: childId,
+            taskList: { name: childList },
+            control: '1',
+          },
+        },
+      ],
+    });
+    expect(started.status, started.text).toBe(200);
+    const second = await sdk.ok('PollForDecisionTask', {
+      domain,
+      taskList: { name: parent.taskList },
+    });
+    const childStarted = events(second).find(
+      (e) => e.eventType === 'ChildWorkflowExecutionStarted',
+    );
+    expect(childStarted?.childWorkflowExecutionStartedEventAttributes).toMatchObject({
+      workflowExecution: { workflowId: childId },
+    });
+    // GenericWorkflowClientImpl: a signal to the child, and ChildWorkflowCancellationHandler's cancel.
+    await sdk.ok('RespondDecisionTaskCompleted', {
+      taskToken: second.taskToken,
+      decisions: [
+        {
+          decisionType: 'SignalExternalWorkflowExecution',
+          signalExternalWorkflowExecutionDecisionAttributes: {
+            workflowId: childId,
+            signalName: 'ping',
+            control: '2',
+          },
+        },
+        {
+          decisionType: 'RequestCancelExternalWorkflowExecution',
+          requestCancelExternalWorkflowExecutionDecisionAttributes: { workflowId: childId },
+        },
+      ],
+    });
+    const attributes = childStarted?.childWorkflowExecutionStartedEventAttributes as
+      | { workflowExecution?: Json }
+      | undefined;
+    const child = { workflowId: childId, runId: String(attributes?.workflowExecution?.runId) };
+    // The signal and the cancel request reach the child across executions: wait for both.
+    let childEvents: string[] = [];
+    for (let i = 0; i < 50 && !childEvents.includes('WorkflowExecutionCancelRequested'); i++) {
+      const page = await sdk.ok('GetWorkflowExecutionHistory', { domain, execution: child });
+      childEvents = events(page).map((e) => e.eventType);
+      if (!childEvents.includes('WorkflowExecutionCancelRequested')) await sleep(100);
+    }
+    expect(childEvents).toEqual(
+      expect.arrayContaining(['WorkflowExecutionSignaled', 'WorkflowExecutionCancelRequested']),
+    );
+    const described = await sdk.ok('DescribeWorkflowExecution', { domain, execution: child });
+    expect(described.executionInfo).toMatchObject({
+      execution: child,
+      parent: { workflowId: parent.workflowId, runId: parent.runId },
+      cancelRequested: true,
+    });
+    const task = await sdk.ok('PollForDecisionTask', { domain, taskList: { name: childList } });
+    expect(task.workflowExecution).toEqual(child);
   });
 });
 
