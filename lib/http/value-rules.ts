@@ -22,6 +22,21 @@ export const identifier: ValueRule = (value) => {
   return undefined;
 };
 
+/**
+ * The workflowId of a StartChildWorkflowExecution decision: the identifier rule, but a `:` is taken.
+ * SWF documents the same rule for it, yet the AWS Flow Frameworks name every child started without an
+ * explicit workflowId `<parent runId>:<n>` (Java: DefaultChildWorkflowIdHandler, and aws-sdk-java's
+ * GenericWorkflowClientImpl.generateUniqueId before it; Ruby: WorkflowClient#start_internal_workflow),
+ * and ran against Amazon SWF that way for years. `/`, `|` and control characters stay refused (`|`
+ * also separates names in the table's keys).
+ */
+export const childWorkflowId: ValueRule = (value) => {
+  if (value === 'arn') return identifier(value);
+  return identifier(value.replaceAll(':', '_')) === undefined
+    ? undefined
+    : "Member must not contain '/', '|' or control characters";
+};
+
 /** Domain and task-list names: the identifier rule, and no leading or trailing whitespace. */
 export const untrimmedIdentifier: ValueRule = (value) =>
   identifier(value) ??
@@ -106,7 +121,7 @@ export const memberRules: Readonly<Record<string, ValueRule>> = {
   'TaskList.name': untrimmedIdentifier,
   'StartWorkflowExecutionInput.workflowId': identifier,
   'StartWorkflowExecutionInput.executionStartToCloseTimeout': executionDuration,
-  'StartChildWorkflowExecutionDecisionAttributes.workflowId': identifier,
+  'StartChildWorkflowExecutionDecisionAttributes.workflowId': childWorkflowId,
   'StartChildWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':
     executionDurationOrNone,
   'ContinueAsNewWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':

@@ -150,6 +150,34 @@ describe('validateInput', () => {
     expect(() => register('fine name-1.0')).not.toThrow();
   });
 
+  it("takes a ':' in a child's workflowId, as the AWS Flow Frameworks name children, and nowhere else", () => {
+    const child = (workflowId: string) =>
+      validateInput('RespondDecisionTaskCompletedInput', {
+        taskToken: 't',
+        decisions: [
+          {
+            decisionType: 'StartChildWorkflowExecution',
+            startChildWorkflowExecutionDecisionAttributes: {
+              workflowType: { name: 'w', version: '1' },
+              workflowId,
+            },
+          },
+        ],
+      });
+    expect(() => child('Z3x9-run_id:1')).not.toThrow();
+    expect(() => child('a:b:c')).not.toThrow();
+    for (const bad of ['a/b', 'a|b', 'a\u0007b', 'arn']) {
+      expect(() => child(bad), bad).toThrow(ValidationException);
+    }
+    const start = (workflowId: string) =>
+      validateInput('StartWorkflowExecutionInput', {
+        domain: 'd',
+        workflowId,
+        workflowType: { name: 'w', version: '1' },
+      });
+    expect(() => start('a:b')).toThrow(ValidationException);
+  });
+
   it('checks durations, priorities and retention', () => {
     const registerType = (extra: Record<string, unknown>) =>
       validateInput('RegisterWorkflowTypeInput', {
