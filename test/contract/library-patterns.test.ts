@@ -23,6 +23,11 @@
  * - aws-flow-ruby (aws/decider/task_poller.rb): a too-large decision is recognised by the
  *   ValidationException text `failed to satisfy constraint: Member must have length less than or
  *   equal to`.
+ * - aws-swf-flow-library DefaultChildWorkflowIdHandler, aws-sdk-java GenericWorkflowClientImpl and
+ *   aws-flow-ruby workflow_client.rb: a child started without a workflowId is named
+ *   `<parent runId>:<n>`.
+ * - swfsm (Go, poller/poller.go): decision tasks read newest first through aws-sdk-go's
+ *   PollForDecisionTaskPages; a task is a response whose TaskToken is not nil.
  * - garcon (garcon/decider.py `run`): an empty decision poll is one without `events`.
  * - aws-swf-fluent-php (src/Aws/Swf/Fluent/Domain.php): workflowIds from PHP's microtime() (a space
  *   inside), deciders polling with `reverseOrder: true` and reading only the first page.
@@ -310,6 +315,39 @@ describe('simpleflow: a decision task paged by PollForDecisionTask (actors/decid
         }),
       ),
     ).toBe('WorkflowExecution');
+  });
+});
+
+describe('swfsm (Go, poller/poller.go): PollForDecisionTaskPages newest first', () => {
+  it('pages a decision task in reverse order down to the first event, the token on every page', async () => {
+    const sdk = client('sdk');
+    const run = await startRun();
+    for (let i = 0; i < 6; i++)
+      await sdk.ok('SignalWorkflowExecution', {
+        domain,
+        workflowId: run.workflowId,
+        signalName: `s${i}`,
+      });
+    // aws-sdk-go's paginator resends the input with NextPageToken; swfsm asks ReverseOrder: true and
+    // stops once its state marker is found (here: never, so every page is read).
+    const request = {
+      domain,
+      identity: 'swfsm',
+      reverseOrder: true,
+      taskList: { name: run.taskList },
+      maximumPageSize: 4,
+    };
+    const first = await sdk.ok('PollForDecisionTask', request);
+    const all = [...events(first)];
+    let page = first;
+    while (page.nextPageToken !== undefined) {
+      page = await sdk.ok('PollForDecisionTask', { ...request, nextPageToken: page.nextPageToken });
+      // poller.go: `resp.TaskToken != nil` decides whether the merged pages are a task.
+      expect(page.taskToken).toBe(first.taskToken);
+      all.push(...events(page));
+    }
+    const started = Number(first.startedEventId);
+    expect(ids(all)).toEqual(Array.from({ length: started }, (_, i) => started - i));
   });
 });
 
