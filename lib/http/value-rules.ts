@@ -31,10 +31,9 @@ export const identifier: ValueRule = (value) => {
  * also separates names in the table's keys).
  */
 export const childWorkflowId: ValueRule = (value) => {
-  if (value === 'arn') return identifier(value);
-  return identifier(value.replaceAll(':', '_')) === undefined
-    ? undefined
-    : "Member must not contain '/', '|' or control characters";
+  if ([...value].some((ch) => ch !== ':' && isForbiddenIdentifierChar(ch.codePointAt(0) ?? 0)))
+    return "Member must not contain '/', '|' or control characters";
+  return value === 'arn' ? identifier(value) : undefined;
 };
 
 /** Domain and task-list names: the identifier rule, and no leading or trailing whitespace. */
