@@ -284,6 +284,31 @@ async function stateItem(runId: string) {
   return Item ?? {};
 }
 
+describe("a run state item's version", () => {
+  it('grows with every commit, also from an item an earlier release wrote (a bare count)', async () => {
+    const store = storeWith();
+    const run = new StoredRun(store, 'versions');
+    await run.commit();
+    const first = (run.loaded as LoadedRun).version;
+    await run.commit((d) => d.signal('one'));
+    expect(run.loaded?.version).toBeGreaterThan(first);
+    // An item written by a release whose version was a bare count of commits.
+    await table.doc.update({
+      TableName: table.tableName,
+      Key: keys.runState(run.runId),
+      UpdateExpression: 'SET version = :v REMOVE v',
+      ExpressionAttributeValues: { ':v': 7 },
+    });
+    run.loaded = await store.loadRun(run.runId);
+    await run.commit((d) => d.signal('after the upgrade'));
+    const upgraded = run.loaded?.version ?? 0;
+    expect(upgraded).toBeGreaterThan(7);
+    await run.commit((d) => d.signal('and again'));
+    expect(run.loaded?.version).toBeGreaterThan(upgraded);
+    expect(await run.readAll()).toEqual(run.driver.history);
+  });
+});
+
 describe('a run state too big for its item', () => {
   it('is written apart and read back whole, and back in its item once it is small again', async () => {
     const store = storeWith();

@@ -7,11 +7,13 @@
  *  - 'landed-retried': DynamoDB applies it, the answer is lost (timeout, reset) and the client's
  *                   standard retry sends the same request again; the store sees the retry's answer
  *                   (ConditionalCheckFailed for a conditional put that the first attempt satisfied).
+ *  - 'lost-retried': the first attempt never reaches DynamoDB (it times out on the way) and the
+ *                   client's retry is sent; the store sees the retry's answer, as the second try's.
  */
 import { toWireItem } from '../../lib/adapters/dynamodb/attribute-values.js';
 import { DynamoDbError, type DynamoIntercept } from '../../lib/adapters/dynamodb/doc-client.js';
 
-export type Weather = 'lost' | 'landed-500' | 'landed-retried';
+export type Weather = 'lost' | 'landed-500' | 'landed-retried' | 'lost-retried';
 
 export interface Rule {
   /** Which requests it may hit. */
@@ -24,8 +26,8 @@ export interface Rule {
   /** Matching requests let through before it starts hitting. */
   skip?: number;
   /**
-   * For 'landed-retried': what happens between the landed attempt and its retry (another request's
-   * write to the same item, say: the retry comes after a timeout and a backoff).
+   * For 'landed-retried' and 'lost-retried': what happens between the first attempt and its retry
+   * (another request's write to the same item, say: the retry comes after a timeout and a backoff).
    */
   readonly between?: () => Promise<void>;
 }
@@ -62,10 +64,13 @@ export function ambiguousWeather(random: () => number = Math.random) {
         await send();
         throw error();
       case 'landed-retried':
-        try {
-          await send();
-        } catch {
-          // the first attempt's answer is lost either way
+      case 'lost-retried':
+        if (rule.weather === 'landed-retried') {
+          try {
+            await send();
+          } catch {
+            // the first attempt's answer is lost either way
+          }
         }
         await rule.between?.();
         // The retry's answer, as the client reports it: its second try.

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
 import { cutText, executionTimeoutSeconds } from '../../core/limits.js';
@@ -43,6 +43,36 @@ const STATE_PART_BYTES = 300_000;
 const STATE_ITEM_BUDGET = 1024;
 /** A commit whose own events pack to more than this writes them as chunks, in its transaction. */
 const MAX_RECENT_BYTES = 64 * 1024;
+
+/**
+ * A state item's version (`v`) is its run's count of commits times VERSION_NONCES plus a random nonce
+ * of the commit attempt that wrote it. Each commit is guarded by the version it replaces, as a counter
+ * would be; the nonce tells two writers' commits of the same count apart when their bytes are the same
+ * (two identical signals, one worker's two polls claiming one task, in the same millisecond), so a
+ * retried write whose first try was lost never takes the other's landed commit for its own (see
+ * ownCommitIn). The attribute's one-letter name pays for the nonce's digits: every byte of the item is
+ * paid for on every change of the run. An item of a release before the nonce holds a bare count in
+ * `version` (below VERSION_NONCES); its next commit is guarded by that attribute and writes `v`.
+ */
+const VERSION_ATTRIBUTE = 'v';
+const LEGACY_VERSION_ATTRIBUTE = 'version';
+const VERSION_NONCES = 1_000_000;
+const commitCount = (version: number) => Math.floor(version / VERSION_NONCES);
+const nextVersion = (base: number | undefined) =>
+  (commitCount(base ?? 0) + 1) * VERSION_NONCES + randomInt(VERSION_NONCES);
+/** A state item's version, whichever release wrote it (undefined: not a state item). */
+function versionOf(item: Record<string, unknown> | undefined): number | undefined {
+  const version = item?.[VERSION_ATTRIBUTE] ?? item?.[LEGACY_VERSION_ATTRIBUTE];
+  return typeof version === 'number' ? version : undefined;
+}
+/** The condition of a commit that replaces the state item of version `base`. */
+const replacing = (base: number) => ({
+  ConditionExpression: '#v = :v',
+  ExpressionAttributeNames: {
+    '#v': base < VERSION_NONCES ? LEGACY_VERSION_ATTRIBUTE : VERSION_ATTRIBUTE,
+  },
+  ExpressionAttributeValues: { ':v': base },
+});
 
 type Role = 'state' | 'acquire' | 'pointer' | 'other';
 
@@ -231,27 +261,29 @@ export class DynamoExecutionStore implements ExecutionStore {
    * when that commit may have landed unseen (its put was retried, or every try failed): the same
    * version with the same bytes, or a later version whose history holds this commit's own events
    * exactly (other commits landed between its first try and its retry; they may have moved its events
-   * into a chunk). Recognised by content, so the item carries no mark (every byte of it is paid for
-   * on every change of the run). Another writer's commit of the same content (one worker's two
-   * pollers claiming one task in the same millisecond) could pass for it, but only when this one's
-   * answer was lost as well. A commit of no events that later ones followed is not recognised:
-   * deciding it again changes nothing.
+   * into a chunk). The version's nonce tells this commit from another writer's of the same bytes
+   * (see VERSION_NONCES); the item carries no other mark (every byte of it is paid for on every
+   * change of the run). Such a twin followed by later commits, all before this one's retry, could
+   * still pass for it in the history. A commit of no events that later ones followed is not
+   * recognised: deciding it again changes nothing.
    */
   private async ownCommitIn(
     stored: Record<string, unknown> | undefined,
     ours: Record<string, unknown>,
     events: readonly HistoryEvent[],
   ): Promise<boolean> {
-    if (stored === undefined || typeof stored.version !== 'number') return false;
-    const version = ours.version as number;
-    if (stored.version === version)
+    const storedVersion = versionOf(stored);
+    const version = versionOf(ours);
+    if (stored === undefined || storedVersion === undefined || version === undefined) return false;
+    if (storedVersion === version)
       return (
         sameBytes(stored.state, ours.state) &&
         sameBytes(stored.recent, ours.recent) &&
         stored[STATE_APART] === ours[STATE_APART]
       );
+    // Another writer's commit of the same count (its own nonce), or an older one: not this commit.
     const first = events[0];
-    if (stored.version < version || first === undefined) return false;
+    if (commitCount(storedVersion) <= commitCount(version) || first === undefined) return false;
     const { events: found } = await this.readHistory(keys.runIdOf(String(ours.pk)), {
       after: first.eventId,
       limit: events.length,
@@ -477,7 +509,7 @@ export class DynamoExecutionStore implements ExecutionStore {
   private runItems(write: RunWrite, attempt: string): RunItems {
     const runId = write.state.execution.runId;
     const base = write.base;
-    const version = (base?.version ?? 0) + 1;
+    const version = nextVersion(base?.version);
     const history = write.expiresAt?.history;
     const before: (() => Promise<void>)[] = [];
     const chunks: TransactItem[] = [];
@@ -503,7 +535,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       // every top-level byte is paid for on every change of the run.
       [outboxRecords.entityAttribute]: outboxRecords.entity,
       [outboxRecords.workAttribute]: outboxWork,
-      version,
+      [VERSION_ATTRIBUTE]: version,
       ...(apart === undefined
         ? { state: packedState }
         : { [STATE_APART]: attempt, [STATE_PARTS]: apart.length }),
@@ -527,8 +559,9 @@ export class DynamoExecutionStore implements ExecutionStore {
       Put: {
         TableName: this.table.tableName,
         Item: item,
-        ConditionExpression: base === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
-        ...(base === undefined ? {} : { ExpressionAttributeValues: { ':v': base.version } }),
+        ...(base === undefined
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : replacing(base.version)),
       },
     };
     for (const task of write.queue.add) {
@@ -691,10 +724,11 @@ export class DynamoExecutionStore implements ExecutionStore {
       Key: keys.runState(runId),
       ConsistentRead: true,
     });
-    if (Item === undefined || typeof Item.version !== 'number') return undefined;
+    const version = versionOf(Item);
+    if (Item === undefined || version === undefined) return undefined;
     if (typeof Item.expiresAt === 'number' && Item.expiresAt <= this.nowSeconds()) return 'expired';
     const state = await this.stateIn(runId, Item);
-    return state === undefined ? undefined : { state, version: Item.version, recent: Item.recent };
+    return state === undefined ? undefined : { state, version, recent: Item.recent };
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
