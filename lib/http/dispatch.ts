@@ -54,6 +54,12 @@ export interface Logger {
 
 export type Dispatcher = (request: HttpRequest) => Promise<HttpResponse>;
 
+/** What an error that is no SWF fault is answered with (HTTP 500), as SWF's own front end does. */
+export const INTERNAL_FAILURE = {
+  __type: 'com.amazon.coral.service#InternalFailure',
+  message: 'Internal failure',
+} as const;
+
 /**
  * The awsJson1_0 edge, shared by the local server and the Lambda handler: target → operation, body →
  * validated input, result or fault → response. SWF faults are 400s in the wire shape; anything else is
@@ -74,11 +80,7 @@ export function createDispatcher(
       if (error instanceof SwfFault)
         return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
       logger.error('internal failure', { requestId, action, error: describeError(error) });
-      const body = {
-        __type: 'com.amazon.coral.service#InternalFailure',
-        message: 'Internal failure',
-      };
-      return respond(500, requestId, JSON.stringify(body));
+      return respond(500, requestId, JSON.stringify(INTERNAL_FAILURE));
     }
   };
 }

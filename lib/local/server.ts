@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
-import { type Dispatcher, MAX_REQUEST_BYTES } from '../http/dispatch.js';
+import { type Dispatcher, INTERNAL_FAILURE, MAX_REQUEST_BYTES } from '../http/dispatch.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -67,7 +67,11 @@ export async function startServer(
         // A caller that hung up while sending its body has nobody to answer: nothing went wrong here.
         if (req.destroyed && !req.complete) return;
         console.error('local server: unhandled error', error);
-        if (!res.headersSent) res.writeHead(500).end();
+        // Answered as any other failure of the service: SWF's clients read the body's __type.
+        if (!res.headersSent)
+          res
+            .writeHead(500, { 'content-type': 'application/x-amz-json-1.0' })
+            .end(JSON.stringify(INTERNAL_FAILURE));
       },
     );
     inFlight.add(served);

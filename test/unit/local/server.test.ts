@@ -144,6 +144,38 @@ describe('a caller that hangs up while sending its body', () => {
   });
 });
 
+describe('an error the dispatcher itself throws', () => {
+  it("is answered 500 with SWF's InternalFailure body, which clients parse", async () => {
+    const original = console.error;
+    console.error = () => {};
+    try {
+      const server = await startServer(async () => {
+        throw new Error('broken');
+      });
+      try {
+        const res = await fetch(server.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amz-target': 'SimpleWorkflowService.ListDomains',
+          },
+          body: '{}',
+        });
+        expect(res.status).toBe(500);
+        expect(res.headers.get('content-type')).toBe('application/x-amz-json-1.0');
+        expect(await res.json()).toEqual({
+          __type: 'com.amazon.coral.service#InternalFailure',
+          message: 'Internal failure',
+        });
+      } finally {
+        await server.close();
+      }
+    } finally {
+      console.error = original;
+    }
+  });
+});
+
 describe('many requests in progress at once', () => {
   it('are no listener leak: no warning, however many long polls wait for the stop', async () => {
     const warnings: Error[] = [];
