@@ -14,7 +14,10 @@ export const handler = createApiHandler({
   tableName: config.tableName,
   region: config.region,
   accountId: config.accountId,
-  polling: config.pollMaxWaitMs === undefined ? undefined : { maxWaitMs: config.pollMaxWaitMs },
+  polling: {
+    ...(config.pollMaxWaitMs === undefined ? {} : { maxWaitMs: config.pollMaxWaitMs }),
+    ...(config.pollRecheckMs === undefined ? {} : { recheckMs: config.pollRecheckMs }),
+  },
   // The api function only decides whether ScheduleLambdaFunction is offered; the stream consumer invokes.
   lambda: new AwsLambdaInvoker(),
   // Tasks of push task lists are never queued: a commit that schedules one starts it, and this

@@ -15,9 +15,18 @@ if (pollSeconds !== undefined && !Number.isInteger(pollSeconds))
   throw new Error(
     `pollMaxWaitSeconds must be a whole number of seconds (got ${String(pollMaxWait)})`,
   );
+// `-c pollRecheckMs=250`: how often a waiting long poll looks at its queue again (1,000 by default):
+// a task scheduled while pollers wait is handed out within that time, for two read units a look.
+const pollRecheck: unknown = app.node.tryGetContext('pollRecheckMs');
+const recheckMs = pollRecheck === undefined ? undefined : Number(pollRecheck);
+if (recheckMs !== undefined && !Number.isInteger(recheckMs))
+  throw new Error(
+    `pollRecheckMs must be a whole number of milliseconds (got ${String(pollRecheck)})`,
+  );
 new SwfStack(app, 'SwfStack', {
   description: 'Amazon SWF-compatible workflow service on API Gateway, Lambda and DynamoDB',
   frontDoor,
   ...(pollSeconds === undefined ? {} : { pollMaxWait: Duration.seconds(pollSeconds) }),
+  ...(recheckMs === undefined ? {} : { pollRecheck: Duration.millis(recheckMs) }),
 });
 app.synth();

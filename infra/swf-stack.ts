@@ -28,6 +28,8 @@ export interface SwfStackProps extends StackProps {
   readonly frontDoor?: FrontDoor;
   /** How long a long poll waits (see SwfApiProps: at most 25 s behind the HTTP API). @default 20 s */
   readonly pollMaxWait?: Duration;
+  /** How often a waiting long poll looks at its queue again (see SwfApiProps). @default 1 s */
+  readonly pollRecheck?: Duration;
   /**
    * Task lists served by Lambda functions instead of pollers (see addPushTaskList). A function passed
    * here is necessarily of another stack: it may call the API, but gets no SWF_ENDPOINT.
@@ -69,6 +71,7 @@ export class SwfStack extends Stack {
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       ...(props.frontDoor === undefined ? {} : { frontDoor: props.frontDoor }),
       ...(props.pollMaxWait === undefined ? {} : { pollMaxWait: props.pollMaxWait }),
+      ...(props.pollRecheck === undefined ? {} : { pollRecheck: props.pollRecheck }),
     });
     this.table.bindTable(this.api.handler);
     // Domain ARNs carry the account id; the function could read it from its ARN, this saves the parse.

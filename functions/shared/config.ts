@@ -12,6 +12,11 @@ export interface FunctionConfig {
   readonly accountId: string | undefined;
   /** From `POLL_MAX_WAIT_MS`: how long a long poll may wait, kept under API Gateway's 30 s limit. */
   readonly pollMaxWaitMs: number | undefined;
+  /**
+   * From `POLL_RECHECK_MS`: how often a waiting long poll looks at its queue again (nothing else wakes
+   * it in a Lambda container: see README, "Dispatch on AWS"). @default 1,000
+   */
+  readonly pollRecheckMs: number | undefined;
   /** From `SWF_PUSH_TASK_LISTS`: task lists served by functions instead of pollers. @default none */
   readonly pushTaskLists: readonly PushTaskList[];
   /**
@@ -55,6 +60,7 @@ export function loadConfig(env: Env): FunctionConfig {
     region: required(env, 'AWS_REGION'),
     accountId,
     pollMaxWaitMs: positiveInteger(env, 'POLL_MAX_WAIT_MS'),
+    pollRecheckMs: positiveInteger(env, 'POLL_RECHECK_MS'),
     pushTaskLists: pushTaskLists(env, 'SWF_PUSH_TASK_LISTS'),
     apiFunction: optional(env, 'SWF_API_FUNCTION'),
   };

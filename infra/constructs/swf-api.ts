@@ -34,6 +34,14 @@ export interface SwfApiProps {
    * function URL allows SWF's 60 s. @default 20 s
    */
   readonly pollMaxWait?: Duration;
+  /**
+   * How often a waiting long poll looks at its task list's queue again: a task scheduled while
+   * pollers wait is handed out within this time (README, "Dispatch on AWS"). Each look reads the
+   * list's four queue partitions (half a read unit each), so a waiting poller reads 2 units per look:
+   * at 1 s about $0.0009 an hour, at 100 ms $0.009, beside $0.024 of its Lambda time (from 50 ms up
+   * to pollMaxWait, whole milliseconds). @default 1 s
+   */
+  readonly pollRecheck?: Duration;
   readonly logRetention?: RetentionDays;
 }
 
@@ -43,6 +51,8 @@ export const API_MEMORY_MB = 512;
 const HTTP_API_MAX_POLL_SECONDS = 25;
 /** SWF's own long poll. */
 const SWF_MAX_POLL_SECONDS = 60;
+/** The most often a waiting poll may look at its queue (each look is four Queries). */
+const MIN_POLL_RECHECK_MS = 50;
 
 /**
  * The SWF endpoint: functions/api.ts behind an HTTP API whose only route, `POST /` (every awsJson1_0
@@ -69,13 +79,22 @@ export class SwfApi extends Construct {
       throw new Error(
         `pollMaxWait must be from 1 to ${maxPoll} s behind a ${this.frontDoor} (got ${pollMaxWait.toSeconds()} s)`,
       );
+    const pollRecheck = props.pollRecheck ?? Duration.seconds(1);
+    const recheckMs = pollRecheck.toMilliseconds();
+    if (recheckMs < MIN_POLL_RECHECK_MS || recheckMs > pollMaxWait.toMilliseconds())
+      throw new Error(
+        `pollRecheck must be from ${MIN_POLL_RECHECK_MS} ms to pollMaxWait (${pollMaxWait.toMilliseconds()} ms) (got ${recheckMs} ms)`,
+      );
     this.handler = new HouseFunction(this, 'Handler', {
       entry: apiEntry,
       description: `SWF API: awsJson1_0 actions through its ${this.frontDoor}`,
       // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
       // integration limit, so a late request still gets an SWF-shaped answer.
       timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
-      environment: { POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()) },
+      environment: {
+        POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()),
+        POLL_RECHECK_MS: String(recheckMs),
+      },
       // A call mostly waits on DynamoDB (15-25 ms) and spends about 1.3 ms of a core with the lean
       // clients; a long poll only waits. Half the house size halves what each costs, for ~2 ms more
       // CPU time per call (bench/scenarios/cost.ts prices it so).

@@ -35,7 +35,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApiHandler } from '../../functions/shared/wiring.js';
 import { SwfStack } from '../../infra/swf-stack.js';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import {
   EmulatedQueue,
@@ -128,6 +130,7 @@ beforeAll(async () => {
     TABLE_NAME: table.tableName,
     ACCOUNT_ID: ACCOUNT,
     POLL_MAX_WAIT_MS: '2000',
+    POLL_RECHECK_MS: '150',
     TIMER_QUEUE_URL: QUEUE_URL,
     TIMER_QUEUE_ARN: QUEUE_ARN,
     SCHEDULE_GROUP: GROUP,
@@ -666,6 +669,47 @@ describe('the API function behind API Gateway', () => {
     expect(short.statusCode).toBe(200);
     expect(short.json.taskToken).toBeUndefined();
     expect(shortMs).toBeLessThan(1_500);
+  });
+
+  it('finds a task another container scheduled within POLL_RECHECK_MS (nothing else wakes it)', async () => {
+    // Another container of the function: its own dispatcher, whose commits wake none of this one's polls.
+    const other = createApiHandler({
+      doc: createDocumentClient({
+        endpoint: dynamoEndpoint(),
+        region: REGION,
+        credentials: localCredentials,
+      }),
+      tableName: table.tableName,
+      region: REGION,
+      accountId: ACCOUNT,
+    });
+    const list = uid('recheck');
+    const waiting = call(
+      event(
+        'SimpleWorkflowService.PollForDecisionTask',
+        JSON.stringify({ domain, taskList: { name: list } }),
+      ),
+    );
+    // Just after the poll's first look: at the default second, its next comes ~950 ms later.
+    await sleep(50);
+    const started = await other(
+      event(
+        'SimpleWorkflowService.StartWorkflowExecution',
+        JSON.stringify({
+          domain,
+          workflowId: uid('recheck'),
+          workflowType: parent,
+          taskList: { name: list },
+        }),
+      ),
+      lambdaContext({ remainingMs: 28_000, name: API_FUNCTION }),
+    );
+    const at = Date.now();
+    expect(typeof started === 'string' ? started : started.statusCode).toBe(200);
+    const polled = await waiting;
+    // Found at the poll's next look, 150 ms apart (it would be up to a second at the default).
+    expect(polled.json.taskToken).toEqual(expect.any(String));
+    expect(Date.now() - at).toBeLessThan(500);
   });
 
   it('saw both plain and base64 bodies, with lower-case header names', () => {

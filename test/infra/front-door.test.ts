@@ -103,6 +103,36 @@ describe('front door: HTTP API', () => {
     });
   });
 
+  it('looks at the queue again every second by default, or as often as -c pollRecheckMs says', () => {
+    const recheckOf = (props: { pollRecheck?: Duration }) => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const functions = Template.fromStack(new SwfStack(app, 'Rechecks', props)).findResources(
+        'AWS::Lambda::Function',
+        {
+          Properties: {
+            Environment: { Variables: Match.objectLike({ POLL_MAX_WAIT_MS: '20000' }) },
+          },
+        },
+      );
+      return Object.values(functions).map(
+        (f) => f.Properties.Environment.Variables.POLL_RECHECK_MS,
+      );
+    };
+    expect(recheckOf({})).toEqual(['1000']);
+    expect(recheckOf({ pollRecheck: Duration.millis(250) })).toEqual(['250']);
+    const stack = new Stack(new App(), 'Rechecks');
+    expect(() => new SwfApi(stack, 'TooOften', { pollRecheck: Duration.millis(10) })).toThrow(
+      /pollRecheck must be from 50 ms to pollMaxWait/,
+    );
+    expect(
+      () =>
+        new SwfApi(stack, 'Never', {
+          pollMaxWait: Duration.seconds(5),
+          pollRecheck: Duration.seconds(6),
+        }),
+    ).toThrow(/pollRecheck must be from 50 ms to pollMaxWait \(5000 ms\)/);
+  });
+
   it("refuses a poll that would outlast API Gateway's 30 s, and allows SWF's 60 s behind a URL", () => {
     const stack = new Stack(new App(), 'Polls');
     expect(() => new SwfApi(stack, 'Late', { pollMaxWait: Duration.seconds(30) })).toThrow(

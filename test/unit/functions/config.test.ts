@@ -9,6 +9,7 @@ describe('loadOutboxConfig', () => {
       region: 'us-east-1',
       accountId: '123456789012',
       pollMaxWaitMs: undefined,
+      pollRecheckMs: undefined,
       queueUrl: OUTBOX_ENV.TIMER_QUEUE_URL,
       queueArn: OUTBOX_ENV.TIMER_QUEUE_ARN,
       scheduleGroup: 'swf-deadlines',
@@ -31,10 +32,18 @@ describe('loadOutboxConfig', () => {
       'SCHEDULER_ROLE_ARN must be an IAM role ARN, not "arn:aws:iam::123456789012:user/me"',
     ],
     ['STREAM_MAX_ATTEMPTS', '0', 'STREAM_MAX_ATTEMPTS must be a positive integer, not "0"'],
+    ['POLL_RECHECK_MS', '0.5', 'POLL_RECHECK_MS must be a positive integer, not "0.5"'],
     ['TABLE_NAME', undefined, 'TABLE_NAME is not set'],
   ])('fails the cold start on a bad %s', (name, value, message) => {
     const env = { ...OUTBOX_ENV, [name]: value };
     expect(() => loadOutboxConfig(env)).toThrow(new ConfigError(message));
+  });
+});
+
+describe('the long poll settings', () => {
+  it('reads how long a poll waits (POLL_MAX_WAIT_MS) and how often it looks again (POLL_RECHECK_MS)', () => {
+    const config = loadConfig({ ...OUTBOX_ENV, POLL_MAX_WAIT_MS: '20000', POLL_RECHECK_MS: '250' });
+    expect(config).toMatchObject({ pollMaxWaitMs: 20_000, pollRecheckMs: 250 });
   });
 });
 
