@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DynamoDbError,
   DynamoDocClient,
+  dynamoDbEndpoint,
   isDynamoError,
 } from '../../../lib/adapters/dynamodb/doc-client.js';
 import {
@@ -338,5 +339,21 @@ describe('DynamoDocClient', () => {
     expect(() => new DynamoDocClient({ region: '', credentials })).toThrow(/no region/);
     expect(new DynamoDbError('X', 'm', 400, {})).toBeInstanceOf(Error);
     doc.destroy();
+  });
+
+  it("talks to its region's own DynamoDB endpoint, in every partition's domain", () => {
+    // DynamoDB's regional endpoints are dynamodb.<region>.<the partition's DNS suffix>: China's
+    // regions (where SWF runs too) are under amazonaws.com.cn, not amazonaws.com.
+    expect(dynamoDbEndpoint('eu-west-1')).toBe('https://dynamodb.eu-west-1.amazonaws.com');
+    expect(dynamoDbEndpoint('us-gov-west-1')).toBe('https://dynamodb.us-gov-west-1.amazonaws.com');
+    expect(dynamoDbEndpoint('cn-north-1')).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn');
+    expect(dynamoDbEndpoint('cn-northwest-1')).toBe(
+      'https://dynamodb.cn-northwest-1.amazonaws.com.cn',
+    );
+    expect(dynamoDbEndpoint('us-iso-east-1')).toBe('https://dynamodb.us-iso-east-1.c2s.ic.gov');
+    expect(dynamoDbEndpoint('us-isob-east-1')).toBe(
+      'https://dynamodb.us-isob-east-1.sc2s.sgov.gov',
+    );
+    expect(dynamoDbEndpoint('eusc-de-east-1')).toBe('https://dynamodb.eusc-de-east-1.amazonaws.eu');
   });
 });

@@ -36,6 +36,16 @@ describe('isTransientError', () => {
     ).toBe(false);
   });
 
+  it("takes DynamoDB's refusal of a write to an item a transaction holds for the weather", () => {
+    // DynamoDB answers an item-level write on an item that a transaction in flight holds with
+    // TransactionConflictException (400), and a retried transaction still in flight with
+    // TransactionInProgressException: both pass once the other request is done. DynamoDB Local
+    // makes the write wait for the lock instead, so the suites never see either.
+    const refused = (name: string) => new DynamoDbError(name, 'Transaction is ongoing', 400, {});
+    expect(isTransientError(refused('TransactionConflictException'))).toBe(true);
+    expect(isTransientError(refused('TransactionInProgressException'))).toBe(true);
+  });
+
   it('takes a transaction DynamoDB cancelled for throttling for the weather, not one whose condition failed', () => {
     const cancelled = (codes: string[]) =>
       new DynamoDbError('TransactionCanceledException', 'Transaction cancelled', 400, {

@@ -1,0 +1,223 @@
+/**
+ * The stores against DynamoDB Local, with one answer of the real DynamoDB service put in where Local
+ * answers otherwise:
+ *
+ * - A PutItem, UpdateItem or DeleteItem on an item that a TransactWriteItems in flight holds is
+ *   refused at once with TransactionConflictException (400, which the AWS SDK does not retry).
+ *   DynamoDB Local makes the write wait for the transaction's lock instead (and answers a 500 only
+ *   when the wait runs out, which the client retries), so the suites never meet that answer.
+ * - A write can land while its answer is lost (a 500 or a timeout): the client's retry of a
+ *   conditional write then fails its condition on what the first try wrote. Local never loses answers.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
+import { type DocClient, DynamoDbError } from '../../lib/adapters/dynamodb/doc-client.js';
+import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
+import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
+import type { DomainRecord, TypeRecord } from '../../lib/core/registry.js';
+import { queueChanges } from '../../lib/core/task-queue.js';
+import type { RunWrite } from '../../lib/ports/execution-store.js';
+import { RunDriver } from '../support/core-builders.js';
+import { freshTable } from '../support/local.js';
+
+let table: TableRef;
+let destroy: () => void;
+
+beforeAll(async () => {
+  const { tableName, doc, client } = await freshTable('real-answers');
+  client.destroy();
+  table = { doc, tableName };
+  destroy = () => doc.destroy();
+});
+afterAll(() => destroy?.());
+
+type Operation = 'get' | 'put' | 'update' | 'delete' | 'query' | 'transactWrite' | 'batchWrite';
+
+/**
+ * The table's client, except that `answer` may take a request over (its operation and input) and
+ * answer it as the real service would; it gets the real client to land the write first if it likes.
+ */
+function answering(
+  answer: (
+    operation: Operation,
+    input: Record<string, unknown>,
+    doc: DocClient,
+  ) => Promise<unknown> | undefined,
+): TableRef {
+  const inner = table.doc;
+  const wrap =
+    (operation: Operation) =>
+    (input: Record<string, unknown>): Promise<never> => {
+      const taken = answer(operation, input, inner);
+      return (taken ?? (inner[operation] as (i: unknown) => Promise<unknown>)(input)) as never;
+    };
+  const doc = {
+    get: wrap('get'),
+    put: wrap('put'),
+    update: wrap('update'),
+    delete: wrap('delete'),
+    query: wrap('query'),
+    scan: (input: never) => inner.scan(input),
+    transactWrite: wrap('transactWrite'),
+    batchWrite: wrap('batchWrite'),
+  } as unknown as DocClient;
+  return { doc, tableName: table.tableName };
+}
+
+/** DynamoDB's answer to an item-level write on an item a transaction holds. */
+const transactionConflict = () =>
+  Promise.reject(
+    new DynamoDbError('TransactionConflictException', 'Transaction is ongoing for the item', 400, {
+      __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException',
+      message: 'Transaction is ongoing for the item',
+    }),
+  );
+
+/** Answers the first request `matches` picks with a transaction conflict; the rest go through. */
+function conflictOnce(matches: (operation: Operation, input: Record<string, unknown>) => boolean) {
+  let done = false;
+  return answering((operation, input) => {
+    if (done || !matches(operation, input)) return undefined;
+    done = true;
+    return transactionConflict();
+  });
+}
+
+const isPointer = (input: Record<string, unknown>) =>
+  String((input.Item as { pk?: unknown } | undefined)?.pk ?? '').startsWith('OPEN|');
+
+/** A new run of its own workflowId (or of `workflowId`). */
+function newRun(workflowId = `wf-${randomBytes(6).toString('hex')}`) {
+  const driver = new RunDriver();
+  const execution = { workflowId, runId: `run-${randomBytes(6).toString('hex')}` };
+  driver.state = { ...driver.state, execution };
+  return driver;
+}
+const startWrite = (run: RunDriver): RunWrite => ({
+  state: run.state,
+  events: run.history,
+  queue: queueChanges(undefined, run.state),
+});
+const acquire = (run: RunDriver) => ({
+  kind: 'acquire' as const,
+  domain: run.state.domain,
+  workflowId: run.state.execution.workflowId,
+  runId: run.state.execution.runId,
+  startedAt: run.state.startTimestamp,
+});
+
+describe("a start whose workflowId's pointer a transaction holds (TransactionConflictException)", () => {
+  it('is refused as a start of a workflowId already open, not failed', async () => {
+    // The workflowId's open run is continuing as new: the transaction that moves its pointer to the
+    // new run is in flight as another start of the same workflowId puts the pointer.
+    const open = newRun();
+    const plain = new DynamoExecutionStore(table);
+    expect(await plain.commit([startWrite(open)], [acquire(open)])).toBe('committed');
+    const second = newRun(open.state.execution.workflowId);
+    const store = new DynamoExecutionStore(
+      conflictOnce((operation, input) => operation === 'put' && isPointer(input)),
+    );
+    await expect(store.commit([startWrite(second)], [acquire(second)])).resolves.toBe(
+      'already-open',
+    );
+    expect(await plain.loadRun(second.state.execution.runId)).toBeUndefined();
+  });
+
+  it('tries the pointer again once the transaction is gone, and starts', async () => {
+    // A start of the same workflowId was taking the pointer in a transaction, and failed.
+    const run = newRun();
+    const store = new DynamoExecutionStore(
+      conflictOnce((operation, input) => operation === 'put' && isPointer(input)),
+    );
+    await expect(store.commit([startWrite(run)], [acquire(run)])).resolves.toBe('committed');
+    const { Item } = await table.doc.get({
+      TableName: table.tableName,
+      Key: keys.openRun(run.state.domain, run.state.execution.workflowId),
+      ConsistentRead: true,
+    });
+    expect(Item?.runId).toBe(run.state.execution.runId);
+  });
+});
+
+const domain = (name: string): DomainRecord => ({
+  name,
+  status: 'REGISTERED',
+  retentionPeriodInDays: '1',
+  tags: [],
+  creationDate: 1,
+});
+const activityType = (domainName: string, name: string): TypeRecord => ({
+  kind: 'activity',
+  domain: domainName,
+  name,
+  version: '1',
+  status: 'REGISTERED',
+  creationDate: 1,
+  configuration: {},
+});
+const isDomainItem = (input: Record<string, unknown>) =>
+  (input.Key as { sk?: unknown } | undefined)?.sk === 'DOMAIN';
+
+describe('a registry change of an item a transaction holds (TransactionConflictException)', () => {
+  // Each RegisterActivityType/RegisterWorkflowType (and DeleteActivityType/...) is a transaction that
+  // counts the type in its domain's item.
+  it('deprecates a domain while a type of it is being registered', async () => {
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    const plain = new DynamoRegistryStore(table);
+    expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
+    const store = new DynamoRegistryStore(
+      conflictOnce((operation, input) => operation === 'update' && isDomainItem(input)),
+    );
+    await expect(store.setDomainStatus(name, 'DEPRECATED', 2)).resolves.toBe('changed');
+    expect((await plain.getDomain(name))?.status).toBe('DEPRECATED');
+  });
+
+  it('tags a domain while a type of it is being registered', async () => {
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    const plain = new DynamoRegistryStore(table);
+    expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
+    const store = new DynamoRegistryStore(
+      conflictOnce((operation, input) => operation === 'update' && isDomainItem(input)),
+    );
+    await expect(
+      store.updateDomainTags(name, { upsert: [{ key: 'k', value: 'v' }], removeKeys: [] }, 50),
+    ).resolves.toBe('tagged');
+    expect((await plain.getDomain(name))?.tags).toEqual([{ key: 'k', value: 'v' }]);
+  });
+});
+
+describe('a registry status change whose answer was lost, retried by the client', () => {
+  /** Lands the first update of the domain's item, then answers as the client's retry of it would. */
+  const lostAnswer = () => {
+    let done = false;
+    return answering((operation, input, doc) => {
+      if (done || operation !== 'update' || !isDomainItem(input)) return undefined;
+      done = true;
+      return (async () => {
+        await doc.update(input as never); // the first try lands; its answer (a 500) is lost
+        const retry = await doc.update(input as never).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (!(retry instanceof DynamoDbError)) throw new Error('the retry was expected to fail');
+        throw new DynamoDbError(retry.name, retry.message, retry.statusCode, {}, 2);
+      })();
+    });
+  };
+
+  it('is the change it made, and deprecates the domain’s types with it', async () => {
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    const plain = new DynamoRegistryStore(table);
+    expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
+    expect(await plain.createType(activityType(name, 'a'), 1_000)).toBe('created');
+    const store = new DynamoRegistryStore(lostAnswer());
+    // 'already' would answer DeprecateDomain with DomainDeprecatedFault for the caller's own change.
+    await expect(store.setDomainStatus(name, 'DEPRECATED', 2)).resolves.toBe('changed');
+    const typeStatus = (
+      await plain.getType({ kind: 'activity', domain: name, name: 'a', version: '1' })
+    )?.status;
+    expect(typeStatus).toBe('DEPRECATED');
+  });
+});
