@@ -43,6 +43,10 @@ const transientNames = new Set([
   'TooManyRequestsException',
   'RequestLimitExceeded',
   'ProvisionedThroughputExceededException',
+  // DynamoDB refused a write to an item that a transaction in flight holds, or a retried transaction
+  // is still in flight: both pass once the other request is done.
+  'TransactionConflictException',
+  'TransactionInProgressException',
   'LimitExceededException',
   'InternalServerError',
   'InternalFailure',

@@ -53,7 +53,7 @@ export type DynamoIntercept = (
 export interface DocClientOptions {
   /** The region requests are signed for; AWS_REGION by default. */
   readonly region?: string;
-  /** `https://dynamodb.<region>.amazonaws.com` by default; DynamoDB Local's URL locally. */
+  /** The region's DynamoDB endpoint by default (dynamoDbEndpoint); DynamoDB Local's URL locally. */
   readonly endpoint?: string;
   /** Fixed credentials, or where to get them (the SDK's default chain when left out). */
   readonly credentials?: Credentials | (() => Promise<Credentials>);
@@ -118,7 +118,7 @@ export class DynamoDocClient implements DocClient {
       throw new Error('DynamoDocClient: no region (options.region or AWS_REGION)');
     const credentials = options.credentials;
     this.#rpc = new JsonRpcClient({
-      endpoint: options.endpoint ?? `https://dynamodb.${region}.amazonaws.com`,
+      endpoint: options.endpoint ?? dynamoDbEndpoint(region),
       signer: new SigV4Signer(region, 'dynamodb'),
       targetPrefix: 'DynamoDB_20120810',
       credentials:
@@ -213,6 +213,26 @@ export class DynamoDocClient implements DocClient {
       );
     }
   }
+}
+
+/**
+ * DNS suffixes of the partitions whose endpoints are not under `amazonaws.com`, by region prefix (the
+ * AWS SDK's partitions: aws-cn, aws-iso, aws-iso-b, aws-iso-f, aws-iso-e, aws-eusc).
+ */
+const PARTITION_SUFFIXES: readonly (readonly [prefix: string, suffix: string])[] = [
+  ['cn-', 'amazonaws.com.cn'],
+  ['us-iso-', 'c2s.ic.gov'],
+  ['us-isob-', 'sc2s.sgov.gov'],
+  ['us-isof-', 'csp.hci.ic.gov'],
+  ['eu-isoe-', 'cloud.adc-e.uk'],
+  ['eusc-', 'amazonaws.eu'],
+];
+
+/** DynamoDB's regional endpoint: `https://dynamodb.<region>.<the partition's DNS suffix>`. */
+export function dynamoDbEndpoint(region: string): string {
+  const suffix =
+    PARTITION_SUFFIXES.find(([prefix]) => region.startsWith(prefix))?.[1] ?? 'amazonaws.com';
+  return `https://dynamodb.${region}.${suffix}`;
 }
 
 function defaultCredentials(): () => Promise<Credentials> {

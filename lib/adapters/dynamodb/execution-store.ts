@@ -22,7 +22,7 @@ import { isDynamoError } from './doc-client.js';
 import { type ItemKey, keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
 import { outboxRecords } from './table-schema.js';
-import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
+import { backoff, isLockConflict, type TransactItem, transactWrite } from './transact.js';
 
 /** DynamoDB's limits on one transaction (100 items) and one item (400 KB, kept well clear of). */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -358,7 +358,12 @@ export class DynamoExecutionStore implements ExecutionStore {
         });
         return true;
       } catch (error) {
-        if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
+        // A transaction in flight holds the pointer (a continue-as-new moving it, a child start
+        // taking it): DynamoDB refuses the put at once with TransactionConflictException (DynamoDB
+        // Local waits for the lock instead). The pointer as it was tells whose it is, as after a
+        // failed condition; a pause lets the transaction finish before the next try.
+        if (isLockConflict(error)) await backoff(attempt);
+        else if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
       }
       const held = await this.heldBy(p);
       if (held === 'this run') return true;

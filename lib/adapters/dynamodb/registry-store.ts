@@ -21,12 +21,14 @@ import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
 import { mapLimited } from './parallel.js';
-import { backoff, transactWrite } from './transact.js';
+import { backoff, isLockConflict, transactWrite } from './transact.js';
 
 const typeCounter = (kind: TypeKind) =>
   kind === 'workflow' ? 'workflowTypeCount' : 'activityTypeCount';
 const DEPRECATE_CONCURRENCY = 16;
 const MAX_TAG_RETRIES = 20;
+/** Attempts at a status change while transactions keep holding its item. */
+const MAX_STATUS_ATTEMPTS = 20;
 
 /** Domains, types and tags in the single table (see keys.ts for the layout). */
 export class DynamoRegistryStore implements RegistryStore {
@@ -104,7 +106,11 @@ export class DynamoRegistryStore implements RegistryStore {
         });
         return 'tagged';
       } catch (error) {
-        if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
+        // Another tag change won, or a transaction in flight holds the domain's item (a type's
+        // registration or deletion counting it): DynamoDB refuses the update at once with
+        // TransactionConflictException. Either way: read again and merge again.
+        if (!isDynamoError(error, 'ConditionalCheckFailedException') && !isLockConflict(error))
+          throw error;
       }
       await backoff(Math.min(attempt, 6));
     }
@@ -279,24 +285,39 @@ export class DynamoRegistryStore implements RegistryStore {
   ): Promise<StatusChangeOutcome> {
     const dateClause =
       deprecationDate === undefined ? ' REMOVE deprecationDate' : ', deprecationDate = :date';
-    try {
-      await this.table.doc.update({
-        TableName: this.table.tableName,
-        Key: key,
-        UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk${dateClause}`,
-        ConditionExpression: 'attribute_exists(pk) AND #status <> :to',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':to': to,
-          ':gsi1pk': gsi1pk,
-          ...(deprecationDate === undefined ? {} : { ':date': deprecationDate }),
-        },
-      });
-      return 'changed';
-    } catch (error) {
-      if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
-      return (await this.get(key)) === undefined ? 'missing' : 'already';
+    for (let attempt = 0; attempt < MAX_STATUS_ATTEMPTS; attempt++) {
+      try {
+        await this.table.doc.update({
+          TableName: this.table.tableName,
+          Key: key,
+          UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk${dateClause}`,
+          ConditionExpression: 'attribute_exists(pk) AND #status <> :to',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':gsi1pk': gsi1pk,
+            ...(deprecationDate === undefined ? {} : { ':date': deprecationDate }),
+          },
+        });
+        return 'changed';
+      } catch (error) {
+        if (isDynamoError(error, 'ConditionalCheckFailedException')) {
+          const item = await this.get(key);
+          if (item === undefined) return 'missing';
+          // The client's retry of an update whose first try landed (its answer lost: a 500, a
+          // timeout) fails its condition on what that try wrote: the change is this request's.
+          return error.attempts > 1 && item.status === to ? 'changed' : 'already';
+        }
+        // A transaction in flight holds the item (a type's registration or deletion counting it in
+        // its domain's item): DynamoDB refuses the update at once with TransactionConflictException
+        // (DynamoDB Local waits for the lock instead). Tried again once it has passed.
+        if (!isLockConflict(error)) throw error;
+        await backoff(Math.min(attempt, 6));
+      }
     }
+    throw new ThrottlingException(
+      `The record ${key.pk} ${key.sk} kept being changed by other requests through ${MAX_STATUS_ATTEMPTS} attempts; try again`,
+    );
   }
 
   /**
