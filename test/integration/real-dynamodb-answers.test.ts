@@ -221,3 +221,42 @@ describe('a registry status change whose answer was lost, retried by the client'
     expect(typeStatus).toBe('DEPRECATED');
   });
 });
+
+describe('a registry listing read right after a registration (global secondary indexes lag)', () => {
+  // DynamoDB updates a global secondary index asynchronously, and a query of one cannot be
+  // consistent: for a moment after a write it answers as before it. DynamoDB Local updates its
+  // indexes with the write. Here the index has not caught up with the registration yet.
+  const lagging = () =>
+    answering((operation, input) =>
+      operation === 'query' && input.IndexName === 'gsi1'
+        ? Promise.resolve({ Items: [], Count: 0, ScannedCount: 0 })
+        : undefined,
+    );
+
+  // Known gap, kept as a failing expectation: README says the domain and type actions always read
+  // the registry as it is, but ListDomains, ListActivityTypes and ListWorkflowTypes read gsi1.
+  it.fails('lists a type just registered (ListActivityTypes)', async () => {
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    const plain = new DynamoRegistryStore(table);
+    expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
+    expect(await plain.createType(activityType(name, 'a'), 1_000)).toBe('created');
+    const listed = await new DynamoRegistryStore(lagging()).listTypes(
+      'activity',
+      name,
+      'REGISTERED',
+      undefined,
+      { limit: 100, reverse: false },
+    );
+    expect(listed.items.map((t) => t.name)).toEqual(['a']);
+  });
+
+  it.fails('lists a domain just registered (ListDomains)', async () => {
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    expect(await new DynamoRegistryStore(table).createDomain(domain(name), 1_000)).toBe('created');
+    const listed = await new DynamoRegistryStore(lagging()).listDomains('REGISTERED', {
+      limit: 1_000,
+      reverse: false,
+    });
+    expect(listed.items.map((d) => d.name)).toContain(name);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The versions a type name has had, deleted ones included (what a visibility filter by type name
+ * reads), kept against DynamoDB's 400 KB item limit: a name registered in a new version by every
+ * deploy reaches thousands of versions, and deleting a deprecated version frees its place in the
+ * domain's quota of 10,000 types, not its place in the record of the name's versions.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
+import { keys } from '../../lib/adapters/dynamodb/keys.js';
+import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
+import type { DomainRecord, TypeRecord } from '../../lib/core/registry.js';
+import { freshTable } from '../support/local.js';
+
+let table: TableRef;
+let destroy: () => void;
+
+beforeAll(async () => {
+  const { tableName, doc, client } = await freshTable('versions');
+  client.destroy();
+  table = { doc, tableName };
+  destroy = () => doc.destroy();
+});
+afterAll(() => destroy?.());
+
+const domain = (name: string): DomainRecord => ({
+  name,
+  status: 'REGISTERED',
+  retentionPeriodInDays: '1',
+  tags: [],
+  creationDate: 1,
+});
+const activityType = (domainName: string, name: string, version: string): TypeRecord => ({
+  kind: 'activity',
+  domain: domainName,
+  name,
+  version,
+  status: 'REGISTERED',
+  creationDate: 1,
+  configuration: {},
+});
+
+/** A version name of SWF's longest (64 characters), as a deploy pipeline may make them. */
+const longVersion = (i: number) => `${String(i).padStart(8, '0')}-${'v'.repeat(55)}`;
+
+describe("a type name's versions", () => {
+  it('are recorded past what one item holds (400 KB): registering the next version still works', async () => {
+    const store = new DynamoRegistryStore(table);
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    expect(await store.createDomain(domain(name), 1_000)).toBe('created');
+    // Versions registered (and deleted since, so that the domain's quota has room) of one name,
+    // recorded as createType records them, until the record is as big as DynamoDB lets one item be.
+    const record = (versions: string[]) =>
+      table.doc.update({
+        TableName: table.tableName,
+        Key: keys.typeVersions('activity', name, 'a'),
+        UpdateExpression: 'ADD versions :versions',
+        ExpressionAttributeValues: { ':versions': new Set(versions) },
+      });
+    let count = 0;
+    for (; count < 6_000; count += 1_000)
+      await record(Array.from({ length: 1_000 }, (_, i) => longVersion(count + i)));
+    let full = false;
+    for (; !full && count < 7_000; count++)
+      full = await record([longVersion(count)]).then(
+        () => false,
+        (error: unknown) => error instanceof Error && /size/i.test(error.message),
+      );
+    expect(full).toBe(true); // DynamoDB refuses to grow an item past 400 KB
+    const next = longVersion(count);
+    await expect(store.createType(activityType(name, 'a', next), 10_000)).resolves.toBe('created');
+    const versions = await store.typeVersions('activity', name, 'a');
+    expect(versions).toHaveLength(count);
+    expect(versions).toContain(next);
+  }, 120_000);
+});
