@@ -45,13 +45,26 @@ export const keys = {
     gsi1pk: `DOMAIN#${domain}#${typePrefix(kind)}#${status}`,
   }),
   /**
-   * Every version ever registered of one type name (deleted ones too): what a visibility filter by
-   * type name covers. Not under the type prefix, so type queries never meet it.
+   * Every version of one type name registered while versions were recorded in one item (deleted ones
+   * too): what a visibility filter by type name covers, with the typeVersion items written since. Not
+   * under the type prefix, so type queries never meet it. Read, no longer written.
    */
   typeVersions: (kind: TypeKind, domain: string, name: string): ItemKey => ({
     pk: `DOMAIN#${domain}`,
     sk: `VERSIONS#${typePrefix(kind)}#${name}`,
   }),
+  /**
+   * One version ever registered of one type name, an item of its own: the versions of a name are
+   * unbounded (deleting a type frees its place in the domain's quota, not here), so they cannot share
+   * one item (400 KB). Not under the type prefix, nor under typeVersions' key: `VERSIONS#` + kind +
+   * name + U+0001 + version, read by that prefix.
+   */
+  typeVersion: (kind: TypeKind, domain: string, name: string, version: string): ItemKey => ({
+    pk: `DOMAIN#${domain}`,
+    sk: `VERSIONS#${typePrefix(kind)}#${name}${SEPARATOR}${version}`,
+  }),
+  typeVersionPrefix: (kind: TypeKind, name: string) =>
+    `VERSIONS#${typePrefix(kind)}#${name}${SEPARATOR}`,
   typeSortValue: (name: string, version: string) => `${name}${SEPARATOR}${version}`,
   typeNamePrefix: (name: string) => `${name}${SEPARATOR}`,
 

@@ -148,11 +148,16 @@ export class DynamoRegistryStore implements RegistryStore {
         },
       },
       {
-        Update: {
+        // Its own item, not a member of one set of the name's versions: a name registered in a new
+        // version by every deploy would take that item past DynamoDB's 400 KB, and every later
+        // registration of the name would fail.
+        Put: {
           TableName: this.table.tableName,
-          Key: keys.typeVersions(type.kind, type.domain, type.name),
-          UpdateExpression: 'ADD versions :version',
-          ExpressionAttributeValues: { ':version': new Set([type.version]) },
+          Item: {
+            ...keys.typeVersion(type.kind, type.domain, type.name, type.version),
+            entity: 'TypeVersion',
+            version: type.version,
+          },
         },
       },
     ]);
@@ -165,14 +170,27 @@ export class DynamoRegistryStore implements RegistryStore {
 
   /**
    * Every version of a type name registered since versions were recorded at registration (deleted
-   * ones too), and those registered or deprecated now (types registered before then): the name's
-   * types are read from the domain's own partition, consistently, whatever their status.
+   * ones too: one item each, and the one set an earlier release kept them in), and those registered
+   * or deprecated now (types registered before then): the name's types are read from the domain's
+   * own partition, consistently, whatever their status.
    */
   async typeVersions(kind: TypeKind, domain: string, name: string): Promise<readonly string[]> {
     const recorded = await this.get(keys.typeVersions(kind, domain, name));
     const versions = new Set<string>(
       recorded?.versions instanceof Set ? [...recorded.versions].map(String) : [],
     );
+    const pages = queryPages(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': keys.domain(domain).pk,
+        ':prefix': keys.typeVersionPrefix(kind, name),
+      },
+      ProjectionExpression: 'version',
+      ConsistentRead: true,
+    });
+    for await (const page of pages)
+      for (const item of page.Items ?? [])
+        if (typeof item.version === 'string') versions.add(item.version);
     for await (const types of this.typesIn(domain, keys.type(kind, domain, name, '').sk))
       for (const type of types) versions.add(type.version);
     return [...versions].sort();
