@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
 import { UnknownResourceFault } from '../../../lib/core/faults.js';
 import {
   createDispatcher,
@@ -90,6 +91,31 @@ describe('createDispatcher', () => {
       __type: 'com.amazon.coral.availability#ThrottlingException',
       message: 'execution r1 kept changing under 50 attempts',
     });
+  });
+
+  it("answers DynamoDB's throttling of the table with a 400 ThrottlingException, as SWF answers a request over its rate", async () => {
+    // DynamoDB throttles a partition past 1,000 write or 3,000 read units a second (on-demand tables
+    // too): after the client's attempts the store meets ProvisionedThroughputExceededException or
+    // ThrottlingException. DynamoDB Local never throttles. SWF's clients back off longer on a
+    // ThrottlingException than on a 500, and do not spend their retry quota as on a fault.
+    for (const name of [
+      'ProvisionedThroughputExceededException',
+      'ThrottlingException',
+      'RequestLimitExceeded',
+    ]) {
+      const { dispatch } = dispatcherWith(async () => {
+        throw new DynamoDbError(
+          name,
+          'The level of configured throughput was exceeded',
+          400,
+          {},
+          3,
+        );
+      });
+      const response = await dispatch(request());
+      expect(response.statusCode).toBe(400);
+      expect(bodyOf(response).__type).toBe('com.amazon.coral.availability#ThrottlingException');
+    }
   });
 
   it('answers any other error with a generic 500 InternalFailure, logging the cause', async () => {
