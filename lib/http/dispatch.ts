@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import {
   SerializationException,
   SwfFault,
+  ThrottlingException,
   UnknownOperationException,
   ValidationException,
 } from '../core/faults.js';
 import type { Operation, OperationDeps } from '../operations/context.js';
+import { isThrottlingError } from '../operations/transient.js';
 import { operationInputs, type SwfAction } from './swf-model.js';
 import { validateInput } from './validate-input.js';
 
@@ -79,6 +81,12 @@ export function createDispatcher(
     } catch (error) {
       if (error instanceof SwfFault)
         return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
+      // DynamoDB throttled the table (Local never does): as SWF answers a request over its rate, a
+      // 400 its clients retry after a pause, not a fault of the service.
+      if (isThrottlingError(error)) {
+        const fault = new ThrottlingException('Rate exceeded; try again', { cause: error });
+        return respond(fault.statusCode, requestId, JSON.stringify(fault.toWire()));
+      }
       logger.error('internal failure', { requestId, action, error: describeError(error) });
       return respond(500, requestId, JSON.stringify(INTERNAL_FAILURE));
     }

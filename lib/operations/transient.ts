@@ -70,3 +70,27 @@ const transientCodes = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
+
+/**
+ * Whether an error is a service's throttling of the request (DynamoDB's table or partition over its
+ * throughput, after the client's own attempts), or another request holding the same item for a
+ * moment: the request may be tried again later, as one over SWF's rate.
+ */
+export function isThrottlingError(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 10) return false;
+  const e = error as { name?: unknown; statusCode?: unknown; cause?: unknown };
+  if (typeof e.name === 'string' && throttlingNames.has(e.name)) return true;
+  if (e.statusCode === 429) return true;
+  return e.cause !== undefined && e.cause !== error && isThrottlingError(e.cause, depth + 1);
+}
+
+const throttlingNames = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'ThrottledException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'ProvisionedThroughputExceededException',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+]);
