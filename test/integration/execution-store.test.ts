@@ -633,4 +633,21 @@ describe('dead letters', () => {
     expect(letter?.record.length).toBeLessThan(70_000);
     expect(letter?.error).toBe('Error: it failed');
   });
+
+  it('are all listed, past the megabyte one page of a Query holds', async () => {
+    // Each letter keeps up to 64 K characters of its record: 20 of them are over 1 MB, and a Query
+    // answers at most 1 MB a page (LastEvaluatedKey tells where the next one starts).
+    const { tableName, doc, client } = await freshTable('letters');
+    client.destroy();
+    const store = new DynamoExecutionStore({ doc, tableName });
+    try {
+      const ids = Array.from({ length: 20 }, (_, i) => `letter-${i}`);
+      for (const id of ids)
+        await store.putDeadLetter(id, randomBytes(60_000).toString('base64'), 'Error: it failed');
+      const listed = (await store.listDeadLetters()).map((l) => l.id);
+      expect(listed.sort()).toEqual([...ids].sort());
+    } finally {
+      doc.destroy();
+    }
+  });
 });
