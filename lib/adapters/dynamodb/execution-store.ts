@@ -926,18 +926,22 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   async listDeadLetters(): Promise<DeadLetter[]> {
-    const result = await this.table.doc.query({
-      TableName: this.table.tableName,
+    // A letter is up to ~200 KB: a Query page (1 MB) holds a handful, so every page is read.
+    const letters: DeadLetter[] = [];
+    const pages = queryPages(this.table, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.deadLetterPartition },
       ConsistentRead: true,
     });
-    return (result.Items ?? []).map((item) => ({
-      id: String(item.id),
-      record: String(item.record),
-      error: String(item.error),
-      at: Number(item.at),
-    }));
+    for await (const page of pages)
+      for (const item of page.Items ?? [])
+        letters.push({
+          id: String(item.id),
+          record: String(item.record),
+          error: String(item.error),
+          at: Number(item.at),
+        });
+    return letters;
   }
 
   /**
