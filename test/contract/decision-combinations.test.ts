@@ -1,0 +1,599 @@
+/**
+ * Combinations of decisions, in one RespondDecisionTaskCompleted and across consecutive decision tasks,
+ * held against an independent model of SWF (test/support/decision-oracle.ts). Each generated scenario
+ * (fixed seed) runs a few decision tasks of one execution; between and during them workers start,
+ * complete and cancel activities and signals arrive. After every response the whole history (ids, order,
+ * attributes), DescribeWorkflowExecution's counts and the workers' heartbeats must be what the model says.
+ */
+import {
+  type Decision,
+  DeprecateActivityTypeCommand,
+  type HistoryEvent,
+  RecordActivityTaskHeartbeatCommand,
+  RegisterActivityTypeCommand,
+  RegisterWorkflowTypeCommand,
+  RespondActivityTaskCanceledCommand,
+  RespondActivityTaskCompletedCommand,
+  RespondDecisionTaskCompletedCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../lib/local/stack.js';
+import { expectFault, type SwfKit, uid } from '../support/decider.js';
+import {
+  closeKinds,
+  type ExpectedEvent,
+  type ModelDecision,
+  type ModelWorld,
+  RunModel,
+  situations,
+} from '../support/decision-oracle.js';
+import { serveDomain } from '../support/local.js';
+
+let swf: SWFClient;
+let kit: SwfKit;
+let stack: LocalStack;
+let close: () => Promise<void>;
+const domain = 'combos';
+const lambdaRole = 'arn:aws:iam::000000000000:role/combos';
+
+const world: ModelWorld = {
+  workflowType: { name: 'combo-wf', version: '1' },
+  activityTypes: {
+    act: { name: 'combo-act', version: '1' },
+    old: { name: 'combo-old', version: '1' },
+    bare: { name: 'combo-bare', version: '1' },
+  },
+  ghostType: { name: 'combo-ghost', version: '1' },
+  actDefaults: {
+    scheduleToStartTimeout: '3600',
+    scheduleToCloseTimeout: '7200',
+    startToCloseTimeout: '3000',
+    heartbeatTimeout: 'NONE',
+    taskPriority: '3',
+  },
+  bareValues: {
+    scheduleToStartTimeout: '1000',
+    scheduleToCloseTimeout: '2000',
+    startToCloseTimeout: '1500',
+    heartbeatTimeout: '900',
+  },
+  lambdaName: 'held',
+  lambdaTimeout: '300',
+  continued: {
+    executionStartToCloseTimeout: '3600',
+    taskStartToCloseTimeout: '60',
+    childPolicy: 'TERMINATE',
+  },
+};
+
+beforeAll(async () => {
+  ({ swf, close, kit, stack } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...world.workflowType,
+      defaultTaskList: { name: 'combo-unused' },
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '60',
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+  await swf.send(
+    new RegisterActivityTypeCommand({
+      domain,
+      ...world.activityTypes.act,
+      defaultTaskList: { name: 'combo-act-unused' },
+      defaultTaskScheduleToStartTimeout: world.actDefaults.scheduleToStartTimeout,
+      defaultTaskScheduleToCloseTimeout: world.actDefaults.scheduleToCloseTimeout,
+      defaultTaskStartToCloseTimeout: world.actDefaults.startToCloseTimeout,
+      defaultTaskHeartbeatTimeout: world.actDefaults.heartbeatTimeout,
+      defaultTaskPriority: world.actDefaults.taskPriority,
+    }),
+  );
+  await swf.send(new RegisterActivityTypeCommand({ domain, ...world.activityTypes.bare }));
+  await swf.send(
+    new RegisterActivityTypeCommand({
+      domain,
+      ...world.activityTypes.old,
+      defaultTaskList: { name: 'x' },
+      defaultTaskScheduleToStartTimeout: 'NONE',
+      defaultTaskScheduleToCloseTimeout: 'NONE',
+      defaultTaskStartToCloseTimeout: 'NONE',
+      defaultTaskHeartbeatTimeout: 'NONE',
+    }),
+  );
+  await swf.send(
+    new DeprecateActivityTypeCommand({ domain, activityType: world.activityTypes.old }),
+  );
+  // A function that never answers: its tasks stay open, as a long-running Lambda task's would.
+  stack.lambda.register(world.lambdaName, () => new Promise<string>(() => {}));
+});
+afterAll(async () => {
+  await close();
+  const reach = [...situations].sort(([a], [b]) => a.localeCompare(b));
+  console.log(`situations the model met:\n${reach.map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The model's decisions on the wire
+
+function toWire(d: ModelDecision, run: { taskList: string; activityTaskList: string }): Decision {
+  switch (d.kind) {
+    case 'schedule': {
+      const activityType =
+        d.type === 'act'
+          ? world.activityTypes.act
+          : d.type === 'old'
+            ? world.activityTypes.old
+            : d.type === 'ghost'
+              ? world.ghostType
+              : world.activityTypes.bare;
+      const bare = d.type.startsWith('bare');
+      const leaveOut = bare ? d.type.replace(/^bare-(no-)?/, '') : '';
+      const timeouts = bare
+        ? Object.fromEntries(
+            Object.entries(world.bareValues).filter(([k]) => k !== `${leaveOut}Timeout`),
+          )
+        : {};
+      return {
+        decisionType: 'ScheduleActivityTask',
+        scheduleActivityTaskDecisionAttributes: {
+          activityType,
+          activityId: d.activityId,
+          ...(leaveOut === 'taskList' ? {} : { taskList: { name: run.activityTaskList } }),
+          ...timeouts,
+          ...(d.control === undefined ? {} : { control: d.control }),
+          ...(d.input === undefined ? {} : { input: d.input }),
+          ...(d.taskPriority === undefined ? {} : { taskPriority: d.taskPriority }),
+        },
+      };
+    }
+    case 'cancelActivity':
+      return {
+        decisionType: 'RequestCancelActivityTask',
+        requestCancelActivityTaskDecisionAttributes: { activityId: d.activityId },
+      };
+    case 'startTimer':
+      return {
+        decisionType: 'StartTimer',
+        startTimerDecisionAttributes: {
+          timerId: d.timerId,
+          startToFireTimeout: d.startToFireTimeout,
+          ...(d.control === undefined ? {} : { control: d.control }),
+        },
+      };
+    case 'cancelTimer':
+      return { decisionType: 'CancelTimer', cancelTimerDecisionAttributes: { timerId: d.timerId } };
+    case 'marker':
+      return {
+        decisionType: 'RecordMarker',
+        recordMarkerDecisionAttributes: {
+          markerName: d.markerName,
+          ...(d.details === undefined ? {} : { details: d.details }),
+        },
+      };
+    case 'lambda':
+      return {
+        decisionType: 'ScheduleLambdaFunction',
+        scheduleLambdaFunctionDecisionAttributes: {
+          id: d.id,
+          name: world.lambdaName,
+          startToCloseTimeout: world.lambdaTimeout,
+          ...(d.input === undefined ? {} : { input: d.input }),
+          ...(d.control === undefined ? {} : { control: d.control }),
+        },
+      };
+    case 'complete':
+      return {
+        decisionType: 'CompleteWorkflowExecution',
+        completeWorkflowExecutionDecisionAttributes:
+          d.result === undefined ? {} : { result: d.result },
+      };
+    case 'fail':
+      return {
+        decisionType: 'FailWorkflowExecution',
+        failWorkflowExecutionDecisionAttributes: {
+          ...(d.reason === undefined ? {} : { reason: d.reason }),
+          ...(d.details === undefined ? {} : { details: d.details }),
+        },
+      };
+    case 'cancel':
+      return {
+        decisionType: 'CancelWorkflowExecution',
+        cancelWorkflowExecutionDecisionAttributes:
+          d.details === undefined ? {} : { details: d.details },
+      };
+    case 'continueAsNew':
+      return {
+        decisionType: 'ContinueAsNewWorkflowExecution',
+        continueAsNewWorkflowExecutionDecisionAttributes: {
+          taskList: { name: run.taskList },
+          ...(d.input === undefined ? {} : { input: d.input }),
+        },
+      };
+    case 'continueAsNewUnknownVersion':
+      return {
+        decisionType: 'ContinueAsNewWorkflowExecution',
+        continueAsNewWorkflowExecutionDecisionAttributes: {
+          taskList: { name: run.taskList },
+          workflowTypeVersion: 'never-registered',
+        },
+      };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Comparing the service with the model
+
+const attributesOf = (event: HistoryEvent): unknown => {
+  const type = event.eventType ?? '';
+  const member = `${type[0]?.toLowerCase()}${type.slice(1)}EventAttributes`;
+  return (event as unknown as Record<string, unknown>)[member];
+};
+
+function expectHistory(actual: HistoryEvent[], expected: readonly ExpectedEvent[], label: string) {
+  expect(
+    actual.map((e) => `${e.eventId} ${e.eventType}`),
+    `${label}: event ids and types`,
+  ).toEqual(expected.map((e, i) => `${i + 1} ${e.eventType}`));
+  expected.forEach((e, i) => {
+    const got = attributesOf(actual[i] as HistoryEvent);
+    const what = `${label}: attributes of event ${i + 1} ${e.eventType}`;
+    if (e.loose) expect(got, what).toMatchObject(e.attributes);
+    else expect(got, what).toEqual(e.attributes);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generated scenarios
+
+type WorldAction =
+  | { readonly k: 'signal' }
+  | { readonly k: 'startActivity' }
+  | { readonly k: 'completeActivity'; readonly pick: number }
+  | { readonly k: 'workerCancels'; readonly pick: number };
+
+interface Step {
+  readonly before: readonly WorldAction[];
+  readonly during: readonly WorldAction[];
+  readonly decisions: readonly ModelDecision[];
+  readonly executionContext?: string;
+}
+
+const text = fc.constantFrom('x', 'ctl', '', 'ünï', '{"a":1}');
+
+const nonClose: fc.Arbitrary<ModelDecision> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('schedule' as const),
+        activityId: fc.constantFrom('a1', 'a2', 'a3'),
+        type: fc.oneof(
+          { weight: 12, arbitrary: fc.constant('act' as const) },
+          { weight: 2, arbitrary: fc.constant('bare-full' as const) },
+          {
+            weight: 3,
+            arbitrary: fc.constantFrom(
+              ...([
+                'ghost',
+                'old',
+                'bare-no-taskList',
+                'bare-no-scheduleToStart',
+                'bare-no-scheduleToClose',
+                'bare-no-startToClose',
+                'bare-no-heartbeat',
+              ] as const),
+            ),
+          },
+        ),
+        control: text,
+        input: text,
+        taskPriority: fc.constantFrom('7', '-2'),
+      },
+      { requiredKeys: ['kind', 'activityId', 'type'] },
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('cancelActivity' as const),
+      activityId: fc.constantFrom('a1', 'a2', 'a3', 'a1', 'a2', 'a3', 'zz'),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('startTimer' as const),
+        timerId: fc.constantFrom('t1', 't2'),
+        startToFireTimeout: fc.constantFrom('3600', '7200'),
+        control: text,
+      },
+      { requiredKeys: ['kind', 'timerId', 'startToFireTimeout'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('cancelTimer' as const),
+      timerId: fc.constantFrom('t1', 't2', 'tz'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('marker' as const),
+        markerName: fc.constantFrom('m', 'note'),
+        details: text,
+      },
+      { requiredKeys: ['kind', 'markerName'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('lambda' as const),
+        id: fc.constantFrom('l1', 'l2'),
+        input: text,
+        control: text,
+      },
+      { requiredKeys: ['kind', 'id'] },
+    ),
+  },
+);
+
+const closing: fc.Arbitrary<ModelDecision> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      { kind: fc.constant('complete' as const), result: text },
+      { requiredKeys: ['kind'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { kind: fc.constant('fail' as const), reason: text, details: text },
+      { requiredKeys: ['kind'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { kind: fc.constant('cancel' as const), details: text },
+      { requiredKeys: ['kind'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { kind: fc.constant('continueAsNew' as const), input: text },
+      { requiredKeys: ['kind'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'continueAsNewUnknownVersion' as const }) },
+);
+
+const decisionList: fc.Arbitrary<ModelDecision[]> = fc
+  .record({
+    body: fc.array(nonClose, { maxLength: 5 }),
+    close: closing,
+    second: closing,
+    placement: fc.constantFrom(
+      ...([
+        'none',
+        'none',
+        'none',
+        'none',
+        'none',
+        'none',
+        'last',
+        'last',
+        'middle',
+        'double',
+      ] as const),
+    ),
+    at: fc.nat(),
+  })
+  .map(({ body, close: c, second, placement, at }) => {
+    if (placement === 'none') return body;
+    if (placement === 'last') return [...body, c];
+    if (placement === 'double') return [...body, c, second];
+    const i = body.length === 0 ? 0 : at % body.length;
+    return [...body.slice(0, i), c, ...body.slice(i), ...(body.length === 0 ? [second] : [])];
+  });
+
+const worldAction: fc.Arbitrary<WorldAction> = fc.oneof(
+  fc.constant({ k: 'signal' as const }),
+  fc.constant({ k: 'startActivity' as const }),
+  fc.constant({ k: 'startActivity' as const }),
+  fc.record({ k: fc.constant('completeActivity' as const), pick: fc.nat() }),
+  fc.record({ k: fc.constant('workerCancels' as const), pick: fc.nat() }),
+);
+
+const step: fc.Arbitrary<Step> = fc.record(
+  {
+    before: fc.array(worldAction, { maxLength: 2 }),
+    during: fc.array(worldAction, { maxLength: 2 }),
+    decisions: decisionList,
+    executionContext: text,
+  },
+  { requiredKeys: ['before', 'during', 'decisions'] },
+);
+
+const scenarios = fc.sample(fc.array(step, { minLength: 1, maxLength: 6 }), {
+  seed: Number(process.env.COMBO_SEED ?? 20_240_611),
+  numRuns: Number(process.env.COMBO_RUNS ?? 60),
+});
+
+const describeDecision = (d: ModelDecision) => {
+  switch (d.kind) {
+    case 'schedule':
+      return `Schedule(${d.activityId},${d.type})`;
+    case 'cancelActivity':
+      return `RCAT(${d.activityId})`;
+    case 'startTimer':
+      return `StartTimer(${d.timerId})`;
+    case 'cancelTimer':
+      return `CancelTimer(${d.timerId})`;
+    case 'marker':
+      return 'Marker';
+    case 'lambda':
+      return `Lambda(${d.id})`;
+    default:
+      return d.kind;
+  }
+};
+const describeStep = (s: Step) =>
+  [
+    s.before.length > 0 ? `before[${s.before.map((a) => a.k).join(',')}]` : '',
+    s.during.length > 0 ? `during[${s.during.map((a) => a.k).join(',')}]` : '',
+    `[${s.decisions.map(describeDecision).join(', ')}]`,
+  ]
+    .filter((x) => x !== '')
+    .join(' ');
+
+interface Worker {
+  readonly tokens: Map<string, string>;
+}
+
+/** Carries out one world action on the service and in the model (skipped if it cannot apply). */
+async function act(
+  action: WorldAction,
+  model: RunModel,
+  run: { execution: { workflowId: string; runId: string }; activityTaskList: string },
+  worker: Worker,
+  n: number,
+): Promise<void> {
+  switch (action.k) {
+    case 'signal':
+      await kit.signal(run.execution, `sig${n}`, `in${n}`);
+      model.signal(`sig${n}`, `in${n}`);
+      return;
+    case 'startActivity': {
+      if (model.waitingActivities().length === 0) return;
+      const task = await kit.pollActivity(run.activityTaskList, 'worker');
+      const activityId = task.activityId ?? '';
+      expect(
+        model.waitingActivities().map((a) => a.activityId),
+        'the poll hands out a waiting activity',
+      ).toContain(activityId);
+      const startedEventId = model.activityStarted(activityId, 'worker');
+      expect(task.startedEventId).toBe(startedEventId);
+      worker.tokens.set(activityId, task.taskToken);
+      return;
+    }
+    case 'completeActivity': {
+      const started = model.startedActivities();
+      const activity = started[action.pick % Math.max(1, started.length)];
+      if (activity === undefined) return;
+      const taskToken = worker.tokens.get(activity.activityId) ?? '';
+      await swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: `r${n}` }));
+      worker.tokens.delete(activity.activityId);
+      model.activityCompleted(activity.activityId, `r${n}`);
+      return;
+    }
+    case 'workerCancels': {
+      const requested = model
+        .startedActivities()
+        .filter((a) => a.latestCancelRequestedEventId !== undefined);
+      const activity = requested[action.pick % Math.max(1, requested.length)];
+      if (activity === undefined) return;
+      const taskToken = worker.tokens.get(activity.activityId) ?? '';
+      await swf.send(new RespondActivityTaskCanceledCommand({ taskToken, details: `d${n}` }));
+      worker.tokens.delete(activity.activityId);
+      model.activityCanceledByWorker(activity.activityId, `d${n}`);
+      return;
+    }
+  }
+}
+
+describe('generated decision combinations against the model', () => {
+  it.each(scenarios.map((steps, i) => [i, steps.map(describeStep).join(' ; '), steps] as const))(
+    'scenario %i: %s',
+    async (_i, _name, steps) => {
+      const activityTaskList = uid('acts');
+      const { execution, taskList } = await kit.start(world.workflowType, { lambdaRole });
+      const run = { execution, taskList, activityTaskList };
+      const model = new RunModel(world, taskList, activityTaskList);
+      const worker: Worker = { tokens: new Map() };
+      let n = 0;
+      for (const [stepIndex, s] of steps.entries()) {
+        const label = `step ${stepIndex + 1} ${describeStep(s)}`;
+        for (const a of s.before) await act(a, model, run, worker, n++);
+        if (model.decisionTask.status === 'none')
+          await act({ k: 'signal' }, model, run, worker, n++);
+
+        const task = await kit.pollDecision(taskList, { identity: 'decider' });
+        const startedEventId = model.decisionTaskStarted('decider');
+        expect(task.startedEventId, `${label}: startedEventId`).toBe(startedEventId);
+        expect(task.previousStartedEventId ?? 0, `${label}: previousStartedEventId`).toBe(
+          model.previousStartedEventId,
+        );
+        expectHistory(task.events, model.events, `${label}: the decision task's history`);
+
+        for (const a of s.during) await act(a, model, run, worker, n++);
+
+        let decisions = s.decisions;
+        if (RunModel.refuses(decisions)) {
+          const before = await kit.history(execution);
+          await expectFault(
+            swf.send(
+              new RespondDecisionTaskCompletedCommand({
+                taskToken: task.taskToken,
+                decisions: decisions.map((d) => toWire(d, run)),
+              }),
+            ),
+            'ValidationException',
+          );
+          expect(await kit.history(execution), `${label}: a refused list records nothing`).toEqual(
+            before,
+          );
+          // The token stays good: answer again without the close decisions.
+          decisions = decisions.filter((d) => !closeKinds.has(d.kind));
+        }
+        await kit.respond(
+          task.taskToken,
+          decisions.map((d) => toWire(d, run)),
+          s.executionContext === undefined ? {} : { executionContext: s.executionContext },
+        );
+        const openBefore = [...model.activities.keys()];
+        model.respond(decisions, s.executionContext);
+        await stack.streamCaughtUp();
+        model.lambdasStarted();
+
+        expectHistory(await kit.history(execution), model.events, `${label}: the history`);
+        const described = await kit.describe(execution);
+        expect(described.executionInfo?.executionStatus, `${label}: status`).toBe(model.status);
+        if (model.status === 'OPEN') {
+          expect(described.openCounts, `${label}: openCounts`).toEqual(model.openCounts());
+          for (const activity of model.startedActivities()) {
+            const taskToken = worker.tokens.get(activity.activityId) ?? '';
+            const beat = await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken }));
+            expect(beat.cancelRequested, `${label}: heartbeat of ${activity.activityId}`).toBe(
+              activity.latestCancelRequestedEventId !== undefined,
+            );
+          }
+        } else {
+          expect(described.executionInfo?.closeStatus, `${label}: closeStatus`).toBe(
+            model.closeStatus,
+          );
+          for (const activityId of openBefore) {
+            const taskToken = worker.tokens.get(activityId);
+            if (taskToken === undefined) continue;
+            await expectFault(
+              swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken })),
+              'UnknownResourceFault',
+            );
+          }
+          break;
+        }
+      }
+    },
+  );
+});

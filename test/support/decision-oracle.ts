@@ -1,0 +1,549 @@
+/**
+ * An independent model of what SWF records for a run (swf-api.md §6–§8 and the AWS API reference's
+ * Decision page), written for the decision-combination sweep without reading lib/core: the run's open
+ * activities, timers and Lambda tasks, its decision task, and whether events that schedule a decision
+ * task were recorded while the current one was out (UNHANDLED_DECISION). Each step returns the events
+ * SWF appends, with every attribute it names.
+ */
+
+/** An event the model expects: its type and, unless `loose`, exactly these attributes. */
+export interface ExpectedEvent {
+  readonly eventType: string;
+  readonly attributes: Record<string, unknown>;
+  /** Only these attributes are checked (the rest is outside this sweep). */
+  readonly loose?: boolean;
+}
+
+/** A decision as the sweep writes it: close to the wire form, with what the model needs to know. */
+export type ModelDecision =
+  | {
+      readonly kind: 'schedule';
+      readonly activityId: string;
+      /** Which registered activity type (see ActivityTypeKind) the decision names. */
+      readonly type: ActivityTypeKind;
+      readonly control?: string;
+      readonly input?: string;
+      readonly taskPriority?: string;
+    }
+  | { readonly kind: 'cancelActivity'; readonly activityId: string }
+  | {
+      readonly kind: 'startTimer';
+      readonly timerId: string;
+      readonly startToFireTimeout: string;
+      readonly control?: string;
+    }
+  | { readonly kind: 'cancelTimer'; readonly timerId: string }
+  | { readonly kind: 'marker'; readonly markerName: string; readonly details?: string }
+  | {
+      readonly kind: 'lambda';
+      readonly id: string;
+      readonly input?: string;
+      readonly control?: string;
+    }
+  | { readonly kind: 'complete'; readonly result?: string }
+  | { readonly kind: 'fail'; readonly reason?: string; readonly details?: string }
+  | { readonly kind: 'cancel'; readonly details?: string }
+  | { readonly kind: 'continueAsNew'; readonly input?: string }
+  /** ContinueAsNew to a version of the type that was never registered. */
+  | { readonly kind: 'continueAsNewUnknownVersion' };
+
+/**
+ * Activity types the sweep registers: `act` has every default; `ghost` is not registered; `old` is
+ * deprecated; `bare` has no defaults, and its decisions leave out the one value the suffix names
+ * (`bare-full` gives them all).
+ */
+export type ActivityTypeKind =
+  | 'act'
+  | 'ghost'
+  | 'old'
+  | 'bare-full'
+  | 'bare-no-taskList'
+  | 'bare-no-scheduleToStart'
+  | 'bare-no-scheduleToClose'
+  | 'bare-no-startToClose'
+  | 'bare-no-heartbeat';
+
+export const closeKinds = new Set<ModelDecision['kind']>([
+  'complete',
+  'fail',
+  'cancel',
+  'continueAsNew',
+  'continueAsNewUnknownVersion',
+]);
+
+/** What the sweep registered, as the model needs it. */
+export interface ModelWorld {
+  readonly workflowType: { readonly name: string; readonly version: string };
+  readonly activityTypes: Record<
+    'act' | 'old' | 'bare',
+    { readonly name: string; readonly version: string }
+  >;
+  readonly ghostType: { readonly name: string; readonly version: string };
+  /** `act`'s registered defaults. */
+  readonly actDefaults: {
+    readonly scheduleToStartTimeout: string;
+    readonly scheduleToCloseTimeout: string;
+    readonly startToCloseTimeout: string;
+    readonly heartbeatTimeout: string;
+    readonly taskPriority: string;
+  };
+  /** The values a `bare` decision gives (each but the one its kind leaves out). */
+  readonly bareValues: {
+    readonly scheduleToStartTimeout: string;
+    readonly scheduleToCloseTimeout: string;
+    readonly startToCloseTimeout: string;
+    readonly heartbeatTimeout: string;
+  };
+  readonly lambdaName: string;
+  readonly lambdaTimeout: string;
+  /** ContinueAsNew's resolved settings (the type's registered defaults, the list given). */
+  readonly continued: {
+    readonly executionStartToCloseTimeout: string;
+    readonly taskStartToCloseTimeout: string;
+    readonly childPolicy: string;
+  };
+}
+
+interface OpenActivity {
+  readonly activityId: string;
+  readonly scheduledEventId: number;
+  startedEventId?: number;
+  latestCancelRequestedEventId?: number;
+}
+
+type DecisionTaskStatus =
+  | { readonly status: 'none' }
+  | { readonly status: 'scheduled'; readonly scheduledEventId: number }
+  | {
+      readonly status: 'started';
+      readonly scheduledEventId: number;
+      readonly startedEventId: number;
+    };
+
+/** The failure event of each close decision (AWS API reference, Decision: "Decision Failure"). */
+const closeFailedEvent: Record<string, string> = {
+  complete: 'CompleteWorkflowExecutionFailed',
+  fail: 'FailWorkflowExecutionFailed',
+  cancel: 'CancelWorkflowExecutionFailed',
+  continueAsNew: 'ContinueAsNewWorkflowExecutionFailed',
+  continueAsNewUnknownVersion: 'ContinueAsNewWorkflowExecutionFailed',
+};
+
+/** How often each situation came up across all models (printed by the sweep, to judge its reach). */
+export const situations = new Map<string, number>();
+const saw = (situation: string) => situations.set(situation, (situations.get(situation) ?? 0) + 1);
+
+export class RunModel {
+  readonly events: ExpectedEvent[] = [];
+  status: 'OPEN' | 'CLOSED' = 'OPEN';
+  closeStatus: string | undefined;
+  readonly activities = new Map<string, OpenActivity>();
+  readonly timers = new Map<string, number>();
+  readonly lambdas = new Map<string, { scheduledEventId: number; started: boolean }>();
+  decisionTask: DecisionTaskStatus;
+  /** An event that schedules a decision task was recorded after the started task's DecisionTaskStarted. */
+  unseen = false;
+  previousStartedEventId = 0;
+
+  constructor(
+    readonly world: ModelWorld,
+    readonly taskList: string,
+    readonly activityTaskList: string,
+  ) {
+    this.push({ eventType: 'WorkflowExecutionStarted', attributes: {}, loose: true });
+    const scheduled = this.push(this.decisionTaskScheduled());
+    this.decisionTask = { status: 'scheduled', scheduledEventId: scheduled };
+  }
+
+  get nextEventId() {
+    return this.events.length + 1;
+  }
+
+  private push(event: ExpectedEvent): number {
+    this.events.push(event);
+    return this.events.length;
+  }
+
+  private decisionTaskScheduled(): ExpectedEvent {
+    return {
+      eventType: 'DecisionTaskScheduled',
+      attributes: { taskList: { name: this.taskList } },
+      loose: true,
+    };
+  }
+
+  /**
+   * An event from outside the decider (a worker, a signal, the service): one that schedules a decision
+   * task adds DecisionTaskScheduled when none is open, nothing when one is scheduled, and leaves one
+   * owed (UNHANDLED_DECISION) when one is started (swf-api.md §8).
+   */
+  private external(event: ExpectedEvent, schedulesDecisionTask: boolean): number {
+    saw(`${event.eventType} while the decision task is ${this.decisionTask.status}`);
+    const id = this.push(event);
+    if (!schedulesDecisionTask) return id;
+    if (this.decisionTask.status === 'none') {
+      const scheduled = this.push(this.decisionTaskScheduled());
+      this.decisionTask = { status: 'scheduled', scheduledEventId: scheduled };
+    } else if (this.decisionTask.status === 'started') {
+      this.unseen = true;
+    }
+    return id;
+  }
+
+  signal(signalName: string, input: string): void {
+    this.external(
+      { eventType: 'WorkflowExecutionSignaled', attributes: { signalName, input } },
+      true,
+    );
+  }
+
+  decisionTaskStarted(identity: string): number {
+    const task = this.decisionTask;
+    if (task.status !== 'scheduled') throw new Error('model: no scheduled decision task');
+    const started = this.push({
+      eventType: 'DecisionTaskStarted',
+      attributes: { identity, scheduledEventId: task.scheduledEventId },
+    });
+    this.decisionTask = {
+      status: 'started',
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: started,
+    };
+    this.unseen = false;
+    return started;
+  }
+
+  /** Activities scheduled and not started: the ones a poll may hand out. */
+  waitingActivities(): OpenActivity[] {
+    return [...this.activities.values()].filter((a) => a.startedEventId === undefined);
+  }
+
+  startedActivities(): OpenActivity[] {
+    return [...this.activities.values()].filter((a) => a.startedEventId !== undefined);
+  }
+
+  activityStarted(activityId: string, identity: string): number {
+    const activity = this.activities.get(activityId);
+    if (activity === undefined || activity.startedEventId !== undefined)
+      throw new Error(`model: ${activityId} is not waiting`);
+    activity.startedEventId = this.external(
+      {
+        eventType: 'ActivityTaskStarted',
+        attributes: { identity, scheduledEventId: activity.scheduledEventId },
+      },
+      false,
+    );
+    return activity.startedEventId;
+  }
+
+  activityCompleted(activityId: string, result: string): void {
+    const activity = this.activities.get(activityId);
+    if (activity?.startedEventId === undefined) throw new Error('model: not started');
+    this.activities.delete(activityId);
+    this.external(
+      {
+        eventType: 'ActivityTaskCompleted',
+        attributes: {
+          result,
+          scheduledEventId: activity.scheduledEventId,
+          startedEventId: activity.startedEventId,
+        },
+      },
+      true,
+    );
+  }
+
+  /** The worker answers a cancel request with RespondActivityTaskCanceled. */
+  activityCanceledByWorker(activityId: string, details: string): void {
+    const activity = this.activities.get(activityId);
+    if (activity?.startedEventId === undefined) throw new Error('model: not started');
+    this.activities.delete(activityId);
+    this.external(
+      {
+        eventType: 'ActivityTaskCanceled',
+        attributes: {
+          details,
+          scheduledEventId: activity.scheduledEventId,
+          startedEventId: activity.startedEventId,
+          ...(activity.latestCancelRequestedEventId === undefined
+            ? {}
+            : { latestCancelRequestedEventId: activity.latestCancelRequestedEventId }),
+        },
+      },
+      true,
+    );
+  }
+
+  /** The service starts each Lambda task it scheduled (LambdaFunctionStarted schedules no task). */
+  lambdasStarted(): void {
+    for (const fn of this.lambdas.values()) {
+      if (fn.started) continue;
+      fn.started = true;
+      this.external(
+        {
+          eventType: 'LambdaFunctionStarted',
+          attributes: { scheduledEventId: fn.scheduledEventId },
+        },
+        false,
+      );
+    }
+  }
+
+  /**
+   * Whether RespondDecisionTaskCompleted refuses the list as a whole: a close decision must be the last
+   * one (swf-api.md §6.3 step 2, "Close must be last decision in list"), so two close decisions are
+   * refused too.
+   */
+  static refuses(decisions: readonly ModelDecision[]): boolean {
+    return decisions.some((d, i) => closeKinds.has(d.kind) && i !== decisions.length - 1);
+  }
+
+  /**
+   * RespondDecisionTaskCompleted with a list the service takes: DecisionTaskCompleted, each decision's
+   * event(s) in order, and, if the run is still open and a decision task is owed (events the decider
+   * has not seen, or a decision's own event that schedules one), DecisionTaskScheduled after them all.
+   */
+  respond(decisions: readonly ModelDecision[], executionContext?: string): void {
+    const task = this.decisionTask;
+    if (task.status !== 'started') throw new Error('model: no started decision task');
+    if (RunModel.refuses(decisions)) throw new Error('model: the service refuses this list');
+    const dtc = this.push({
+      eventType: 'DecisionTaskCompleted',
+      attributes: {
+        ...(executionContext === undefined ? {} : { executionContext }),
+        scheduledEventId: task.scheduledEventId,
+        startedEventId: task.startedEventId,
+      },
+    });
+    this.previousStartedEventId = task.startedEventId;
+    this.decisionTask = { status: 'none' };
+    const unseen = this.unseen;
+    this.unseen = false;
+    let owed = unseen;
+    const record = (eventType: string, attributes: Record<string, unknown>, dt = false) => {
+      if (dt) owed = true;
+      return this.push({
+        eventType,
+        attributes: { ...attributes, decisionTaskCompletedEventId: dtc },
+      });
+    };
+    for (const d of decisions) {
+      if (this.status !== 'OPEN') break;
+      if (closeKinds.has(d.kind)) {
+        saw(`close ${d.kind}${unseen ? ' UNHANDLED_DECISION' : ''}`);
+        if (this.activities.size > 0) saw('close with open activities');
+        if (this.timers.size > 0) saw('close with open timers');
+        if (this.lambdas.size > 0) saw('close with open Lambda tasks');
+        if (owed && !unseen) saw('close after a failed decision in the same list');
+      }
+      if (closeKinds.has(d.kind) && unseen) {
+        const failed = closeFailedEvent[d.kind] ?? '';
+        record(failed, { cause: 'UNHANDLED_DECISION' }, true);
+        continue;
+      }
+      this.apply(d, record, () => {
+        owed = true;
+      });
+    }
+    if (this.status === 'OPEN' && owed) {
+      const scheduled = this.push(this.decisionTaskScheduled());
+      this.decisionTask = { status: 'scheduled', scheduledEventId: scheduled };
+    }
+  }
+
+  private apply(
+    d: ModelDecision,
+    record: (eventType: string, attributes: Record<string, unknown>, dt?: boolean) => number,
+    owe: () => void,
+  ): undefined {
+    const w = this.world;
+    switch (d.kind) {
+      case 'schedule': {
+        const activityType =
+          d.type === 'act'
+            ? w.activityTypes.act
+            : d.type === 'old'
+              ? w.activityTypes.old
+              : d.type === 'ghost'
+                ? w.ghostType
+                : w.activityTypes.bare;
+        const fail = (cause: string): undefined => {
+          saw(`ScheduleActivityTaskFailed ${cause}`);
+          record(
+            'ScheduleActivityTaskFailed',
+            { activityType, activityId: d.activityId, cause },
+            true,
+          );
+        };
+        // Type first, then the id, then defaults in the order of the cause list (swf-api.md §6.1).
+        if (d.type === 'ghost') return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
+        if (d.type === 'old') return fail('ACTIVITY_TYPE_DEPRECATED');
+        if (this.activities.has(d.activityId)) return fail('ACTIVITY_ID_ALREADY_IN_USE');
+        const missing: Record<string, string> = {
+          'bare-no-taskList': 'DEFAULT_TASK_LIST_UNDEFINED',
+          'bare-no-scheduleToStart': 'DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED',
+          'bare-no-scheduleToClose': 'DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED',
+          'bare-no-startToClose': 'DEFAULT_START_TO_CLOSE_TIMEOUT_UNDEFINED',
+          'bare-no-heartbeat': 'DEFAULT_HEARTBEAT_TIMEOUT_UNDEFINED',
+        };
+        const cause = missing[d.type];
+        if (cause !== undefined) return fail(cause);
+        const timeouts =
+          d.type === 'act'
+            ? {
+                scheduleToStartTimeout: w.actDefaults.scheduleToStartTimeout,
+                scheduleToCloseTimeout: w.actDefaults.scheduleToCloseTimeout,
+                startToCloseTimeout: w.actDefaults.startToCloseTimeout,
+                heartbeatTimeout: w.actDefaults.heartbeatTimeout,
+              }
+            : { ...w.bareValues };
+        const priority = d.taskPriority ?? (d.type === 'act' ? w.actDefaults.taskPriority : '0');
+        const scheduledEventId = record('ActivityTaskScheduled', {
+          activityType,
+          activityId: d.activityId,
+          ...(d.input === undefined ? {} : { input: d.input }),
+          ...(d.control === undefined ? {} : { control: d.control }),
+          ...timeouts,
+          taskList: { name: this.activityTaskList },
+          taskPriority: priority,
+        });
+        this.activities.set(d.activityId, { activityId: d.activityId, scheduledEventId });
+        return;
+      }
+      case 'cancelActivity': {
+        const activity = this.activities.get(d.activityId);
+        saw(
+          `RequestCancelActivityTask ${activity === undefined ? 'unknown' : activity.startedEventId === undefined ? 'scheduled' : 'started'}`,
+        );
+        if (activity === undefined) {
+          record(
+            'RequestCancelActivityTaskFailed',
+            { activityId: d.activityId, cause: 'ACTIVITY_ID_UNKNOWN' },
+            true,
+          );
+          return;
+        }
+        const requested = record('ActivityTaskCancelRequested', { activityId: d.activityId });
+        activity.latestCancelRequestedEventId = requested;
+        if (activity.startedEventId !== undefined) return;
+        // Not yet handed to a worker: canceled at once (API reference, Decision).
+        this.activities.delete(d.activityId);
+        this.push({
+          eventType: 'ActivityTaskCanceled',
+          attributes: {
+            scheduledEventId: activity.scheduledEventId,
+            startedEventId: 0,
+            latestCancelRequestedEventId: requested,
+          },
+        });
+        owe();
+        return;
+      }
+      case 'startTimer': {
+        saw(`StartTimer ${this.timers.has(d.timerId) ? 'in use' : 'free'}`);
+        if (this.timers.has(d.timerId)) {
+          record(
+            'StartTimerFailed',
+            { timerId: d.timerId, cause: 'TIMER_ID_ALREADY_IN_USE' },
+            true,
+          );
+          return;
+        }
+        const started = record('TimerStarted', {
+          timerId: d.timerId,
+          ...(d.control === undefined ? {} : { control: d.control }),
+          startToFireTimeout: d.startToFireTimeout,
+        });
+        this.timers.set(d.timerId, started);
+        return;
+      }
+      case 'cancelTimer': {
+        const started = this.timers.get(d.timerId);
+        saw(`CancelTimer ${started === undefined ? 'unknown' : 'open'}`);
+        if (started === undefined) {
+          record('CancelTimerFailed', { timerId: d.timerId, cause: 'TIMER_ID_UNKNOWN' }, true);
+          return;
+        }
+        this.timers.delete(d.timerId);
+        record('TimerCanceled', { timerId: d.timerId, startedEventId: started });
+        return;
+      }
+      case 'marker':
+        record('MarkerRecorded', {
+          markerName: d.markerName,
+          ...(d.details === undefined ? {} : { details: d.details }),
+        });
+        return;
+      case 'lambda': {
+        saw(`ScheduleLambdaFunction ${this.lambdas.has(d.id) ? 'in use' : 'free'}`);
+        if (this.lambdas.has(d.id)) {
+          record(
+            'ScheduleLambdaFunctionFailed',
+            { id: d.id, name: w.lambdaName, cause: 'ID_ALREADY_IN_USE' },
+            true,
+          );
+          return;
+        }
+        const scheduledEventId = record('LambdaFunctionScheduled', {
+          id: d.id,
+          name: w.lambdaName,
+          ...(d.control === undefined ? {} : { control: d.control }),
+          ...(d.input === undefined ? {} : { input: d.input }),
+          startToCloseTimeout: w.lambdaTimeout,
+        });
+        this.lambdas.set(d.id, { scheduledEventId, started: false });
+        return;
+      }
+      case 'complete':
+        record('WorkflowExecutionCompleted', d.result === undefined ? {} : { result: d.result });
+        return this.close('COMPLETED');
+      case 'fail':
+        record('WorkflowExecutionFailed', {
+          ...(d.reason === undefined ? {} : { reason: d.reason }),
+          ...(d.details === undefined ? {} : { details: d.details }),
+        });
+        return this.close('FAILED');
+      case 'cancel':
+        record('WorkflowExecutionCanceled', d.details === undefined ? {} : { details: d.details });
+        return this.close('CANCELED');
+      case 'continueAsNew': {
+        const id = record('WorkflowExecutionContinuedAsNew', {
+          ...(d.input === undefined ? {} : { input: d.input }),
+          taskList: { name: this.taskList },
+          workflowType: w.workflowType,
+          ...w.continued,
+        });
+        const event = this.events[id - 1];
+        if (event !== undefined) this.events[id - 1] = { ...event, loose: true };
+        return this.close('CONTINUED_AS_NEW');
+      }
+      case 'continueAsNewUnknownVersion':
+        record(
+          'ContinueAsNewWorkflowExecutionFailed',
+          { cause: 'WORKFLOW_TYPE_DOES_NOT_EXIST' },
+          true,
+        );
+        return;
+    }
+  }
+
+  /** Closing abandons what is open: no events for it, nothing open any more (swf-api.md §10). */
+  private close(closeStatus: string): undefined {
+    this.status = 'CLOSED';
+    this.closeStatus = closeStatus;
+    this.decisionTask = { status: 'none' };
+    this.activities.clear();
+    this.timers.clear();
+    this.lambdas.clear();
+  }
+
+  openCounts() {
+    return {
+      openActivityTasks: this.activities.size,
+      openDecisionTasks: this.decisionTask.status === 'none' ? 0 : 1,
+      openTimers: this.timers.size,
+      openChildWorkflowExecutions: 0,
+      openLambdaFunctions: this.lambdas.size,
+    };
+  }
+}
