@@ -570,6 +570,15 @@ describe('generated decision combinations against the model', () => {
         expectHistory(await kit.history(execution), model.events, `${label}: the history`);
         const described = await kit.describe(execution);
         expect(described.executionInfo?.executionStatus, `${label}: status`).toBe(model.status);
+        expect(described.latestExecutionContext, `${label}: latestExecutionContext`).toBe(
+          model.latestExecutionContext,
+        );
+        const history = await kit.history(execution);
+        const lastScheduled = history.filter((e) => e.eventType === 'ActivityTaskScheduled').at(-1);
+        expect(
+          described.latestActivityTaskTimestamp,
+          `${label}: latestActivityTaskTimestamp`,
+        ).toEqual(lastScheduled?.eventTimestamp);
         if (model.status === 'OPEN') {
           expect(described.openCounts, `${label}: openCounts`).toEqual(model.openCounts());
           for (const activity of model.startedActivities()) {
@@ -596,4 +605,521 @@ describe('generated decision combinations against the model', () => {
       }
     },
   );
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Chosen combinations whose outcome comes later or from elsewhere: timers firing, children starting,
+// signals and cancel requests reaching their targets.
+
+const types = (events: readonly HistoryEvent[]) => events.map((e) => e.eventType ?? '');
+const find = (events: readonly HistoryEvent[], eventType: string) =>
+  events.filter((e) => e.eventType === eventType);
+
+const signalExternal = (workflowId: string, extra: { runId?: string; control?: string } = {}) =>
+  ({
+    decisionType: 'SignalExternalWorkflowExecution',
+    signalExternalWorkflowExecutionDecisionAttributes: { workflowId, signalName: 'ext', ...extra },
+  }) satisfies Decision;
+const cancelExternal = (workflowId: string, extra: { runId?: string; control?: string } = {}) =>
+  ({
+    decisionType: 'RequestCancelExternalWorkflowExecution',
+    requestCancelExternalWorkflowExecutionDecisionAttributes: { workflowId, ...extra },
+  }) satisfies Decision;
+const startChild = (
+  workflowId: string,
+  extra: {
+    control?: string;
+    taskList?: string;
+    workflowType?: { name: string; version: string };
+  } = {},
+) =>
+  ({
+    decisionType: 'StartChildWorkflowExecution',
+    startChildWorkflowExecutionDecisionAttributes: {
+      workflowType: extra.workflowType ?? world.workflowType,
+      workflowId,
+      taskList: { name: extra.taskList ?? uid('child-deciders') },
+      ...(extra.control === undefined ? {} : { control: extra.control }),
+    },
+  }) satisfies Decision;
+const w = (d: ModelDecision, activityTaskList = 'unused') =>
+  toWire(d, { taskList: 'unused', activityTaskList });
+
+/** Reads the history until `done` holds (the outbox and the timers work in the background). */
+async function historyWhen(
+  execution: { workflowId: string; runId: string },
+  done: (events: HistoryEvent[]) => boolean,
+  withinMs = 8_000,
+): Promise<HistoryEvent[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    await stack.streamCaughtUp();
+    const events = await kit.history(execution);
+    if (done(events)) return events;
+    if (Date.now() > deadline)
+      throw new Error(`history not as awaited within ${withinMs} ms: ${types(events).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('timers across decisions', () => {
+  it('StartTimer, CancelTimer, StartTimer of one id in one list: only the second timer fires', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1', control: 'first' }),
+      w({ kind: 'cancelTimer', timerId: 't' }),
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '2', control: 'second' }),
+    ]);
+    const events = await historyWhen(execution, (h) => find(h, 'TimerFired').length > 0);
+    expect(types(events)).toEqual([
+      'WorkflowExecutionStarted',
+      'DecisionTaskScheduled',
+      'DecisionTaskStarted',
+      'DecisionTaskCompleted',
+      'TimerStarted',
+      'TimerCanceled',
+      'TimerStarted',
+      'TimerFired',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[5]?.timerCanceledEventAttributes).toEqual({
+      timerId: 't',
+      startedEventId: 5,
+      decisionTaskCompletedEventId: 4,
+    });
+    expect(events[7]?.timerFiredEventAttributes).toEqual({ timerId: 't', startedEventId: 7 });
+    // the first timer's second would have come by now; nothing more is recorded
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(types(await kit.history(execution))).toHaveLength(9);
+  });
+
+  it('a timer that fired while the task was out: CancelTimer fails TIMER_ID_UNKNOWN, the id is free again, and a close is UNHANDLED_DECISION', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const first = await kit.pollDecision(taskList);
+    await kit.respond(first.taskToken, [
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
+    ]);
+    await kit.signal(execution, 'wake');
+    const second = await kit.pollDecision(taskList);
+    expect(types(second.events).at(-1)).toBe('DecisionTaskStarted');
+    expect(find(second.events, 'TimerFired')).toHaveLength(0);
+    await historyWhen(execution, (h) => find(h, 'TimerFired').length === 1);
+    await kit.respond(second.taskToken, [
+      w({ kind: 'cancelTimer', timerId: 't' }),
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '3600' }),
+      w({ kind: 'complete', result: 'done' }),
+    ]);
+    const events = await kit.history(execution);
+    expect(types(events).slice(8)).toEqual([
+      'TimerFired',
+      'DecisionTaskCompleted',
+      'CancelTimerFailed',
+      'TimerStarted',
+      'CompleteWorkflowExecutionFailed',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[10]?.cancelTimerFailedEventAttributes).toEqual({
+      timerId: 't',
+      cause: 'TIMER_ID_UNKNOWN',
+      decisionTaskCompletedEventId: 10,
+    });
+    expect(events[12]?.completeWorkflowExecutionFailedEventAttributes).toEqual({
+      cause: 'UNHANDLED_DECISION',
+      decisionTaskCompletedEventId: 10,
+    });
+    expect((await kit.describe(execution)).openCounts).toMatchObject({
+      openTimers: 1,
+      openDecisionTasks: 1,
+    });
+  });
+
+  it('a timerId is reused after its timer fired: the second fires with its own startedEventId', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const first = await kit.pollDecision(taskList);
+    await kit.respond(first.taskToken, [
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
+    ]);
+    await historyWhen(execution, (h) => find(h, 'TimerFired').length === 1);
+    const second = await kit.pollDecision(taskList);
+    await kit.respond(second.taskToken, [
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
+    ]);
+    const events = await historyWhen(execution, (h) => find(h, 'TimerFired').length === 2);
+    const started = find(events, 'TimerStarted').map((e) => e.eventId);
+    expect(find(events, 'TimerFired').map((e) => e.timerFiredEventAttributes)).toEqual([
+      { timerId: 't', startedEventId: started[0] },
+      { timerId: 't', startedEventId: started[1] },
+    ]);
+  });
+
+  it('a timer started and cancelled in one list never fires, and one left open by a close never fires', async () => {
+    const a = await kit.start(world.workflowType);
+    const b = await kit.start(world.workflowType);
+    const ta = await kit.pollDecision(a.taskList);
+    await kit.respond(ta.taskToken, [
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
+      w({ kind: 'cancelTimer', timerId: 't' }),
+    ]);
+    const tb = await kit.pollDecision(b.taskList);
+    await kit.respond(tb.taskToken, [
+      w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
+      w({ kind: 'complete' }),
+    ]);
+    const [ha, hb] = [await kit.history(a.execution), await kit.history(b.execution)];
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await stack.streamCaughtUp();
+    expect(await kit.history(a.execution)).toEqual(ha);
+    expect(await kit.history(b.execution)).toEqual(hb);
+    expect(types(ha).slice(3)).toEqual(['DecisionTaskCompleted', 'TimerStarted', 'TimerCanceled']);
+    expect(types(hb).slice(3)).toEqual([
+      'DecisionTaskCompleted',
+      'TimerStarted',
+      'WorkflowExecutionCompleted',
+    ]);
+  });
+});
+
+describe('activities across decisions', () => {
+  it('Schedule, RequestCancel, Schedule of one activityId in one list: the second is the one handed out', async () => {
+    const acts = uid('acts');
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [
+      w({ kind: 'schedule', activityId: 'a', type: 'act', input: 'one' }, acts),
+      w({ kind: 'cancelActivity', activityId: 'a' }),
+      w({ kind: 'schedule', activityId: 'a', type: 'act', input: 'two' }, acts),
+    ]);
+    const events = await kit.history(execution);
+    expect(types(events).slice(3)).toEqual([
+      'DecisionTaskCompleted',
+      'ActivityTaskScheduled',
+      'ActivityTaskCancelRequested',
+      'ActivityTaskCanceled',
+      'ActivityTaskScheduled',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[6]?.activityTaskCanceledEventAttributes).toEqual({
+      scheduledEventId: 5,
+      startedEventId: 0,
+      latestCancelRequestedEventId: 6,
+    });
+    const worker = await kit.pollActivity(acts);
+    expect(worker).toMatchObject({ activityId: 'a', input: 'two', startedEventId: 10 });
+    const after = await kit.history(execution);
+    expect(after[9]?.activityTaskStartedEventAttributes?.scheduledEventId).toBe(8);
+    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: worker.taskToken }));
+    const done = await kit.history(execution);
+    expect(done[10]?.activityTaskCompletedEventAttributes).toEqual({
+      scheduledEventId: 8,
+      startedEventId: 10,
+    });
+  });
+});
+
+describe('signals and cancel requests combined', () => {
+  it('an execution that signals itself and asks itself to cancel in one list sees both, then cancels', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [
+      { ...signalExternal(execution.workflowId, { control: 'c-sig' }) },
+      cancelExternal(execution.workflowId, { runId: execution.runId, control: 'c-can' }),
+      w({ kind: 'marker', markerName: 'm' }),
+    ]);
+    const events = await historyWhen(
+      execution,
+      (h) =>
+        find(h, 'ExternalWorkflowExecutionSignaled').length === 1 &&
+        find(h, 'ExternalWorkflowExecutionCancelRequested').length === 1,
+    );
+    expect(types(events).slice(3, 7)).toEqual([
+      'DecisionTaskCompleted',
+      'SignalExternalWorkflowExecutionInitiated',
+      'RequestCancelExternalWorkflowExecutionInitiated',
+      'MarkerRecorded',
+    ]);
+    expect([...types(events).slice(7)].sort()).toEqual(
+      [
+        'DecisionTaskScheduled',
+        'ExternalWorkflowExecutionCancelRequested',
+        'ExternalWorkflowExecutionSignaled',
+        'WorkflowExecutionCancelRequested',
+        'WorkflowExecutionSignaled',
+      ].sort(),
+    );
+    expect(events[4]?.signalExternalWorkflowExecutionInitiatedEventAttributes).toEqual({
+      workflowId: execution.workflowId,
+      signalName: 'ext',
+      control: 'c-sig',
+      decisionTaskCompletedEventId: 4,
+    });
+    expect(events[5]?.requestCancelExternalWorkflowExecutionInitiatedEventAttributes).toEqual({
+      workflowId: execution.workflowId,
+      runId: execution.runId,
+      control: 'c-can',
+      decisionTaskCompletedEventId: 4,
+    });
+    expect(
+      find(events, 'WorkflowExecutionSignaled')[0]?.workflowExecutionSignaledEventAttributes,
+    ).toEqual({
+      signalName: 'ext',
+      externalWorkflowExecution: execution,
+      externalInitiatedEventId: 5,
+    });
+    expect(
+      find(events, 'WorkflowExecutionCancelRequested')[0]
+        ?.workflowExecutionCancelRequestedEventAttributes,
+    ).toEqual({ externalWorkflowExecution: execution, externalInitiatedEventId: 6 });
+    expect(
+      find(events, 'ExternalWorkflowExecutionCancelRequested')[0]
+        ?.externalWorkflowExecutionCancelRequestedEventAttributes,
+    ).toEqual({ workflowExecution: execution, initiatedEventId: 6 });
+    expect((await kit.describe(execution)).executionInfo?.cancelRequested).toBe(true);
+    const next = await kit.pollDecision(taskList);
+    await kit.respond(next.taskToken, [w({ kind: 'cancel', details: 'asked myself' })]);
+    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
+  });
+
+  it('requests to an unknown, a closed and an open execution in one list each get their own outcome', async () => {
+    const open = await kit.start(world.workflowType);
+    const closed = await kit.start(world.workflowType);
+    const ct = await kit.pollDecision(closed.taskList);
+    await kit.respond(ct.taskToken, [w({ kind: 'complete' })]);
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const task = await kit.pollDecision(taskList);
+    const ghost = uid('ghost');
+    await kit.respond(task.taskToken, [
+      signalExternal(ghost, { control: 'c1' }),
+      signalExternal(closed.execution.workflowId, { runId: closed.execution.runId, control: 'c2' }),
+      cancelExternal(closed.execution.workflowId, { control: 'c3' }),
+      signalExternal(open.execution.workflowId, { control: 'c4' }),
+      w({ kind: 'marker', markerName: 'm' }),
+    ]);
+    const events = await historyWhen(
+      execution,
+      (h) =>
+        find(h, 'SignalExternalWorkflowExecutionFailed').length === 2 &&
+        find(h, 'RequestCancelExternalWorkflowExecutionFailed').length === 1 &&
+        find(h, 'ExternalWorkflowExecutionSignaled').length === 1,
+    );
+    expect(types(events).slice(3, 9)).toEqual([
+      'DecisionTaskCompleted',
+      'SignalExternalWorkflowExecutionInitiated',
+      'SignalExternalWorkflowExecutionInitiated',
+      'RequestCancelExternalWorkflowExecutionInitiated',
+      'SignalExternalWorkflowExecutionInitiated',
+      'MarkerRecorded',
+    ]);
+    expect(find(events, 'DecisionTaskScheduled')).toHaveLength(2);
+    expect(
+      find(events, 'SignalExternalWorkflowExecutionFailed').map(
+        (e) => e.signalExternalWorkflowExecutionFailedEventAttributes,
+      ),
+    ).toEqual([
+      {
+        workflowId: ghost,
+        cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION',
+        initiatedEventId: 5,
+        decisionTaskCompletedEventId: 4,
+        control: 'c1',
+      },
+      {
+        workflowId: closed.execution.workflowId,
+        runId: closed.execution.runId,
+        cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION',
+        initiatedEventId: 6,
+        decisionTaskCompletedEventId: 4,
+        control: 'c2',
+      },
+    ]);
+    expect(
+      find(events, 'RequestCancelExternalWorkflowExecutionFailed')[0]
+        ?.requestCancelExternalWorkflowExecutionFailedEventAttributes,
+    ).toEqual({
+      workflowId: closed.execution.workflowId,
+      cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION',
+      initiatedEventId: 7,
+      decisionTaskCompletedEventId: 4,
+      control: 'c3',
+    });
+    expect(
+      find(events, 'ExternalWorkflowExecutionSignaled')[0]
+        ?.externalWorkflowExecutionSignaledEventAttributes,
+    ).toEqual({ workflowExecution: open.execution, initiatedEventId: 8 });
+  });
+});
+
+describe('child workflows combined', () => {
+  it('StartChildWorkflowExecution twice with one workflowId in one list: the first starts, the second is WORKFLOW_ALREADY_RUNNING', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const task = await kit.pollDecision(taskList);
+    const childId = uid('child');
+    await kit.respond(task.taskToken, [
+      startChild(childId, { control: 'one' }),
+      startChild(childId, { control: 'two' }),
+    ]);
+    const events = await historyWhen(
+      execution,
+      (h) =>
+        find(h, 'ChildWorkflowExecutionStarted').length +
+          find(h, 'StartChildWorkflowExecutionFailed').length ===
+        2,
+    );
+    expect(types(events).slice(3)).toEqual([
+      'DecisionTaskCompleted',
+      'StartChildWorkflowExecutionInitiated',
+      'StartChildWorkflowExecutionInitiated',
+      'ChildWorkflowExecutionStarted',
+      'DecisionTaskScheduled',
+      'StartChildWorkflowExecutionFailed',
+    ]);
+    expect(events[6]?.childWorkflowExecutionStartedEventAttributes).toMatchObject({
+      initiatedEventId: 5,
+      workflowType: world.workflowType,
+    });
+    expect(events[8]?.startChildWorkflowExecutionFailedEventAttributes).toEqual({
+      workflowType: world.workflowType,
+      workflowId: childId,
+      cause: 'WORKFLOW_ALREADY_RUNNING',
+      initiatedEventId: 6,
+      decisionTaskCompletedEventId: 4,
+      control: 'two',
+    });
+    expect((await kit.describe(execution)).openCounts?.openChildWorkflowExecutions).toBe(1);
+  });
+
+  it('a child with the parent’s own workflowId is WORKFLOW_ALREADY_RUNNING; a failed start beside a good one', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const task = await kit.pollDecision(taskList);
+    const childId = uid('child');
+    await kit.respond(task.taskToken, [
+      startChild(execution.workflowId, { control: 'self' }),
+      startChild(childId, { control: 'ghost', workflowType: { name: 'no-such-wf', version: '1' } }),
+      startChild(childId, { control: 'good' }),
+    ]);
+    const events = await historyWhen(
+      execution,
+      (h) =>
+        find(h, 'ChildWorkflowExecutionStarted').length === 1 &&
+        find(h, 'StartChildWorkflowExecutionFailed').length === 2,
+    );
+    expect(types(events).slice(3, 8)).toEqual([
+      'DecisionTaskCompleted',
+      'StartChildWorkflowExecutionInitiated',
+      'StartChildWorkflowExecutionFailed',
+      'StartChildWorkflowExecutionInitiated',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[5]?.startChildWorkflowExecutionFailedEventAttributes).toEqual({
+      workflowType: { name: 'no-such-wf', version: '1' },
+      workflowId: childId,
+      cause: 'WORKFLOW_TYPE_DOES_NOT_EXIST',
+      initiatedEventId: 0,
+      decisionTaskCompletedEventId: 4,
+      control: 'ghost',
+    });
+    expect(
+      find(events, 'StartChildWorkflowExecutionFailed')
+        .map((e) => e.startChildWorkflowExecutionFailedEventAttributes)
+        .find((a) => a?.control === 'self'),
+    ).toEqual({
+      workflowType: world.workflowType,
+      workflowId: execution.workflowId,
+      cause: 'WORKFLOW_ALREADY_RUNNING',
+      initiatedEventId: 5,
+      decisionTaskCompletedEventId: 4,
+      control: 'self',
+    });
+    expect(
+      find(events, 'ChildWorkflowExecutionStarted')[0]?.childWorkflowExecutionStartedEventAttributes
+        ?.initiatedEventId,
+    ).toBe(7);
+    expect(find(events, 'DecisionTaskScheduled')).toHaveLength(2);
+  });
+
+  it.each([
+    ['CompleteWorkflowExecution', w({ kind: 'complete' })],
+    ['FailWorkflowExecution', w({ kind: 'fail' })],
+    ['CancelWorkflowExecution', w({ kind: 'cancel' })],
+    ['ContinueAsNewWorkflowExecution', { ...w({ kind: 'continueAsNew' }) }],
+  ] as const)(
+    'a parent closed by %s leaves its open child running (child policy applies only to terminate and time-out)',
+    async (_name, closeDecision) => {
+      const { execution, taskList } = await kit.start(world.workflowType);
+      const childId = uid('child');
+      const childList = uid('child-deciders');
+      const first = await kit.pollDecision(taskList);
+      await kit.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
+      const started = await historyWhen(
+        execution,
+        (h) => find(h, 'ChildWorkflowExecutionStarted').length === 1,
+      );
+      const child = {
+        workflowId: childId,
+        runId:
+          find(started, 'ChildWorkflowExecutionStarted')[0]
+            ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? '',
+      };
+      const second = await kit.pollDecision(taskList);
+      await kit.respond(second.taskToken, [closeDecision]);
+      await stack.streamCaughtUp();
+      const childEvents = await kit.history(child);
+      expect(types(childEvents)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
+      expect((await kit.describe(child)).executionInfo).toMatchObject({
+        executionStatus: 'OPEN',
+        cancelRequested: false,
+        parent: execution,
+      });
+      // the child closing later records nothing in the closed parent
+      const parentEvents = await kit.history(execution);
+      const ct = await kit.pollDecision(childList);
+      await kit.respond(ct.taskToken, [w({ kind: 'complete' })]);
+      await stack.streamCaughtUp();
+      expect(await kit.history(execution)).toEqual(parentEvents);
+    },
+  );
+});
+
+describe('Lambda tasks combined', () => {
+  it('a Lambda task that ends while the task is out makes a close UNHANDLED_DECISION', async () => {
+    let release: (value: string) => void = () => {};
+    stack.lambda.register(
+      'gate',
+      () =>
+        new Promise<string>((resolve) => {
+          release = resolve;
+        }),
+    );
+    const { execution, taskList } = await kit.start(world.workflowType, { lambdaRole });
+    const first = await kit.pollDecision(taskList);
+    await kit.respond(first.taskToken, [
+      {
+        decisionType: 'ScheduleLambdaFunction',
+        scheduleLambdaFunctionDecisionAttributes: {
+          id: 'g',
+          name: 'gate',
+          startToCloseTimeout: '60',
+        },
+      },
+    ]);
+    await historyWhen(execution, (h) => find(h, 'LambdaFunctionStarted').length === 1);
+    await kit.signal(execution, 'wake');
+    const second = await kit.pollDecision(taskList);
+    release('opened');
+    await historyWhen(execution, (h) => find(h, 'LambdaFunctionCompleted').length === 1);
+    await kit.respond(second.taskToken, [w({ kind: 'lambda', id: 'g' }), w({ kind: 'complete' })]);
+    const events = await kit.history(execution);
+    expect(types(events).slice(9)).toEqual([
+      'LambdaFunctionCompleted',
+      'DecisionTaskCompleted',
+      'LambdaFunctionScheduled',
+      'CompleteWorkflowExecutionFailed',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[12]?.completeWorkflowExecutionFailedEventAttributes).toEqual({
+      cause: 'UNHANDLED_DECISION',
+      decisionTaskCompletedEventId: 11,
+    });
+  });
 });

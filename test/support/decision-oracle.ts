@@ -144,6 +144,8 @@ export class RunModel {
   /** An event that schedules a decision task was recorded after the started task's DecisionTaskStarted. */
   unseen = false;
   previousStartedEventId = 0;
+  /** DescribeWorkflowExecution's latestExecutionContext: the last one a response gave. */
+  latestExecutionContext: string | undefined;
 
   constructor(
     readonly world: ModelWorld,
@@ -316,6 +318,7 @@ export class RunModel {
       },
     });
     this.previousStartedEventId = task.startedEventId;
+    if (executionContext !== undefined) this.latestExecutionContext = executionContext;
     this.decisionTask = { status: 'none' };
     const unseen = this.unseen;
     this.unseen = false;
