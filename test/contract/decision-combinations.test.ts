@@ -30,6 +30,7 @@ import {
   situations,
 } from '../support/decision-oracle.js';
 import { serveDomain } from '../support/local.js';
+import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
 let swf: SWFClient;
 let kit: SwfKit;
@@ -579,6 +580,15 @@ describe('generated decision combinations against the model', () => {
           described.latestActivityTaskTimestamp,
           `${label}: latestActivityTaskTimestamp`,
         ).toEqual(lastScheduled?.eventTimestamp);
+        expect(await pendingActivities(kit, activityTaskList), `${label}: pending activities`).toBe(
+          model.waitingActivities().length,
+        );
+        expect(await pendingDecisions(kit, taskList), `${label}: pending decision tasks`).toBe(
+          // a run continued as new has its successor's first decision task on the same list
+          model.decisionTask.status === 'scheduled' || model.closeStatus === 'CONTINUED_AS_NEW'
+            ? 1
+            : 0,
+        );
         if (model.status === 'OPEN') {
           expect(described.openCounts, `${label}: openCounts`).toEqual(model.openCounts());
           for (const activity of model.startedActivities()) {
