@@ -1133,3 +1133,222 @@ describe('Lambda tasks combined', () => {
     });
   });
 });
+
+describe('outcomes the decider has not seen', () => {
+  it('a child that closed while the parent’s task was out: requests to it fail, the close is UNHANDLED_DECISION', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const childId = uid('child');
+    const childList = uid('child-deciders');
+    const first = await kit.pollDecision(taskList);
+    await kit.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
+    await historyWhen(execution, (h) => find(h, 'ChildWorkflowExecutionStarted').length === 1);
+    const second = await kit.pollDecision(taskList);
+    const ct = await kit.pollDecision(childList);
+    await kit.respond(ct.taskToken, [w({ kind: 'complete', result: 'child done' })]);
+    await historyWhen(execution, (h) => find(h, 'ChildWorkflowExecutionCompleted').length === 1);
+    await kit.respond(second.taskToken, [
+      cancelExternal(childId, { control: 'c1' }),
+      signalExternal(childId, { control: 'c2' }),
+      w({ kind: 'complete' }),
+    ]);
+    const events = await historyWhen(
+      execution,
+      (h) =>
+        find(h, 'RequestCancelExternalWorkflowExecutionFailed').length === 1 &&
+        find(h, 'SignalExternalWorkflowExecutionFailed').length === 1,
+    );
+    const completed = find(events, 'DecisionTaskCompleted').at(-1)?.eventId ?? -1;
+    expect(types(events).slice(completed - 1, completed + 4)).toEqual([
+      'DecisionTaskCompleted',
+      'RequestCancelExternalWorkflowExecutionInitiated',
+      'SignalExternalWorkflowExecutionInitiated',
+      'CompleteWorkflowExecutionFailed',
+      'DecisionTaskScheduled',
+    ]);
+    expect(
+      find(events, 'RequestCancelExternalWorkflowExecutionFailed')[0]
+        ?.requestCancelExternalWorkflowExecutionFailedEventAttributes,
+    ).toEqual({
+      workflowId: childId,
+      cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION',
+      initiatedEventId: completed + 1,
+      decisionTaskCompletedEventId: completed,
+      control: 'c1',
+    });
+    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect(find(events, 'DecisionTaskScheduled').length).toBe(3);
+  });
+
+  it('an activity that timed out while the task was out: RequestCancelActivityTask fails ACTIVITY_ID_UNKNOWN and the id is free', async () => {
+    const acts = uid('acts');
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const first = await kit.pollDecision(taskList);
+    await kit.respond(first.taskToken, [
+      {
+        decisionType: 'ScheduleActivityTask',
+        scheduleActivityTaskDecisionAttributes: {
+          activityType: world.activityTypes.act,
+          activityId: 'a',
+          taskList: { name: acts },
+          scheduleToStartTimeout: '1',
+        },
+      },
+    ]);
+    await kit.signal(execution, 'wake');
+    const second = await kit.pollDecision(taskList);
+    await historyWhen(execution, (h) => find(h, 'ActivityTaskTimedOut').length === 1);
+    await kit.respond(second.taskToken, [
+      w({ kind: 'cancelActivity', activityId: 'a' }),
+      w({ kind: 'schedule', activityId: 'a', type: 'act' }, acts),
+      w({ kind: 'fail', reason: 'too late' }),
+    ]);
+    const events = await kit.history(execution);
+    const completed = find(events, 'DecisionTaskCompleted').at(-1)?.eventId ?? -1;
+    expect(types(events).slice(completed - 2)).toEqual([
+      'ActivityTaskTimedOut',
+      'DecisionTaskCompleted',
+      'RequestCancelActivityTaskFailed',
+      'ActivityTaskScheduled',
+      'FailWorkflowExecutionFailed',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[completed - 2]?.activityTaskTimedOutEventAttributes).toEqual({
+      timeoutType: 'SCHEDULE_TO_START',
+      scheduledEventId: 5,
+      startedEventId: 0,
+    });
+    expect(events[completed]?.requestCancelActivityTaskFailedEventAttributes).toEqual({
+      activityId: 'a',
+      cause: 'ACTIVITY_ID_UNKNOWN',
+      decisionTaskCompletedEventId: completed,
+    });
+    expect(await pendingActivities(kit, acts)).toBe(1);
+  });
+
+  it('the decision task owed after failures goes to the task list the response names', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const moved = uid('moved');
+    const first = await kit.pollDecision(taskList);
+    await kit.signal(execution, 'during');
+    await kit.swf.send(
+      new RespondDecisionTaskCompletedCommand({
+        taskToken: first.taskToken,
+        decisions: [
+          w({ kind: 'schedule', activityId: 'a', type: 'ghost' }),
+          w({ kind: 'complete' }),
+        ],
+        taskList: { name: moved },
+        executionContext: 'ctx',
+      }),
+    );
+    const events = await kit.history(execution);
+    expect(types(events).slice(4)).toEqual([
+      'DecisionTaskCompleted',
+      'ScheduleActivityTaskFailed',
+      'CompleteWorkflowExecutionFailed',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events[4]?.decisionTaskCompletedEventAttributes).toEqual({
+      executionContext: 'ctx',
+      scheduledEventId: 2,
+      startedEventId: 3,
+      taskList: { name: moved },
+    });
+    expect(events[7]?.decisionTaskScheduledEventAttributes?.taskList).toEqual({ name: moved });
+    expect(await pendingDecisions(kit, taskList)).toBe(0);
+    const next = await kit.pollDecision(moved);
+    expect(next.previousStartedEventId).toBe(3);
+  });
+});
+
+/**
+ * The decisions of one response are carried out in list order (swf-api.md §6.3 step 4; the API
+ * reference's Decision page: "The ordering of decisions should follow a logical flow"): a child
+ * started before a signal or cancel request to it exists by the time the request is delivered, and a
+ * request before the start does not find it.
+ */
+describe('requests to a child started in the same list', () => {
+  it.each([
+    [
+      'SignalExternalWorkflowExecution',
+      'ExternalWorkflowExecutionSignaled',
+      'WorkflowExecutionSignaled',
+    ],
+    [
+      'RequestCancelExternalWorkflowExecution',
+      'ExternalWorkflowExecutionCancelRequested',
+      'WorkflowExecutionCancelRequested',
+    ],
+  ] as const)(
+    'StartChildWorkflowExecution, then %s to that child: the request reaches the child',
+    async (decisionType, outcome, arrival) => {
+      const { execution, taskList } = await kit.start(world.workflowType);
+      const childId = uid('child');
+      const task = await kit.pollDecision(taskList);
+      await kit.respond(task.taskToken, [
+        startChild(childId),
+        decisionType === 'SignalExternalWorkflowExecution'
+          ? signalExternal(childId)
+          : cancelExternal(childId),
+      ]);
+      const settled = (h: HistoryEvent[]) =>
+        find(h, 'ChildWorkflowExecutionStarted').length === 1 &&
+        find(h, outcome).length +
+          find(h, 'SignalExternalWorkflowExecutionFailed').length +
+          find(h, 'RequestCancelExternalWorkflowExecutionFailed').length ===
+          1;
+      const events = await historyWhen(execution, settled);
+      const child = {
+        workflowId: childId,
+        runId:
+          find(events, 'ChildWorkflowExecutionStarted')[0]
+            ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? '',
+      };
+      expect(types(events).slice(3)).toEqual([
+        'DecisionTaskCompleted',
+        'StartChildWorkflowExecutionInitiated',
+        decisionType === 'SignalExternalWorkflowExecution'
+          ? 'SignalExternalWorkflowExecutionInitiated'
+          : 'RequestCancelExternalWorkflowExecutionInitiated',
+        'ChildWorkflowExecutionStarted',
+        'DecisionTaskScheduled',
+        outcome,
+      ]);
+      expect(events.at(-1)).toMatchObject({
+        [`${outcome[0]?.toLowerCase()}${outcome.slice(1)}EventAttributes`]: {
+          workflowExecution: child,
+          initiatedEventId: 6,
+        },
+      });
+      const childEvents = await historyWhen(child, (h) => find(h, arrival).length === 1);
+      expect(childEvents.find((e) => e.eventType === arrival)).toMatchObject({
+        [`${arrival[0]?.toLowerCase()}${arrival.slice(1)}EventAttributes`]: {
+          externalWorkflowExecution: execution,
+          externalInitiatedEventId: 6,
+        },
+      });
+    },
+  );
+
+  it('a signal listed before the child’s start does not find it; the child starts', async () => {
+    const { execution, taskList } = await kit.start(world.workflowType);
+    const childId = uid('child');
+    const task = await kit.pollDecision(taskList);
+    await kit.respond(task.taskToken, [signalExternal(childId), startChild(childId)]);
+    const events = await historyWhen(
+      execution,
+      (h) =>
+        find(h, 'ChildWorkflowExecutionStarted').length === 1 &&
+        find(h, 'SignalExternalWorkflowExecutionFailed').length === 1,
+    );
+    expect(
+      find(events, 'SignalExternalWorkflowExecutionFailed')[0]
+        ?.signalExternalWorkflowExecutionFailedEventAttributes,
+    ).toEqual({
+      workflowId: childId,
+      cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION',
+      initiatedEventId: 5,
+      decisionTaskCompletedEventId: 4,
+    });
+  });
+});
