@@ -62,18 +62,22 @@ export function outboxEffects(
       deadline: { runId, key: previous.key, at: previous.at },
       closed: outlived,
     });
+  // Signals, cancel requests and child starts go out in the order their decisions were listed (their
+  // Initiated events' order): a request to a child started earlier in the same response finds it.
+  const initiated: OutboxEffect[] = [];
   for (const id of Object.keys(after.externalRequests)) {
     if (before === undefined || own(before.externalRequests, id) === undefined)
-      effects.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
+      initiated.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
   }
   for (const [id, child] of Object.entries(after.children)) {
     if (
       child.initiated !== undefined &&
       (before === undefined || own(before.children, id) === undefined)
     ) {
-      effects.push({ kind: 'start-child', runId, initiatedEventId: Number(id) });
+      initiated.push({ kind: 'start-child', runId, initiatedEventId: Number(id) });
     }
   }
+  effects.push(...initiated.sort((a, b) => initiatedEventId(a) - initiatedEventId(b)));
   for (const fn of Object.values(after.lambdaFunctions)) {
     if (before === undefined || own(before.lambdaFunctions, fn.id) === undefined)
       effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
@@ -84,6 +88,9 @@ export function outboxEffects(
     effects.push({ kind: 'expire-run', run: after });
   return effects;
 }
+
+const initiatedEventId = (effect: OutboxEffect) =>
+  effect.kind === 'deliver-external' || effect.kind === 'start-child' ? effect.initiatedEventId : 0;
 
 /**
  * Closing tells the parent (a run that continued as new is not a close to it: its successor will be),
