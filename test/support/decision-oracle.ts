@@ -107,6 +107,7 @@ export interface ModelWorld {
 interface OpenActivity {
   readonly activityId: string;
   readonly scheduledEventId: number;
+  readonly taskPriority: number;
   startedEventId?: number;
   latestCancelRequestedEventId?: number;
 }
@@ -218,6 +219,13 @@ export class RunModel {
   /** Activities scheduled and not started: the ones a poll may hand out. */
   waitingActivities(): OpenActivity[] {
     return [...this.activities.values()].filter((a) => a.startedEventId === undefined);
+  }
+
+  /** The one a poll hands out: highest taskPriority, then the oldest (swf-api.md §5.6). */
+  nextActivity(): OpenActivity | undefined {
+    return this.waitingActivities().sort(
+      (a, b) => b.taskPriority - a.taskPriority || a.scheduledEventId - b.scheduledEventId,
+    )[0];
   }
 
   startedActivities(): OpenActivity[] {
@@ -410,7 +418,11 @@ export class RunModel {
           taskList: { name: this.activityTaskList },
           taskPriority: priority,
         });
-        this.activities.set(d.activityId, { activityId: d.activityId, scheduledEventId });
+        this.activities.set(d.activityId, {
+          activityId: d.activityId,
+          scheduledEventId,
+          taskPriority: Number(priority),
+        });
         return;
       }
       case 'cancelActivity': {
