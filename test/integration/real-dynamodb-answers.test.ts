@@ -233,9 +233,10 @@ describe('a registry listing read right after a registration (global secondary i
         : undefined,
     );
 
-  // Known gap, kept as a failing expectation: README says the domain and type actions always read
-  // the registry as it is, but ListDomains, ListActivityTypes and ListWorkflowTypes read gsi1.
-  it.fails('lists a type just registered (ListActivityTypes)', async () => {
+  // ListDomains, ListActivityTypes and ListWorkflowTypes read the registry as it is, as the README
+  // says of the domain and type actions (they read gsi1 before, and missed what it had not caught up
+  // with).
+  it('lists a type just registered (ListActivityTypes)', async () => {
     const name = `d-${randomBytes(6).toString('hex')}`;
     const plain = new DynamoRegistryStore(table);
     expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
@@ -250,7 +251,7 @@ describe('a registry listing read right after a registration (global secondary i
     expect(listed.items.map((t) => t.name)).toEqual(['a']);
   });
 
-  it.fails('lists a domain just registered (ListDomains)', async () => {
+  it('lists a domain just registered (ListDomains)', async () => {
     const name = `d-${randomBytes(6).toString('hex')}`;
     expect(await new DynamoRegistryStore(table).createDomain(domain(name), 1_000)).toBe('created');
     const listed = await new DynamoRegistryStore(lagging()).listDomains('REGISTERED', {
@@ -258,5 +259,67 @@ describe('a registry listing read right after a registration (global secondary i
       reverse: false,
     });
     expect(listed.items.map((d) => d.name)).toContain(name);
+  });
+});
+
+describe('ListDomains on a table whose domains an earlier release registered', () => {
+  it('lists them from the index until the account item names every domain it counts', async () => {
+    const fresh = await freshTable('legacy-domains');
+    fresh.client.destroy();
+    const store = new DynamoRegistryStore({ doc: fresh.doc, tableName: fresh.tableName });
+    try {
+      for (const name of ['b', 'a'])
+        expect(await store.createDomain(domain(name), 100)).toBe('created');
+      // The earlier release counted its domains but did not name them.
+      await fresh.doc.update({
+        TableName: fresh.tableName,
+        Key: keys.account(),
+        UpdateExpression: 'REMOVE domainNames',
+      });
+      expect(await store.createDomain(domain('c'), 100)).toBe('created');
+      const names = async (reverse: boolean, after?: string) =>
+        store.listDomains('REGISTERED', {
+          limit: 2,
+          reverse,
+          ...(after === undefined ? {} : { after }),
+        });
+      const first = await names(false);
+      expect(first.items.map((d) => d.name)).toEqual(['a', 'b']);
+      expect((await names(false, first.next)).items.map((d) => d.name)).toEqual(['c']);
+      expect((await names(true)).items.map((d) => d.name)).toEqual(['c', 'b']);
+    } finally {
+      fresh.doc.destroy();
+    }
+  });
+
+  it('pages the named domains by name, either way, passing over the other status', async () => {
+    const fresh = await freshTable('named-domains');
+    fresh.client.destroy();
+    const store = new DynamoRegistryStore({ doc: fresh.doc, tableName: fresh.tableName });
+    try {
+      for (const name of ['é', 'b', 'a', 'c', 'd'])
+        expect(await store.createDomain(domain(name), 100)).toBe('created');
+      expect(await store.setDomainStatus('c', 'DEPRECATED', 2)).toBe('changed');
+      const all = async (reverse: boolean) => {
+        const seen: string[] = [];
+        let after: string | undefined;
+        do {
+          const page = await store.listDomains('REGISTERED', {
+            limit: 2,
+            reverse,
+            ...(after === undefined ? {} : { after }),
+          });
+          seen.push(...page.items.map((d) => d.name));
+          after = page.next;
+        } while (after !== undefined);
+        return seen;
+      };
+      expect(await all(false)).toEqual(['a', 'b', 'd', 'é']);
+      expect(await all(true)).toEqual(['é', 'd', 'b', 'a']);
+      const deprecated = await store.listDomains('DEPRECATED', { limit: 10, reverse: false });
+      expect(deprecated).toEqual({ items: [expect.objectContaining({ name: 'c' })] });
+    } finally {
+      fresh.doc.destroy();
+    }
   });
 });

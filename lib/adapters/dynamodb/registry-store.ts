@@ -19,13 +19,15 @@ import type {
 } from '../../ports/registry-store.js';
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
-import { keys } from './keys.js';
+import { keys, SEPARATOR } from './keys.js';
 import { mapLimited } from './parallel.js';
 import { backoff, isLockConflict, transactWrite } from './transact.js';
 
 const typeCounter = (kind: TypeKind) =>
   kind === 'workflow' ? 'workflowTypeCount' : 'activityTypeCount';
 const DEPRECATE_CONCURRENCY = 16;
+/** Domain items ListDomains reads at once. */
+const DOMAIN_READS = 16;
 const MAX_TAG_RETRIES = 20;
 /** Attempts at a status change while transactions keep holding its item. */
 const MAX_STATUS_ATTEMPTS = 20;
@@ -47,9 +49,16 @@ export class DynamoRegistryStore implements RegistryStore {
         Update: {
           TableName: this.table.tableName,
           Key: keys.account(),
-          UpdateExpression: 'SET domainCount = if_not_exists(domainCount, :zero) + :one',
+          // The names too: what ListDomains reads consistently (see listDomains).
+          UpdateExpression:
+            'SET domainCount = if_not_exists(domainCount, :zero) + :one ADD domainNames :name',
           ConditionExpression: 'attribute_not_exists(domainCount) OR domainCount < :max',
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxDomains },
+          ExpressionAttributeValues: {
+            ':zero': 0,
+            ':one': 1,
+            ':max': maxDomains,
+            ':name': new Set([domain.name]),
+          },
         },
       },
     ]);
@@ -62,10 +71,54 @@ export class DynamoRegistryStore implements RegistryStore {
     return item === undefined ? undefined : toDomain(item);
   }
 
+  /**
+   * The account's domains of one status, by name. Read from the account's item, which names every
+   * domain registered (a domain is never deleted), and the domains' own items, consistently: an index
+   * lags its table on DynamoDB, and a domain registered a moment ago would be missing. A table whose
+   * account item does not name every domain it counts (domains registered by an earlier release) is
+   * listed from the index of domains by status, as that release did.
+   */
   async listDomains(status: RegistrationStatus, page: PageRequest): Promise<Page<DomainRecord>> {
+    const account = await this.get(keys.account());
+    const names = account?.domainNames instanceof Set ? [...account.domainNames].map(String) : [];
+    const count = typeof account?.domainCount === 'number' ? account.domainCount : 0;
+    if (names.length < count) return this.listDomainsIndexed(status, page);
+    // Key order (UTF-8 bytes), as the index kept them; a page token is the last domain's name.
+    const order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    const sorted = names.sort(page.reverse ? (a, b) => order(b, a) : order);
+    const after = page.after;
+    const from =
+      after === undefined
+        ? sorted
+        : sorted.filter((n) => (page.reverse ? order(n, after) < 0 : order(n, after) > 0));
+    const shown: DomainRecord[] = [];
+    // Read in slices, stopping once a page and one more are in hand (most accounts hold a few).
+    for (let i = 0; i < from.length && shown.length <= page.limit; i += DOMAIN_READS) {
+      const items = await mapLimited(from.slice(i, i + DOMAIN_READS), DOMAIN_READS, (name) =>
+        this.get(keys.domain(name)),
+      );
+      for (const item of items)
+        if (item !== undefined && item.status === status) shown.push(toDomain(item));
+    }
+    const last = shown[page.limit - 1];
+    return shown.length > page.limit && last !== undefined
+      ? { items: shown.slice(0, page.limit), next: last.name }
+      : { items: shown };
+  }
+
+  private async listDomainsIndexed(
+    status: RegistrationStatus,
+    page: PageRequest,
+  ): Promise<Page<DomainRecord>> {
     const { gsi1pk } = keys.domainList(status);
     const startKey = (after: string) => ({ gsi1pk, gsi1sk: after, ...keys.domain(after) });
-    return this.queryPage({ gsi1pk }, undefined, page, startKey, toDomain);
+    const input: QueryCommandInput = {
+      TableName: this.table.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+    };
+    return this.queryPage(input, page, startKey, toDomain, (d) => d.name);
   }
 
   async setDomainStatus(
@@ -235,13 +288,29 @@ export class DynamoRegistryStore implements RegistryStore {
     name: string | undefined,
     page: PageRequest,
   ): Promise<Page<TypeRecord>> {
-    const { gsi1pk } = keys.typeList(kind, domain, status);
+    // Read from the domain's own partition, consistently (an index lags its table on DynamoDB: a
+    // type registered a moment ago would be missing), passing over types of the other status. A page
+    // token is the last type's name and version, as it was when this read an index of types by status.
+    const prefix = keys.typePrefix(kind) + (name === undefined ? '' : keys.typeNamePrefix(name));
     const startKey = (after: string) => {
-      const [typeName = '', version = ''] = after.split('\u0001');
-      return { gsi1pk, gsi1sk: after, ...keys.type(kind, domain, typeName, version) };
+      const [typeName = '', version = ''] = after.split(SEPARATOR);
+      return { ...keys.type(kind, domain, typeName, version) };
     };
-    const prefix = name === undefined ? undefined : keys.typeNamePrefix(name);
-    return this.queryPage({ gsi1pk }, prefix, page, startKey, toType);
+    const input: QueryCommandInput = {
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: '#status = :status',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pk': keys.domain(domain).pk,
+        ':prefix': prefix,
+        ':status': status,
+      },
+      ConsistentRead: true,
+    };
+    return this.queryPage(input, page, startKey, toType, (t) =>
+      keys.typeSortValue(t.name, t.version),
+    );
   }
 
   async setTypeStatus(
@@ -354,44 +423,35 @@ export class DynamoRegistryStore implements RegistryStore {
   }
 
   /**
-   * One page of a gsi1 listing. Asks for one item more than the page holds, so that a cursor is returned
-   * only when another item really follows: SWF omits nextPageToken on the last page.
+   * One page of a listing in key order (`input`, its key condition and filter). Asks for one item more
+   * than the page holds, so that a cursor is returned only when another item really follows: SWF omits
+   * nextPageToken on the last page. `cursor` names an item as `startKey` reads it back.
    */
   private async queryPage<T>(
-    partition: { gsi1pk: string },
-    sortPrefix: string | undefined,
+    input: QueryCommandInput,
     page: PageRequest,
     startKey: (after: string) => Record<string, unknown>,
     map: (item: Record<string, unknown>) => T,
+    cursor: (item: T) => string,
   ): Promise<Page<T>> {
-    const input: QueryCommandInput = {
-      TableName: this.table.tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression:
-        sortPrefix === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': partition.gsi1pk,
-        ...(sortPrefix === undefined ? {} : { ':prefix': sortPrefix }),
-      },
-      ScanIndexForward: !page.reverse,
-      ExclusiveStartKey: page.after === undefined ? undefined : startKey(page.after),
-    };
     const items: Record<string, unknown>[] = [];
-    let lastKey: Record<string, unknown> | undefined;
+    let lastKey: Record<string, unknown> | undefined =
+      page.after === undefined ? undefined : startKey(page.after);
     do {
       const result = await this.table.doc.query({
         ...input,
+        ScanIndexForward: !page.reverse,
+        // A filter passes over items after the limit is counted: another read may be needed.
         Limit: page.limit + 1 - items.length,
-        ExclusiveStartKey: lastKey ?? input.ExclusiveStartKey,
+        ExclusiveStartKey: lastKey,
       });
       items.push(...(result.Items ?? []));
       lastKey = result.LastEvaluatedKey;
     } while (lastKey !== undefined && items.length <= page.limit);
-    const more = items.length > page.limit;
-    const shown = items.slice(0, page.limit);
+    const shown = items.slice(0, page.limit).map(map);
     const last = shown[shown.length - 1];
-    const next = more && last !== undefined ? String(last.gsi1sk) : undefined;
-    return next === undefined ? { items: shown.map(map) } : { items: shown.map(map), next };
+    const next = items.length > page.limit && last !== undefined ? cursor(last) : undefined;
+    return next === undefined ? { items: shown } : { items: shown, next };
   }
 
   /** Ensures the table's signing-key item exists (first writer wins) and returns it. */
