@@ -311,3 +311,22 @@ describe('a write that lands, then another request changes the run before the cl
     expect({ answer, names: names.sort() }).toEqual({ answer: 'ok', names: ['once', 'other'] });
   });
 });
+
+describe('a commit of two runs (a continue-as-new) whose transaction lands but answers a 500', () => {
+  it('is answered as recorded (the store reads its landed commit back), and the new run is open', async () => {
+    const { execution, taskList } = await kit.start(wf);
+    const task = await kit.pollDecision(taskList);
+    weather.add({ match: (op) => op === 'TransactWriteItems', weather: 'landed-500' });
+    const answered = await settle(kit.respond(task.taskToken, [decide.continueAsNew({})]));
+    weather.clear();
+    const closed = await kit.describe(execution);
+    const history = await kit.history(execution);
+    const next = history.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    const open = await kit.describe({ workflowId: execution.workflowId, runId: next ?? '' });
+    expect({
+      answered,
+      closed: closed.executionInfo?.closeStatus,
+      open: open.executionInfo?.executionStatus,
+    }).toEqual({ answered: 'ok', closed: 'CONTINUED_AS_NEW', open: 'OPEN' });
+  });
+});

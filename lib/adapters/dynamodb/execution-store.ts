@@ -492,11 +492,22 @@ export class DynamoExecutionStore implements ExecutionStore {
     ];
     if (core.length > MAX_TRANSACTION_ITEMS)
       throw new Error(`a commit of ${core.length} items exceeds one transaction`);
-    const outcome = await transactWrite(
-      this.table.doc,
-      core.map((c) => c.item),
-      { conflictAsOutcome: true },
-    );
+    let outcome: Awaited<ReturnType<typeof transactWrite>>;
+    try {
+      outcome = await transactWrite(
+        this.table.doc,
+        core.map((c) => c.item),
+        { conflictAsOutcome: true },
+      );
+    } catch (error) {
+      // Every try failed, and one may have landed all the same (its answer lost: a timeout, a 500):
+      // a transaction lands whole, so its first run's state item tells, as a single put's does.
+      const first = runs[0];
+      const ours = first?.state.Put?.Item;
+      if (first !== undefined && ours !== undefined && (await this.landed(ours, first.events)))
+        return 'committed';
+      throw error;
+    }
     if (outcome.ok) return 'committed';
     const roles = outcome.failed.map((i) => core[i]?.role ?? 'other');
     return roles.includes('acquire') ? 'already-open' : 'conflict';
