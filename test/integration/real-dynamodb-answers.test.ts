@@ -323,3 +323,32 @@ describe('ListDomains on a table whose domains an earlier release registered', (
     }
   });
 });
+
+describe('a registration of a type that exists while other registrations hold its domain', () => {
+  it('is refused as existing without a transaction (a fleet of workers registers its types at start)', async () => {
+    // Every registration counts its type in the domain's item, in a transaction: while others are
+    // in flight DynamoDB cancels it (TransactionConflict), and enough of them end in throttling.
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    const plain = new DynamoRegistryStore(table);
+    expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
+    expect(await plain.createType(activityType(name, 'a'), 1_000)).toBe('created');
+    let transactions = 0;
+    const contended = new DynamoRegistryStore(
+      answering((operation) => {
+        if (operation !== 'transactWrite') return undefined;
+        transactions++;
+        return Promise.reject(
+          new DynamoDbError('TransactionCanceledException', 'Transaction cancelled', 400, {
+            CancellationReasons: [
+              { Code: 'None' },
+              { Code: 'TransactionConflict' },
+              { Code: 'None' },
+            ],
+          }),
+        );
+      }),
+    );
+    await expect(contended.createType(activityType(name, 'a'), 1_000)).resolves.toBe('exists');
+    expect(transactions).toBe(0);
+  });
+});

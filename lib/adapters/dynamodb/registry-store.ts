@@ -175,6 +175,12 @@ export class DynamoRegistryStore implements RegistryStore {
   }
 
   async createType(type: TypeRecord, maxTypes: number): Promise<CreateOutcome> {
+    // A type registered already is refused without the transaction, which counts a new type in its
+    // domain's item and so contends with every other registration in the domain: a fleet of workers
+    // registering its types as each starts would meet conflicts, and some throttling. (A type's item
+    // lives in its domain's partition: the domain is there too, and a domain is never deleted.)
+    if ((await this.get(keys.type(type.kind, type.domain, type.name, type.version))) !== undefined)
+      return 'exists';
     const counter = typeCounter(type.kind);
     const outcome = await transactWrite(this.table.doc, [
       {
