@@ -152,11 +152,14 @@ export function retentionSeconds(retentionPeriodInDays: string): number {
 
 /**
  * When a closed run and everything of it disappear (epoch seconds, whole, for DynamoDB TTL); undefined
- * while it is open.
+ * while it is open. A retention keeps the run at least that long (rounded up); a retention of 0 keeps
+ * nothing after the close (rounded down), so the run is gone from lists, counts and Describe as soon
+ * as the outbox has handled its close, not at the next whole second.
  */
 export function expiryOf(state: ExecutionState, retention: number): number | undefined {
   if (state.status !== 'CLOSED') return undefined;
-  return Math.ceil((state.closeTimestamp ?? state.startTimestamp) + retention);
+  const closedAt = state.closeTimestamp ?? state.startTimestamp;
+  return retention > 0 ? Math.ceil(closedAt + retention) : Math.floor(closedAt);
 }
 
 /** The longest execution timeout for which a run's history is written with an expiry up front. */

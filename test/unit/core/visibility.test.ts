@@ -176,6 +176,8 @@ describe('retention', () => {
     expect(expiryOf(start, 86_400)).toBeUndefined();
     expect(expiryOf(closed(start, T0 + 10.5), 86_400)).toBe(T0 + 11 + 86_400);
     expect(expiryOf(closed(start, T0 + 10), 0)).toBe(T0 + 10);
+    // A retention of 0 keeps nothing after the close, not until the next whole second.
+    expect(expiryOf(closed(start, T0 + 10.5), 0)).toBe(T0 + 10);
   });
 });
 
