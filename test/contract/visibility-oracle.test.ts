@@ -1193,6 +1193,8 @@ describe('retention, on a server clock the test sets', () => {
         cancelRequested: false,
       });
     }
+    // Every row is written at the clock of the changes, before the test moves it.
+    await server.stack.streamCaughtUp();
     /** Every list and count, and DescribeWorkflowExecution of every run, against the oracle at `clock.t`. */
     const compare = async (): Promise<string[]> => {
       await server.stack.streamCaughtUp();
@@ -1258,7 +1260,6 @@ describe('retention, on a server clock the test sets', () => {
       // A page token issued now, used after its 24 hours (ListClosedWorkflowExecutions:
       // "Each pagination token expires after 24 hours. Using an expired pagination token will
       // return a 400 error: "Specified token has exceeded its maximum lifetime".").
-      await aging.server.stack.streamCaughtUp();
       const first = await viaWirePage(aging.server.stack.endpoint, {
         domain: 'aging-1',
         startTimeFilter: { oldestDate: 0 },

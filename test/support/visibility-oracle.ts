@@ -23,6 +23,11 @@
  *   workflow execution".
  * - Retention: a closed execution is visible for the domain's retention after its close (swf-api.md
  *   §11); a retention of 0 keeps nothing after close.
+ *
+ * Where the reference is silent the oracle is lenient or makes a choice, named here: executions with
+ * equal times may come in any order; an absent tagList and an empty one are the same, and so are an
+ * absent cancelRequested and false; a typeFilter whose version is the empty string (the model allows
+ * it) filters by name alone; an oldestDate after the latestDate is not asked.
  */
 
 export const CLOSE_STATUSES = [
