@@ -153,22 +153,24 @@ export function fireDue(
   const heartbeatOf = (d: Deadline) =>
     d.subject.kind === 'activity' ? heartbeats.get(d.subject.scheduledEventId) : undefined;
   for (;;) {
-    const due = deadlines(current)
-      .filter((d) => d.at <= now)
-      .sort((a, b) => a.at - b.at);
-    let fired = false;
-    for (const d of due) {
-      const outcome = fireDeadline(current, d.key, now, heartbeatOf(d));
-      if (outcome.kind === 'expired') {
-        current = outcome.transition.state;
-        events.push(...outcome.transition.events);
-        fired = true;
-        break;
+    // The deadline that really fell due first fires first: a HEARTBEAT deadline the state knows may
+    // have been pushed by a later heartbeat past other deadlines due by now (a fire handed over late).
+    let first: { readonly deadline: Deadline; readonly at: number } | undefined;
+    for (const d of deadlines(current)) {
+      if (d.at > now) continue;
+      const at = dueAt(current, d, heartbeatOf(d));
+      if (at > now) {
+        if (d.subject.kind === 'activity')
+          current = pushHeartbeatDeadline(current, d.subject.scheduledEventId, at);
+        continue;
       }
-      if (outcome.kind === 'not-yet' && d.subject.kind === 'activity')
-        current = pushHeartbeatDeadline(current, d.subject.scheduledEventId, outcome.at);
+      if (first === undefined || at < first.at) first = { deadline: d, at };
     }
-    if (!fired) break;
+    if (first === undefined) break;
+    const outcome = fireDeadline(current, first.deadline.key, now, heartbeatOf(first.deadline));
+    if (outcome.kind !== 'expired') break;
+    current = outcome.transition.state;
+    events.push(...outcome.transition.events);
   }
   const earliest = earliestDeadline(current);
   const { alarm: _fired, ...rest } = current;
