@@ -540,7 +540,6 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
         break;
       }
       case 'signal': {
-        if (stalled) continue; // see the report: a signal in the stalled window is not this sweep's
         await before(step.dt);
         const got = await rig.call('SignalWorkflowExecution', {
           domain,
@@ -873,4 +872,170 @@ describe('calls on an execution past its own timeout, the fire not come', () => 
       expect(events.length).toBe(before + 1);
     });
   }
+});
+
+/** A parent (execution timeout `parent` s, child policy `policy`) that has started one child (`child` s). */
+async function parentAndChild(parent: number, child: number, policy: string) {
+  clockBase += 30 * 86_400_000;
+  const rig = new TimeoutRig(table(), clockBase);
+  const domain = `to-${randomUUID().slice(0, 8)}`;
+  await registerTypes(rig, domain);
+  rig.clock.ms += 1_000;
+  const started = await rig.must('StartWorkflowExecution', {
+    domain,
+    workflowId: 'parent',
+    workflowType: { name: 'w', version: '1' },
+    taskList: { name: MAIN_LIST },
+    taskStartToCloseTimeout: 'NONE',
+    executionStartToCloseTimeout: String(parent),
+    childPolicy: policy,
+  });
+  const parentRun = { workflowId: 'parent', runId: started.runId as string };
+  const task = await rig.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
+  await rig.must('RespondDecisionTaskCompleted', {
+    taskToken: task.taskToken,
+    decisions: [
+      {
+        decisionType: 'StartChildWorkflowExecution',
+        startChildWorkflowExecutionDecisionAttributes: {
+          workflowType: { name: 'w', version: '1' },
+          workflowId: 'child',
+          taskList: { name: 'child-deciders' },
+          executionStartToCloseTimeout: String(child),
+          taskStartToCloseTimeout: 'NONE',
+          childPolicy: 'ABANDON',
+        },
+      },
+    ],
+  });
+  const events = async (execution: { workflowId: string; runId: string }) => {
+    const page = await rig.must('GetWorkflowExecutionHistory', { domain, execution });
+    return (page.events ?? []) as { eventType: string; [k: string]: unknown }[];
+  };
+  const parentEvents = await events(parentRun);
+  const childStarted = parentEvents.find((e) => e.eventType === 'ChildWorkflowExecutionStarted');
+  if (childStarted === undefined) throw new Error('the child did not start');
+  const childRun = (
+    childStarted.childWorkflowExecutionStartedEventAttributes as {
+      workflowExecution: { workflowId: string; runId: string };
+    }
+  ).workflowExecution;
+  const describe = async (execution: { workflowId: string; runId: string }) =>
+    rig.must('DescribeWorkflowExecution', { domain, execution });
+  return { rig, domain, parentRun, childRun, events, describe, t0: rig.clock.ms };
+}
+
+describe("a child's timeouts, as its parent sees them", () => {
+  for (const mode of ['punctual', 'late'] as const)
+    it(`the child times out first: ChildWorkflowExecutionTimedOut in the parent (${mode} fire)`, async () => {
+      const { rig, parentRun, childRun, events, describe, t0 } = await parentAndChild(
+        60,
+        10,
+        'TERMINATE',
+      );
+      expect((await describe(parentRun)).openCounts).toMatchObject({
+        openChildWorkflowExecutions: 1,
+      });
+      if (mode === 'late') await rig.advanceLate(t0 + 25_000);
+      else await rig.advancePunctual(t0 + 25_000);
+      const child = await events(childRun);
+      expect(child.at(-1)).toMatchObject({
+        eventType: 'WorkflowExecutionTimedOut',
+        workflowExecutionTimedOutEventAttributes: {
+          timeoutType: 'START_TO_CLOSE',
+          childPolicy: 'ABANDON',
+        },
+      });
+      const parent = await events(parentRun);
+      const initiated = parent.find((e) => e.eventType === 'StartChildWorkflowExecutionInitiated');
+      const started = parent.find((e) => e.eventType === 'ChildWorkflowExecutionStarted');
+      // ChildWorkflowExecutionStarted scheduled a decision task that no decider has taken yet: the
+      // timeout joins it (swf-api.md §8), no second one is scheduled.
+      expect(parent.slice(-3).map((e) => e.eventType)).toEqual([
+        'ChildWorkflowExecutionStarted',
+        'DecisionTaskScheduled',
+        'ChildWorkflowExecutionTimedOut',
+      ]);
+      expect(parent.at(-1)?.childWorkflowExecutionTimedOutEventAttributes).toEqual({
+        workflowExecution: childRun,
+        workflowType: { name: 'w', version: '1' },
+        timeoutType: 'START_TO_CLOSE',
+        initiatedEventId: initiated?.eventId,
+        startedEventId: started?.eventId,
+      });
+      expect((await describe(parentRun)).openCounts).toMatchObject({
+        openChildWorkflowExecutions: 0,
+        openDecisionTasks: 1,
+      });
+      expect((await describe(childRun)).executionInfo).toMatchObject({
+        executionStatus: 'CLOSED',
+        closeStatus: 'TIMED_OUT',
+      });
+    });
+
+  for (const policy of ['TERMINATE', 'REQUEST_CANCEL', 'ABANDON'])
+    it(`the parent times out first: its child policy ${policy} is applied, and the child's own timeout later tells the closed parent nothing`, async () => {
+      const { rig, parentRun, childRun, events, describe, t0 } = await parentAndChild(
+        10,
+        30,
+        policy,
+      );
+      await rig.advanceLate(t0 + 15_000);
+      const parent = await events(parentRun);
+      expect(parent.at(-1)).toMatchObject({
+        eventType: 'WorkflowExecutionTimedOut',
+        workflowExecutionTimedOutEventAttributes: {
+          timeoutType: 'START_TO_CLOSE',
+          childPolicy: policy,
+        },
+      });
+      const child = await events(childRun);
+      const childInfo = (await describe(childRun)).executionInfo;
+      if (policy === 'TERMINATE') {
+        // The child's own policy is recorded; the cause says the parent's policy closed it.
+        expect(child.at(-1)).toMatchObject({
+          eventType: 'WorkflowExecutionTerminated',
+          workflowExecutionTerminatedEventAttributes: {
+            childPolicy: 'ABANDON',
+            cause: 'CHILD_POLICY_APPLIED',
+          },
+        });
+        expect(childInfo).toMatchObject({ executionStatus: 'CLOSED', closeStatus: 'TERMINATED' });
+      } else if (policy === 'REQUEST_CANCEL') {
+        expect(child.map((e) => e.eventType)).toEqual([
+          'WorkflowExecutionStarted',
+          'DecisionTaskScheduled',
+          'WorkflowExecutionCancelRequested',
+        ]);
+        expect(child.at(-1)?.workflowExecutionCancelRequestedEventAttributes).toEqual({
+          cause: 'CHILD_POLICY_APPLIED',
+        });
+        expect(childInfo).toMatchObject({ executionStatus: 'OPEN', cancelRequested: true });
+      } else {
+        expect(child.map((e) => e.eventType)).toEqual([
+          'WorkflowExecutionStarted',
+          'DecisionTaskScheduled',
+        ]);
+        expect(childInfo).toMatchObject({ executionStatus: 'OPEN' });
+      }
+      const parentLength = parent.length;
+      await rig.advanceLate(t0 + 45_000);
+      expect((await events(parentRun)).length).toBe(parentLength);
+      if (policy !== 'TERMINATE')
+        expect((await events(childRun)).at(-1)?.eventType).toBe('WorkflowExecutionTimedOut');
+    });
+
+  it("a child that times out after its parent's own timeout passed, the parent's fire not come, is not reported to the parent", async () => {
+    // The parent's timeout (10 s) passes first, then the child's (12 s); the timer service reaches the
+    // child first. The parent timed out at 10 s: it hears of nothing after that.
+    const { rig, parentRun, childRun, events, t0 } = await parentAndChild(10, 12, 'ABANDON');
+    const before = (await events(parentRun)).length;
+    rig.advanceStalled(t0 + 13_000);
+    await rig.deliverDue(childRun.runId);
+    expect((await events(childRun)).at(-1)?.eventType).toBe('WorkflowExecutionTimedOut');
+    expect((await events(parentRun)).length).toBe(before);
+    await rig.deliverDue();
+    const parent = await events(parentRun);
+    expect(parent.slice(before).map((e) => e.eventType)).toEqual(['WorkflowExecutionTimedOut']);
+  });
 });

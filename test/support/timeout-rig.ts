@@ -92,16 +92,21 @@ export class TimeoutRig {
     return answer.value ?? {};
   }
 
-  private earliestArmed(): DeadlineFire | undefined {
+  private earliestArmed(runId?: string): DeadlineFire | undefined {
     let best: DeadlineFire | undefined;
-    for (const f of this.armed) if (best === undefined || f.at < best.at) best = f;
+    for (const f of this.armed)
+      if ((runId === undefined || f.runId === runId) && (best === undefined || f.at < best.at))
+        best = f;
     return best;
   }
 
-  /** Hands over every armed fire due by now (the clock's time), earliest first, until none is left. */
-  async deliverDue(): Promise<void> {
+  /**
+   * Hands over every armed fire due by now (the clock's time), earliest first, until none is left; with
+   * `runId`, only that run's (the timer service reaches runs in any order).
+   */
+  async deliverDue(runId?: string): Promise<void> {
     for (;;) {
-      const f = this.earliestArmed();
+      const f = this.earliestArmed(runId);
       if (f === undefined || f.at * 1000 > this.clock.ms) return;
       this.armed.splice(this.armed.indexOf(f), 1);
       await fireRunDeadline(this.outbox, f);
