@@ -208,6 +208,14 @@ export function passedDeadline(
   );
 }
 
+/**
+ * The run's own execution timeout has passed by `now`, its fire not handled yet: the run is as good as
+ * timed out ("Once a workflow execution has timed out, you can't take any action on it other than
+ * visibility calls", Amazon SWF Timeout Types); the fire records WorkflowExecutionTimedOut.
+ */
+export const executionTimedOutBy = (state: ExecutionState, now: number): boolean =>
+  deadlines(state).some((d) => d.subject.kind === 'execution' && d.at <= now);
+
 function pushHeartbeatDeadline(
   state: ExecutionState,
   scheduledEventId: number,

@@ -1,3 +1,4 @@
+import { executionTimedOutBy } from '../core/deadlines.js';
 import { type ExecutionState, openCounts } from '../core/execution-state.js';
 import {
   type ExecutionRequest,
@@ -140,7 +141,10 @@ async function changeOpenRun(
             return { write: false, result: 'continued' as const };
           throw closedExecution(state);
         }
-        const t = change(state, epochSeconds(deps.clock));
+        const now = epochSeconds(deps.clock);
+        // Past its own timeout, the fire not come: timed out for every request (see executionTimedOutBy).
+        if (executionTimedOutBy(state, now)) throw closedExecution(state);
+        const t = change(state, now);
         return { write: true, result: 'changed' as const, state: t.state, events: t.events };
       },
       target,

@@ -8,8 +8,11 @@
  * process.
  */
 import { describe, expect, it } from 'vitest';
+import { signalExecution } from '../../lib/core/executions.js';
 import type { OperationDeps, RequestContext } from '../../lib/operations/context.js';
 import { operations } from '../../lib/operations/index.js';
+import { mutateRun } from '../../lib/operations/run-mutation.js';
+import { epochSeconds } from '../../lib/ports/clock.js';
 import { tableForFile } from '../support/local.js';
 import {
   type CallOperation,
@@ -280,7 +283,7 @@ describe('a task past its timeout, its fire not come, reached by a poll another 
 
   it("is not started for a waiting decider once the run's execution timeout has passed", async () => {
     const s = service({ maxWaitMs: 3_000, recheckMs: 3_000 });
-    const { domain } = await runOf30s(s);
+    const { domain, started } = await runOf30s(s);
     const task = await s.call('PollForDecisionTask', { domain, taskList: { name: 'tl' } });
     await s.call('RespondDecisionTaskCompleted', { taskToken: task?.taskToken, decisions: [] });
     s.clock.ms += 30_000;
@@ -295,7 +298,17 @@ describe('a task past its timeout, its fire not come, reached by a poll another 
     for (let i = 0; i < 100 && s.deps.notifier.waiting('decision', domain, 'tl') === 0; i++)
       await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await s.call('SignalWorkflowExecution', { domain, workflowId: 'x', signalName: 's' });
+    // SignalWorkflowExecution itself is refused now (the run is as good as timed out); an event that
+    // reaches the run another way (a signal from another execution, a child's outcome, which the
+    // outbox records) still schedules a decision task: committed here as the outbox would.
+    await expect(
+      s.call('SignalWorkflowExecution', { domain, workflowId: 'x', signalName: 's' }),
+    ).rejects.toMatchObject(unknownResource);
+    const runId = String(started?.runId);
+    await mutateRun(s.deps, runId, ({ state }) => {
+      const t = signalExecution(state, { signalName: 's' }, epochSeconds(s.deps.clock));
+      return { write: true, result: undefined, state: t.state, events: t.events };
+    });
     setTimeout(() => end.abort(), 1_500);
     const handed = await polled;
     if (typeof handed?.taskToken === 'string')
