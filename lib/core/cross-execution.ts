@@ -2,6 +2,7 @@
  * What other executions cause in this one (swf-api.md §6.1, §10): the outcome of a signal or cancel
  * request it sent, its child's start and close. Pure; the outbox loads both runs and commits both.
  */
+import { executionTimedOutBy } from './deadlines.js';
 import type { ExecutionConfig, ExecutionState, ExternalRequestState } from './execution-state.js';
 import type { EventAttributes, ExecutionRef, NewEvent } from './history-event.js';
 import { Transition } from './transition.js';
@@ -162,7 +163,11 @@ export function childAlreadyRunning(
   return t;
 }
 
-/** The parent learns how its child closed; nothing happens if it has already learned, or has closed. */
+/**
+ * The parent learns how its child closed; nothing happens if it has already learned, or has closed,
+ * or had passed its own execution timeout when the child closed (its fire not come yet: the parent
+ * timed out before there was anything to hear).
+ */
 export function childClosed(
   parent: ExecutionState,
   child: ExecutionState,
@@ -172,6 +177,7 @@ export function childClosed(
   const entry = parent.children[String(initiatedEventId)];
   const close = child.closeEvent;
   if (entry === undefined || parent.status !== 'OPEN' || close === undefined) return undefined;
+  if (executionTimedOutBy(parent, close.eventTimestamp)) return undefined;
   const ids = {
     workflowExecution: child.execution,
     workflowType: child.workflowType,
