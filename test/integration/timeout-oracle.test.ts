@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../lib/ports/lambda-invoker.js';
 import { tableForFile } from '../support/local.js';
 import {
   type Dur,
@@ -1037,5 +1038,122 @@ describe("a child's timeouts, as its parent sees them", () => {
     await rig.deliverDue();
     const parent = await events(parentRun);
     expect(parent.slice(before).map((e) => e.eventType)).toEqual(['WorkflowExecutionTimedOut']);
+  });
+});
+
+/** A Lambda service whose functions answer when the test says. */
+class HeldLambda implements LambdaInvoker {
+  readonly available = true;
+  readonly calls: { request: LambdaRequest; answer: (result: LambdaResult) => void }[] = [];
+  invoke(request: LambdaRequest): Promise<LambdaResult> {
+    return new Promise((answer) => this.calls.push({ request, answer }));
+  }
+}
+
+/** A run that has scheduled Lambda function `f` (start-to-close 10 s), its invocation held. */
+async function heldLambdaTask() {
+  clockBase += 30 * 86_400_000;
+  const lambda = new HeldLambda();
+  const rig = new TimeoutRig(table(), clockBase, lambda);
+  const domain = `to-${randomUUID().slice(0, 8)}`;
+  await registerTypes(rig, domain);
+  rig.clock.ms += 1_000;
+  const started = await rig.must('StartWorkflowExecution', {
+    domain,
+    workflowId: 'w',
+    workflowType: { name: 'w', version: '1' },
+    taskList: { name: MAIN_LIST },
+    taskStartToCloseTimeout: 'NONE',
+    executionStartToCloseTimeout: '600',
+    childPolicy: 'TERMINATE',
+    lambdaRole: 'arn:aws:iam::000000000000:role/swf-lambda',
+  });
+  const execution = { workflowId: 'w', runId: started.runId as string };
+  const task = await rig.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
+  await rig.must('RespondDecisionTaskCompleted', {
+    taskToken: task.taskToken,
+    decisions: [
+      {
+        decisionType: 'ScheduleLambdaFunction',
+        scheduleLambdaFunctionDecisionAttributes: {
+          id: 'f',
+          name: 'fn',
+          startToCloseTimeout: '10',
+        },
+      },
+    ],
+  });
+  const t0 = rig.clock.ms;
+  // The invocation runs in the background: wait (in real time) for it to reach the function.
+  for (let i = 0; i < 200 && lambda.calls.length === 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(lambda.calls).toHaveLength(1);
+  const history = async () => {
+    const page = await rig.must('GetWorkflowExecutionHistory', { domain, execution });
+    return (page.events ?? []) as { eventType: string; [k: string]: unknown }[];
+  };
+  const counts = async () =>
+    (await rig.must('DescribeWorkflowExecution', { domain, execution })).openCounts;
+  /** The function answers; whatever it leads to is recorded before this resolves. */
+  const answer = async (result: LambdaResult) => {
+    lambda.calls[0]?.answer(result);
+    const before = JSON.stringify(await history());
+    for (let i = 0; i < 30; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (JSON.stringify(await history()) !== before) break;
+    }
+  };
+  return { rig, history, counts, answer, t0 };
+}
+
+describe('a Lambda task and its START_TO_CLOSE timeout', () => {
+  it('answered in time: LambdaFunctionCompleted', async () => {
+    const { rig, history, counts, answer, t0 } = await heldLambdaTask();
+    expect(await counts()).toMatchObject({ openLambdaFunctions: 1 });
+    await rig.advancePunctual(t0 + 9_000);
+    await answer({ kind: 'completed', result: 'ok' });
+    const events = await history();
+    expect(events.slice(-2).map((e) => e.eventType)).toEqual([
+      'LambdaFunctionCompleted',
+      'DecisionTaskScheduled',
+    ]);
+    expect(await counts()).toMatchObject({ openLambdaFunctions: 0 });
+    await rig.advancePunctual(t0 + 20_000);
+    expect(await history()).toEqual(events);
+  });
+
+  it('not answered: LambdaFunctionTimedOut at 10 s; the answer that comes later records nothing', async () => {
+    const { rig, history, counts, answer, t0 } = await heldLambdaTask();
+    const scheduled = (await history()).find((e) => e.eventType === 'LambdaFunctionScheduled');
+    const started = (await history()).find((e) => e.eventType === 'LambdaFunctionStarted');
+    await rig.advancePunctual(t0 + 12_000);
+    const events = await history();
+    expect(events.slice(-2).map((e) => e.eventType)).toEqual([
+      'LambdaFunctionTimedOut',
+      'DecisionTaskScheduled',
+    ]);
+    expect(events.at(-2)?.lambdaFunctionTimedOutEventAttributes).toEqual({
+      scheduledEventId: scheduled?.eventId,
+      startedEventId: started?.eventId,
+      timeoutType: 'START_TO_CLOSE',
+    });
+    expect(Number(events.at(-2)?.eventTimestamp) * 1000).toBeCloseTo(t0 + 10_000, -1);
+    expect(await counts()).toMatchObject({ openLambdaFunctions: 0 });
+    await answer({ kind: 'completed', result: 'late' });
+    expect(await history()).toEqual(events);
+  });
+
+  it('answered after its timeout, the fire not come: the answer records nothing, the fire records the timeout', async () => {
+    // As a worker's answer after its task's timeout is refused though the fire has not come.
+    const { rig, history, answer, t0 } = await heldLambdaTask();
+    const before = (await history()).length;
+    rig.advanceStalled(t0 + 11_000);
+    await answer({ kind: 'completed', result: 'late' });
+    expect((await history()).length).toBe(before);
+    await rig.deliverDue();
+    expect((await history()).slice(before).map((e) => e.eventType)).toEqual([
+      'LambdaFunctionTimedOut',
+      'DecisionTaskScheduled',
+    ]);
   });
 });
