@@ -45,6 +45,11 @@ export function closeLambdaFunction(
   const fn = scheduledFunction(state, scheduledEventId);
   if (state.status !== 'OPEN' || fn === undefined || fn.startedEventId !== startedEventId)
     return undefined;
+  // An answer that comes after the task's start-to-close timeout (its fire not handled yet) is too
+  // late, as a worker's is: the fire records LambdaFunctionTimedOut.
+  const deadline =
+    fn.startedAt === undefined ? undefined : fn.startedAt + Number(fn.startToCloseTimeout);
+  if (outcome.kind !== 'timed-out' && deadline !== undefined && deadline <= now) return undefined;
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
   // What a function answers is cut to what its event can hold (swf-api.md §12), as SWF records it.
