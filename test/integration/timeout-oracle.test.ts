@@ -77,7 +77,7 @@ const decisionArb = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('startTimer' as const),
       id: fc.nat(TIMER_IDS.length - 1),
-      seconds: fc.integer({ min: 1, max: 30 }),
+      seconds: fc.integer({ min: 0, max: 30 }),
     }),
   },
   {
@@ -155,7 +155,7 @@ const stepArb = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('signal' as const), dt }) },
   {
-    weight: 4,
+    weight: 6,
     arbitrary: fc.record({
       t: fc.constant('work' as const),
       target,
@@ -174,6 +174,11 @@ const stepArb = fc.oneof(
         'walk away' as const,
       ),
       endGap: fc.integer({ min: 100, max: 7_000 }),
+      /** The timer service stalls while the worker heartbeats, and catches up late once it walks away. */
+      stall: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 25_000 }) },
+      ),
     }),
   },
   {
@@ -193,6 +198,10 @@ const configArb = fc.record({
   taskStartToClose: fc.oneof(fc.constant('NONE'), fc.integer({ min: 3, max: 30 }).map(String)),
   executionStartToClose: fc.integer({ min: 40, max: 240 }).map(String),
   childPolicy: fc.constantFrom('TERMINATE', 'REQUEST_CANCEL', 'ABANDON'),
+  typeDefaults: fc.oneof(
+    { weight: 5, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  ),
 });
 type Config = typeof configArb extends fc.Arbitrary<infer C> ? C : never;
 
@@ -246,18 +255,23 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
     domain,
     workflowId: 'w',
     workflowType: { name: 'w', version: '1' },
-    taskList: { name: MAIN_LIST },
-    taskStartToCloseTimeout: config.taskStartToClose,
-    executionStartToCloseTimeout: config.executionStartToClose,
-    childPolicy: config.childPolicy,
+    // Given, or left to the workflow type's defaults (task list, 600 s, 60 s, ABANDON).
+    ...(config.typeDefaults
+      ? {}
+      : {
+          taskList: { name: MAIN_LIST },
+          taskStartToCloseTimeout: config.taskStartToClose,
+          executionStartToCloseTimeout: config.executionStartToClose,
+          childPolicy: config.childPolicy,
+        }),
   });
   const execution = { workflowId: 'w', runId: started.runId };
   const o = new TimeoutOracle({
     startAt: rig.clock.ms,
     taskList: MAIN_LIST,
-    taskStartToCloseTimeout: config.taskStartToClose,
-    executionStartToCloseTimeout: config.executionStartToClose,
-    childPolicy: config.childPolicy,
+    taskStartToCloseTimeout: config.typeDefaults ? '60' : config.taskStartToClose,
+    executionStartToCloseTimeout: config.typeDefaults ? '600' : config.executionStartToClose,
+    childPolicy: config.typeDefaults ? 'ABANDON' : config.childPolicy,
     workflowType: { name: 'w', version: '1' },
     activityTypes: ACTIVITY_TYPES,
   });
@@ -277,6 +291,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
 
   /** Moves the clock by `by` ms before a call, the timer service punctual unless it is stalled. */
   let stalled = false;
+  let checks = 0;
   const before = async (by: number) => {
     let target = rig.clock.ms + by;
     // Never call at the very millisecond of a deadline: which side of it SWF takes is not documented.
@@ -342,6 +357,22 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
         `${label}: status ${info.executionStatus}/${info.closeStatus}, expected ${o.status}/${o.closeStatus}`,
       );
     if (rig.errors.length > 0) fail(`${label}: outbox error ${String(rig.errors[0])}`);
+    // What waits on each list: every third check, and not while the timer service stalls (a task past
+    // its timeout stays queued until its fire comes, though no poll is handed it).
+    if (stalled || checks++ % 3 !== 0) return;
+    for (const [kind, name] of [
+      ['decision', MAIN_LIST],
+      ['decision', ALT_LIST],
+      ...ACTIVITY_IDS.map((id) => ['activity', `acts-${id}`] as const),
+    ] as const) {
+      const action =
+        kind === 'decision' ? 'CountPendingDecisionTasks' : 'CountPendingActivityTasks';
+      const { count } = await rig.must(action, { domain, taskList: { name } });
+      if (count !== o.pendingTasks(kind, name))
+        fail(
+          `${label}: ${action} on ${name} ${String(count)}, expected ${o.pendingTasks(kind, name)}`,
+        );
+    }
   };
 
   const activityToken = (id: string, p: number) => {
@@ -530,14 +561,26 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
         const task = await pollActivity(label, id);
         if (task === undefined) break;
         await check(`${label} (took ${id})`);
+        if (step.stall !== undefined) stalled = true;
         for (const [i, beat] of step.beats.entries()) {
           await before(beat.gap);
           await heartbeat(`${label} beat ${i}`, id, task, beat.details);
           await check(`${label} beat ${i}`);
         }
-        if (step.end === 'walk away') break;
-        await before(step.endGap);
-        await respondActivity(`${label} ${step.end}`, id, task, step.end);
+        if (step.end !== 'walk away') {
+          await before(step.endGap);
+          await respondActivity(`${label} ${step.end}`, id, task, step.end);
+        }
+        if (step.stall !== undefined) {
+          const from = rig.clock.ms;
+          let target = from + step.stall;
+          while (o.deadlines().some((d) => d.at === target)) target += 1;
+          await rig.advanceLate(target);
+          o.fireUpTo(target, 'until', from);
+          stalled = false;
+          log.push(`+${target - o.config.startAt}ms ${label} the timer service catches up`);
+          await check(`${label} (caught up)`);
+        }
         break;
       }
       case 'signal': {
@@ -584,7 +627,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
   }
 
   // The end: past the execution's timeout, late; then every token is refused and no poll gets a task.
-  const end = o.config.startAt + Number(config.executionStartToClose) * 1000 + 1;
+  const end = o.config.startAt + Number(o.config.executionStartToCloseTimeout) * 1000 + 1;
   const from = rig.clock.ms;
   await rig.advanceLate(Math.max(end, rig.clock.ms + 1));
   o.fireUpTo(Math.max(end, from + 1), 'until', from);
@@ -716,7 +759,7 @@ describe('timeouts against an independent oracle, on generated interleavings', (
       ),
       {
         seed: Number(process.env.ORACLE_SEED ?? 20240611),
-        numRuns: Number(process.env.ORACLE_RUNS ?? 30),
+        numRuns: Number(process.env.ORACLE_RUNS ?? 50),
         endOnFailure: process.env.ORACLE_SHRINK === undefined,
       },
     );
@@ -921,20 +964,20 @@ async function parentAndChild(parent: number, child: number, policy: string) {
       workflowExecution: { workflowId: string; runId: string };
     }
   ).workflowExecution;
-  const describe = async (execution: { workflowId: string; runId: string }) =>
+  const describeRun = async (execution: { workflowId: string; runId: string }) =>
     rig.must('DescribeWorkflowExecution', { domain, execution });
-  return { rig, domain, parentRun, childRun, events, describe, t0: rig.clock.ms };
+  return { rig, domain, parentRun, childRun, events, describeRun, t0: rig.clock.ms };
 }
 
 describe("a child's timeouts, as its parent sees them", () => {
   for (const mode of ['punctual', 'late'] as const)
     it(`the child times out first: ChildWorkflowExecutionTimedOut in the parent (${mode} fire)`, async () => {
-      const { rig, parentRun, childRun, events, describe, t0 } = await parentAndChild(
+      const { rig, parentRun, childRun, events, describeRun, t0 } = await parentAndChild(
         60,
         10,
         'TERMINATE',
       );
-      expect((await describe(parentRun)).openCounts).toMatchObject({
+      expect((await describeRun(parentRun)).openCounts).toMatchObject({
         openChildWorkflowExecutions: 1,
       });
       if (mode === 'late') await rig.advanceLate(t0 + 25_000);
@@ -964,11 +1007,11 @@ describe("a child's timeouts, as its parent sees them", () => {
         initiatedEventId: initiated?.eventId,
         startedEventId: started?.eventId,
       });
-      expect((await describe(parentRun)).openCounts).toMatchObject({
+      expect((await describeRun(parentRun)).openCounts).toMatchObject({
         openChildWorkflowExecutions: 0,
         openDecisionTasks: 1,
       });
-      expect((await describe(childRun)).executionInfo).toMatchObject({
+      expect((await describeRun(childRun)).executionInfo).toMatchObject({
         executionStatus: 'CLOSED',
         closeStatus: 'TIMED_OUT',
       });
@@ -976,7 +1019,7 @@ describe("a child's timeouts, as its parent sees them", () => {
 
   for (const policy of ['TERMINATE', 'REQUEST_CANCEL', 'ABANDON'])
     it(`the parent times out first: its child policy ${policy} is applied, and the child's own timeout later tells the closed parent nothing`, async () => {
-      const { rig, parentRun, childRun, events, describe, t0 } = await parentAndChild(
+      const { rig, parentRun, childRun, events, describeRun, t0 } = await parentAndChild(
         10,
         30,
         policy,
@@ -991,7 +1034,7 @@ describe("a child's timeouts, as its parent sees them", () => {
         },
       });
       const child = await events(childRun);
-      const childInfo = (await describe(childRun)).executionInfo;
+      const childInfo = (await describeRun(childRun)).executionInfo;
       if (policy === 'TERMINATE') {
         // The child's own policy is recorded; the cause says the parent's policy closed it.
         expect(child.at(-1)).toMatchObject({

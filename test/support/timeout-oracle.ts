@@ -182,6 +182,15 @@ export class TimeoutOracle {
     return this.decision.status === 'scheduled' ? this.decision.taskList : undefined;
   }
 
+  /** Tasks scheduled on a list and not yet handed out (CountPending{Decision,Activity}Tasks). */
+  pendingTasks(kind: 'decision' | 'activity', list: string): number {
+    if (this.status !== 'OPEN') return 0;
+    if (kind === 'decision') return this.decisionTaskList() === list ? 1 : 0;
+    return [...this.activities.values()].filter(
+      (a) => a.taskList === list && a.startedEventId === undefined,
+    ).length;
+  }
+
   /** Ids of the open activities, not started or started. */
   activityIds(started: boolean): string[] {
     return [...this.activities.values()]
