@@ -443,12 +443,17 @@ export class DynamoRegistryStore implements RegistryStore {
     const items: Record<string, unknown>[] = [];
     let lastKey: Record<string, unknown> | undefined =
       page.after === undefined ? undefined : startKey(page.after);
+    let limit = 0;
     do {
+      // A filter passes over items after the limit is counted: another read may be needed. Each one
+      // reads at least twice as many as the last, so that a small page behind many items the filter
+      // passes over takes a few reads, not one per item or two (what follows the page is read past
+      // and left: the cursor names the page's last item).
+      limit = Math.max(page.limit + 1 - items.length, 2 * limit);
       const result = await this.table.doc.query({
         ...input,
         ScanIndexForward: !page.reverse,
-        // A filter passes over items after the limit is counted: another read may be needed.
-        Limit: page.limit + 1 - items.length,
+        Limit: limit,
         ExclusiveStartKey: lastKey,
       });
       items.push(...(result.Items ?? []));
