@@ -7,7 +7,13 @@ import {
   externalRequestOutcome,
   externalRequestToSelf,
 } from '../core/cross-execution.js';
-import { deadlines, fireDue, type HeartbeatInfo, isCurrentAlarm } from '../core/deadlines.js';
+import {
+  deadlines,
+  executionTimedOutBy,
+  fireDue,
+  type HeartbeatInfo,
+  isCurrentAlarm,
+} from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import {
   passesEventLimit,
@@ -255,11 +261,15 @@ async function deliverExternal(
     let retarget = false;
     await commitPair(deps, [sourceRunId, targetRunId ?? sourceRunId], (src, tgt) => {
       const target = targetRunId === undefined ? undefined : tgt?.state;
+      // A target past its own timeout, its fire not come, has timed out: it takes no request, as
+      // the API's signals and cancel requests are refused then (see executionTimedOutBy).
       const reachable =
         target !== undefined &&
         target.status === 'OPEN' &&
         target.domain === src.state.domain &&
-        target.execution.workflowId === request.workflowId;
+        target.execution.workflowId === request.workflowId &&
+        (target.execution.runId === src.state.execution.runId ||
+          !executionTimedOutBy(target, stampAfter(src.state, now)));
       if (!reachable) {
         if (
           request.runId === undefined &&
@@ -399,6 +409,8 @@ async function applyChildPolicy(
         }
         if (policy === 'REQUEST_CANCEL' && state.cancelRequested)
           return { write: false, result: false };
+        // Past its own timeout, its fire not come: it has timed out, and its fire records that.
+        if (executionTimedOutBy(state, now)) return { write: false, result: false };
         const t =
           policy === 'TERMINATE'
             ? terminateExecution(
