@@ -222,6 +222,43 @@ describe('a registry status change whose answer was lost, retried by the client'
   });
 });
 
+describe('a registry status change whose first try did not land, retried by the client', () => {
+  /**
+   * The first update of the domain's item is refused without landing (throttled, or a 500 before it
+   * was applied); the client's retry then meets the item as it was, and fails its condition there.
+   */
+  const notLanded = () => {
+    let done = false;
+    return answering((operation, input, doc) => {
+      if (done || operation !== 'update' || !isDomainItem(input)) return undefined;
+      done = true;
+      return (async () => {
+        const retry = await doc.update(input as never).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (!(retry instanceof DynamoDbError)) throw new Error('the retry was expected to fail');
+        throw new DynamoDbError(retry.name, retry.message, retry.statusCode, {}, 2);
+      })();
+    });
+  };
+
+  it('on a domain deprecated already is refused, and leaves the types undeprecated since as they are', async () => {
+    const name = `d-${randomBytes(6).toString('hex')}`;
+    const plain = new DynamoRegistryStore(table);
+    expect(await plain.createDomain(domain(name), 1_000)).toBe('created');
+    expect(await plain.createType(activityType(name, 'a'), 1_000)).toBe('created');
+    expect(await plain.setDomainStatus(name, 'DEPRECATED', 2)).toBe('changed');
+    const id = { kind: 'activity' as const, domain: name, name: 'a', version: '1' };
+    expect(await plain.setTypeStatus(id, 'REGISTERED', 3)).toBe('changed');
+    // DeprecateDomain again: DomainDeprecatedFault, and nothing changes.
+    await expect(
+      new DynamoRegistryStore(notLanded()).setDomainStatus(name, 'DEPRECATED', 4),
+    ).resolves.toBe('already');
+    expect((await plain.getType(id))?.status).toBe('REGISTERED');
+  });
+});
+
 describe('a registry listing read right after a registration (global secondary indexes lag)', () => {
   // DynamoDB updates a global secondary index asynchronously, and a query of one cannot be
   // consistent: for a moment after a write it answers as before it. DynamoDB Local updates its
