@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ThrottlingException } from '../../core/faults.js';
 import type {
@@ -31,6 +32,8 @@ const DOMAIN_READS = 16;
 const MAX_TAG_RETRIES = 20;
 /** Attempts at a status change while transactions keep holding its item. */
 const MAX_STATUS_ATTEMPTS = 20;
+/** The mark of the request that last changed a domain's or type's status (see changeStatus). */
+const STATUS_MARK = 'statusMark';
 
 /** Domains, types and tags in the single table (see keys.ts for the layout). */
 export class DynamoRegistryStore implements RegistryStore {
@@ -378,17 +381,21 @@ export class DynamoRegistryStore implements RegistryStore {
   ): Promise<StatusChangeOutcome> {
     const dateClause =
       deprecationDate === undefined ? ' REMOVE deprecationDate' : ', deprecationDate = :date';
+    // Tells this request's own landed update from a status that was so already (or another
+    // request's change), when a retry fails its condition.
+    const mark = randomBytes(6).toString('base64url');
     for (let attempt = 0; attempt < MAX_STATUS_ATTEMPTS; attempt++) {
       try {
         await this.table.doc.update({
           TableName: this.table.tableName,
           Key: key,
-          UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk${dateClause}`,
+          UpdateExpression: `SET #status = :to, gsi1pk = :gsi1pk, #mark = :mark${dateClause}`,
           ConditionExpression: 'attribute_exists(pk) AND #status <> :to',
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: { '#status': 'status', '#mark': STATUS_MARK },
           ExpressionAttributeValues: {
             ':to': to,
             ':gsi1pk': gsi1pk,
+            ':mark': mark,
             ...(deprecationDate === undefined ? {} : { ':date': deprecationDate }),
           },
         });
@@ -398,8 +405,12 @@ export class DynamoRegistryStore implements RegistryStore {
           const item = await this.get(key);
           if (item === undefined) return 'missing';
           // The client's retry of an update whose first try landed (its answer lost: a 500, a
-          // timeout) fails its condition on what that try wrote: the change is this request's.
-          return error.attempts > 1 && item.status === to ? 'changed' : 'already';
+          // timeout) fails its condition on what that try wrote: the change is this request's. A
+          // retry whose first try did not land (throttled) meets a status set before, or by
+          // another request: not this one's (its mark is not there).
+          return error.attempts > 1 && item.status === to && item[STATUS_MARK] === mark
+            ? 'changed'
+            : 'already';
         }
         // A transaction in flight holds the item (a type's registration or deletion counting it in
         // its domain's item): DynamoDB refuses the update at once with TransactionConflictException
