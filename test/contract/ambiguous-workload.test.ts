@@ -456,6 +456,12 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
 
   const problems: string[] = [];
   const notes: string[] = [];
+  // The weather met the workload: each kind hit some writes (and, mixed, some reads).
+  for (const w of kinds)
+    if (!weather.log.some((l) => l.weather === w && WRITES.includes(l.operation)))
+      problems.push(`no write met ${w} weather`);
+  if (MIXED && !weather.log.some((l) => READS.includes(l.operation)))
+    problems.push('no read met lost weather');
   for (const run of runs) {
     if (run.runId === undefined) {
       // README: a start that failed midway (its workflowId claimed, its run never written) keeps the

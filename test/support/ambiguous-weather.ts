@@ -107,8 +107,18 @@ export function ambiguousWeather(random: () => number = Math.random) {
       rules.push(added);
       return added;
     },
+    /**
+     * Takes every rule away. A rule armed for a number of requests that met none of them fails the test
+     * here: the request it was meant for never came (or no longer matches), so the test checked the
+     * clear weather instead of the ambiguous one.
+     */
     clear() {
+      const unmet = rules.filter((r) => Number.isFinite(r.remaining) && r.remaining > 0);
       rules.length = 0;
+      if (unmet.length > 0)
+        throw new Error(
+          `weather: ${unmet.length} rule(s) met no request (${unmet.map((r) => r.weather).join(', ')})`,
+        );
     },
   };
 }

@@ -60,3 +60,21 @@ describe('landed-retried weather', () => {
     expect(outcome).toEqual({ ok: false, failed: [1] });
   });
 });
+
+describe('clear', () => {
+  it('fails a test whose rule met no request, and not one whose rule was used up', async () => {
+    const weather = ambiguousWeather(() => 0);
+    weather.add({ match: (op) => op === 'PutItem', weather: 'lost' });
+    await weather.intercept('GetItem', {}, async () => ({}));
+    expect(() => weather.clear()).toThrow(/1 rule\(s\) met no request \(lost\)/);
+    // cleared all the same: nothing is armed any more
+    await expect(weather.intercept('PutItem', {}, async () => ({ sent: true }))).resolves.toEqual({
+      sent: true,
+    });
+    weather.add({ match: (op) => op === 'PutItem', weather: 'lost' });
+    await expect(weather.intercept('PutItem', {}, async () => ({}))).rejects.toThrow(/weather/);
+    expect(() => weather.clear()).not.toThrow();
+    weather.add({ match: () => true, weather: 'lost', remaining: Number.POSITIVE_INFINITY });
+    expect(() => weather.clear()).not.toThrow();
+  });
+});
