@@ -34,7 +34,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createApiHandler } from '../../functions/shared/wiring.js';
 import { SwfStack } from '../../infra/swf-stack.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
@@ -673,12 +673,14 @@ describe('the API function behind API Gateway', () => {
 
   it('finds a task another container scheduled within POLL_RECHECK_MS (nothing else wakes it)', async () => {
     // Another container of the function: its own dispatcher, whose commits wake none of this one's polls.
+    const otherDoc = createDocumentClient({
+      endpoint: dynamoEndpoint(),
+      region: REGION,
+      credentials: localCredentials,
+    });
+    onTestFinished(() => otherDoc.destroy());
     const other = createApiHandler({
-      doc: createDocumentClient({
-        endpoint: dynamoEndpoint(),
-        region: REGION,
-        credentials: localCredentials,
-      }),
+      doc: otherDoc,
       tableName: table.tableName,
       region: REGION,
       accountId: ACCOUNT,
