@@ -285,21 +285,32 @@ async function stateItem(runId: string) {
 }
 
 describe("a run state item's version", () => {
-  it('grows with every commit, also from an item an earlier release wrote (a bare count)', async () => {
+  it('grows with every commit, also over an earlier release writing the same table (a bare count, or its version plus one)', async () => {
     const store = storeWith();
     const run = new StoredRun(store, 'versions');
     await run.commit();
     const first = (run.loaded as LoadedRun).version;
     await run.commit((d) => d.signal('one'));
     expect(run.loaded?.version).toBeGreaterThan(first);
-    // An item written by a release whose version was a bare count of commits.
-    await table.doc.update({
-      TableName: table.tableName,
-      Key: keys.runState(run.runId),
-      UpdateExpression: 'SET version = :v REMOVE v',
-      ExpressionAttributeValues: { ':v': 7 },
-    });
-    run.loaded = await store.loadRun(run.runId);
+    // What a container of the earlier release does: reads the version as a number and writes it
+    // plus one (here as an update; it puts the whole item), guarded by the one it read.
+    const olderWrites = async (version: (read: number) => number) => {
+      const read = (await store.loadRun(run.runId))?.version ?? 0;
+      await table.doc.update({
+        TableName: table.tableName,
+        Key: keys.runState(run.runId),
+        UpdateExpression: 'SET version = :next',
+        ConditionExpression: 'version = :read',
+        ExpressionAttributeValues: { ':next': version(read), ':read': read },
+      });
+      run.loaded = await store.loadRun(run.runId);
+    };
+    await olderWrites((read) => read + 1);
+    const afterOlder = run.loaded?.version ?? 0;
+    await run.commit((d) => d.signal('after a container of the earlier release'));
+    expect(run.loaded?.version).toBeGreaterThan(afterOlder);
+    // An item the earlier release wrote before this one ever did: a bare count.
+    await olderWrites(() => 7);
     await run.commit((d) => d.signal('after the upgrade'));
     const upgraded = run.loaded?.version ?? 0;
     expect(upgraded).toBeGreaterThan(7);

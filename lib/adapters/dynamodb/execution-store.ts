@@ -45,34 +45,25 @@ const STATE_ITEM_BUDGET = 1024;
 const MAX_RECENT_BYTES = 64 * 1024;
 
 /**
- * A state item's version (`v`) is its run's count of commits times VERSION_NONCES plus a random nonce
- * of the commit attempt that wrote it. Each commit is guarded by the version it replaces, as a counter
+ * A state item's `version` is its run's count of commits times VERSION_NONCES plus a random nonce of
+ * the commit attempt that wrote it. Each commit is guarded by the version it replaces, as a counter
  * would be; the nonce tells two writers' commits of the same count apart when their bytes are the same
  * (two identical signals, one worker's two polls claiming one task, in the same millisecond), so a
- * retried write whose first try was lost never takes the other's landed commit for its own (see
- * ownCommitIn). The attribute's one-letter name pays for the nonce's digits: every byte of the item is
- * paid for on every change of the run. An item of a release before the nonce holds a bare count in
- * `version` (below VERSION_NONCES); its next commit is guarded by that attribute and writes `v`.
+ * retried write whose first try was lost does not take the other's landed commit for its own (see
+ * ownCommitIn). It stays one number in the attribute an earlier release reads and writes, so the two
+ * serve one table side by side through a rollout (that release writes its version plus one, which
+ * this one reads as the same count or the next); a bare count it left reads as a count of its
+ * thousands. Three digits of nonce: every byte of the item is paid for on every change of the run.
  */
-const VERSION_ATTRIBUTE = 'v';
-const LEGACY_VERSION_ATTRIBUTE = 'version';
-const VERSION_NONCES = 1_000_000;
+const VERSION_NONCES = 1_000;
 const commitCount = (version: number) => Math.floor(version / VERSION_NONCES);
 const nextVersion = (base: number | undefined) =>
   (commitCount(base ?? 0) + 1) * VERSION_NONCES + randomInt(VERSION_NONCES);
-/** A state item's version, whichever release wrote it (undefined: not a state item). */
+/** A state item's version (undefined: not a state item). */
 function versionOf(item: Record<string, unknown> | undefined): number | undefined {
-  const version = item?.[VERSION_ATTRIBUTE] ?? item?.[LEGACY_VERSION_ATTRIBUTE];
+  const version = item?.version;
   return typeof version === 'number' ? version : undefined;
 }
-/** The condition of a commit that replaces the state item of version `base`. */
-const replacing = (base: number) => ({
-  ConditionExpression: '#v = :v',
-  ExpressionAttributeNames: {
-    '#v': base < VERSION_NONCES ? LEGACY_VERSION_ATTRIBUTE : VERSION_ATTRIBUTE,
-  },
-  ExpressionAttributeValues: { ':v': base },
-});
 
 type Role = 'state' | 'acquire' | 'pointer' | 'other';
 
@@ -551,7 +542,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       // every top-level byte is paid for on every change of the run.
       [outboxRecords.entityAttribute]: outboxRecords.entity,
       [outboxRecords.workAttribute]: outboxWork,
-      [VERSION_ATTRIBUTE]: version,
+      version,
       ...(apart === undefined
         ? { state: packedState }
         : { [STATE_APART]: attempt, [STATE_PARTS]: apart.length }),
@@ -575,9 +566,8 @@ export class DynamoExecutionStore implements ExecutionStore {
       Put: {
         TableName: this.table.tableName,
         Item: item,
-        ...(base === undefined
-          ? { ConditionExpression: 'attribute_not_exists(pk)' }
-          : replacing(base.version)),
+        ConditionExpression: base === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
+        ...(base === undefined ? {} : { ExpressionAttributeValues: { ':v': base.version } }),
       },
     };
     for (const task of write.queue.add) {
