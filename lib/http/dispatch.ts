@@ -52,6 +52,8 @@ export interface HttpResponse {
 
 export interface Logger {
   error(message: string, detail: Record<string, unknown>): void;
+  /** What is no failure of the service but should be seen (DynamoDB throttling the table). */
+  warn(message: string, detail: Record<string, unknown>): void;
 }
 
 export type Dispatcher = (request: HttpRequest) => Promise<HttpResponse>;
@@ -84,6 +86,9 @@ export function createDispatcher(
       // DynamoDB throttled the table (Local never does): as SWF answers a request over its rate, a
       // 400 its clients retry after a pause, not a fault of the service.
       if (isThrottlingError(error)) {
+        // Logged, as it is no longer a 500 the API's alarms count: a table throttled for long wants
+        // to be seen.
+        logger.warn('throttled', { requestId, action, error: describeError(error) });
         const fault = new ThrottlingException('Rate exceeded; try again', { cause: error });
         return respond(fault.statusCode, requestId, JSON.stringify(fault.toWire()));
       }
@@ -185,4 +190,5 @@ function describeError(error: unknown): Record<string, unknown> {
 
 const consoleLogger: Logger = {
   error: (message, detail) => console.error(JSON.stringify({ level: 'error', message, ...detail })),
+  warn: (message, detail) => console.warn(JSON.stringify({ level: 'warn', message, ...detail })),
 };

@@ -21,6 +21,7 @@ interface Call {
 function dispatcherWith(operation: Operation) {
   const calls: Call[] = [];
   const logged: Record<string, unknown>[] = [];
+  const warned: Record<string, unknown>[] = [];
   const dispatch = createDispatcher(
     {
       DescribeDomain: async (input, d, request) => {
@@ -29,9 +30,12 @@ function dispatcherWith(operation: Operation) {
       },
     },
     deps,
-    { error: (_message, detail) => logged.push(detail) },
+    {
+      error: (_message, detail) => logged.push(detail),
+      warn: (message, detail) => warned.push({ message, ...detail }),
+    },
   );
-  return { dispatch, calls, logged };
+  return { dispatch, calls, logged, warned };
 }
 
 const request = (overrides: Partial<HttpRequest> = {}): HttpRequest => ({
@@ -103,7 +107,7 @@ describe('createDispatcher', () => {
       'ThrottlingException',
       'RequestLimitExceeded',
     ]) {
-      const { dispatch } = dispatcherWith(async () => {
+      const { dispatch, logged, warned } = dispatcherWith(async () => {
         throw new DynamoDbError(
           name,
           'The level of configured throughput was exceeded',
@@ -115,6 +119,11 @@ describe('createDispatcher', () => {
       const response = await dispatch(request());
       expect(response.statusCode).toBe(400);
       expect(bodyOf(response).__type).toBe('com.amazon.coral.availability#ThrottlingException');
+      // No failure of the service, but seen: the 5xx alarms no longer count it.
+      expect(logged).toEqual([]);
+      expect(warned).toEqual([
+        expect.objectContaining({ message: 'throttled', error: expect.objectContaining({ name }) }),
+      ]);
     }
   });
 
