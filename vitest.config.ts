@@ -3,11 +3,12 @@ import { defineConfig } from 'vitest/config';
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 /**
- * Contract tests that run on their own, one file at a time, after the rest (`npm test`): those that hold
- * the service to DESIGN.md's latency figures (dispatch, timer lateness), whose figures must not be
+ * Tests that run on their own, one file at a time, after the rest (`npm test`): those that hold the
+ * service to DESIGN.md's latency figures (dispatch, timer lateness), whose figures must not be
  * measured under the other suites' load, and the loads that saturate DynamoDB Local by themselves: the
- * 20-poller × 1,000-task race, the SDK's 500-activity cancellation storm, and the 20 pollers a quarter
- * of whose callers leave (handout-storm).
+ * 20-poller × 1,000-task race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of
+ * whose callers leave (handout-storm), and the timeout oracle's 50 generated schedules (about 45 s
+ * alone, past its 120 s among the other suites).
  */
 export const timing = [
   'test/contract/long-poll.test.ts',
@@ -15,6 +16,7 @@ export const timing = [
   'test/contract/concurrency.test.ts',
   'test/contract/sdk-cancellation-storm.test.ts',
   'test/contract/handout-storm.test.ts',
+  'test/integration/timeout-oracle.test.ts',
 ];
 
 export default defineConfig({
@@ -26,6 +28,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: timing,
           globalSetup: ['test/support/dynamodb-global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
