@@ -75,7 +75,6 @@ export class DynamoMeter {
 
   constructor(private readonly keys: TableKeys) {}
 
-  /** Charges one request. `output` is undefined when it failed (a failed conditional write still costs). */
   /** Counts a request without charging it: for runs measured for their rate, not their cost. */
   count(operation: string): void {
     const t = this.totals[operation] ?? emptyTotals();
@@ -83,6 +82,7 @@ export class DynamoMeter {
     t.requests += 1;
   }
 
+  /** Charges one request. `output` is undefined when it failed (a failed conditional write still costs). */
   record(operation: string, input: Wire, output: Wire | undefined): RequestCharge {
     const charge = this.charge(operation, input, output);
     const t = this.totals[operation] ?? emptyTotals();
