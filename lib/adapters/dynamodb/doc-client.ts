@@ -53,7 +53,7 @@ export type DynamoIntercept = (
 export interface DocClientOptions {
   /** The region requests are signed for; AWS_REGION by default. */
   readonly region?: string;
-  /** The region's DynamoDB endpoint by default (dynamoDbEndpoint); DynamoDB Local's URL locally. */
+  /** The endpoint the environment names, as for the AWS SDK (environmentEndpoint), else the region's; DynamoDB Local's URL locally. */
   readonly endpoint?: string;
   /** Fixed credentials, or where to get them (the SDK's default chain when left out). */
   readonly credentials?: Credentials | (() => Promise<Credentials>);
@@ -118,7 +118,7 @@ export class DynamoDocClient implements DocClient {
       throw new Error('DynamoDocClient: no region (options.region or AWS_REGION)');
     const credentials = options.credentials;
     this.#rpc = new JsonRpcClient({
-      endpoint: options.endpoint ?? dynamoDbEndpoint(region),
+      endpoint: options.endpoint ?? environmentEndpoint(region),
       signer: new SigV4Signer(region, 'dynamodb'),
       targetPrefix: 'DynamoDB_20120810',
       credentials:
@@ -216,23 +216,63 @@ export class DynamoDocClient implements DocClient {
 }
 
 /**
- * DNS suffixes of the partitions whose endpoints are not under `amazonaws.com`, by region prefix (the
- * AWS SDK's partitions: aws-cn, aws-iso, aws-iso-b, aws-iso-f, aws-iso-e, aws-eusc).
+ * The AWS partitions by region name, with their DNS suffixes (the AWS SDK's partitions: a region none
+ * names is taken for the `aws` partition, as the SDK does).
  */
-const PARTITION_SUFFIXES: readonly (readonly [prefix: string, suffix: string])[] = [
-  ['cn-', 'amazonaws.com.cn'],
-  ['us-iso-', 'c2s.ic.gov'],
-  ['us-isob-', 'sc2s.sgov.gov'],
-  ['us-isof-', 'csp.hci.ic.gov'],
-  ['eu-isoe-', 'cloud.adc-e.uk'],
-  ['eusc-', 'amazonaws.eu'],
+const PARTITIONS: readonly {
+  readonly regions: RegExp;
+  readonly dns: string;
+  readonly dualStack: string;
+}[] = [
+  { regions: /^cn-/, dns: 'amazonaws.com.cn', dualStack: 'api.amazonwebservices.com.cn' },
+  { regions: /^us-iso-/, dns: 'c2s.ic.gov', dualStack: 'api.aws.ic.gov' },
+  { regions: /^us-isob-/, dns: 'sc2s.sgov.gov', dualStack: 'api.aws.scloud' },
+  { regions: /^us-isof-/, dns: 'csp.hci.ic.gov', dualStack: 'api.aws.hci.ic.gov' },
+  { regions: /^eu-isoe-/, dns: 'cloud.adc-e.uk', dualStack: 'api.cloud-aws.adc-e.uk' },
+  { regions: /^eusc-/, dns: 'amazonaws.eu', dualStack: 'api.amazonwebservices.eu' },
 ];
+const AWS_PARTITION = { dns: 'amazonaws.com', dualStack: 'api.aws' };
 
-/** DynamoDB's regional endpoint: `https://dynamodb.<region>.<the partition's DNS suffix>`. */
-export function dynamoDbEndpoint(region: string): string {
-  const suffix =
-    PARTITION_SUFFIXES.find(([prefix]) => region.startsWith(prefix))?.[1] ?? 'amazonaws.com';
-  return `https://dynamodb.${region}.${suffix}`;
+export interface EndpointVariant {
+  /** FIPS 140 validated endpoint (AWS_USE_FIPS_ENDPOINT). */
+  readonly fips?: boolean;
+  /** IPv4 and IPv6 endpoint (AWS_USE_DUALSTACK_ENDPOINT). */
+  readonly dualStack?: boolean;
+}
+
+/**
+ * DynamoDB's regional endpoint, as the AWS SDK's endpoint rules give it: `https://dynamodb.<region>.<the
+ * partition's DNS suffix>`, `dynamodb-fips` for FIPS (except in GovCloud, whose regular endpoints are
+ * FIPS endpoints), under the partition's dual-stack suffix for dual-stack.
+ */
+export function dynamoDbEndpoint(region: string, variant: EndpointVariant = {}): string {
+  const partition = PARTITIONS.find((p) => p.regions.test(region)) ?? AWS_PARTITION;
+  const suffix = variant.dualStack === true ? partition.dualStack : partition.dns;
+  const fips =
+    variant.fips === true && !(region.startsWith('us-gov-') && variant.dualStack !== true);
+  return `https://dynamodb${fips ? '-fips' : ''}.${region}.${suffix}`;
+}
+
+/**
+ * The endpoint the AWS SDK would take from the environment: AWS_ENDPOINT_URL_DYNAMODB, else
+ * AWS_ENDPOINT_URL (both ignored when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true), else the region's,
+ * FIPS and dual-stack as AWS_USE_FIPS_ENDPOINT and AWS_USE_DUALSTACK_ENDPOINT say.
+ */
+export function environmentEndpoint(
+  region: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  const flag = (name: string) => env[name]?.trim().toLowerCase() === 'true';
+  if (!flag('AWS_IGNORE_CONFIGURED_ENDPOINT_URLS')) {
+    const configured = [env.AWS_ENDPOINT_URL_DYNAMODB, env.AWS_ENDPOINT_URL].find(
+      (url) => url !== undefined && url.trim() !== '',
+    );
+    if (configured !== undefined) return configured.trim();
+  }
+  return dynamoDbEndpoint(region, {
+    fips: flag('AWS_USE_FIPS_ENDPOINT'),
+    dualStack: flag('AWS_USE_DUALSTACK_ENDPOINT'),
+  });
 }
 
 function defaultCredentials(): () => Promise<Credentials> {

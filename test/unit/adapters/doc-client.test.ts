@@ -4,11 +4,13 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DynamoDbError,
   DynamoDocClient,
   dynamoDbEndpoint,
+  environmentEndpoint,
   isDynamoError,
 } from '../../../lib/adapters/dynamodb/doc-client.js';
 import {
@@ -355,5 +357,81 @@ describe('DynamoDocClient', () => {
       'https://dynamodb.us-isob-east-1.sc2s.sgov.gov',
     );
     expect(dynamoDbEndpoint('eusc-de-east-1')).toBe('https://dynamodb.eusc-de-east-1.amazonaws.eu');
+  });
+
+  it("picks the FIPS and dual-stack endpoints exactly as the AWS SDK's endpoint rules do, in every partition", async () => {
+    const regions = [
+      'us-east-1',
+      'eu-west-1',
+      'ca-central-1',
+      'us-gov-west-1',
+      'us-gov-east-1',
+      'cn-north-1',
+      'us-iso-east-1',
+      'us-isob-east-1',
+      'us-isof-south-1',
+      'eu-isoe-west-1',
+      'eusc-de-east-1',
+    ];
+    const sdk = new DynamoDBClient({ region: 'us-east-1', credentials });
+    for (const region of regions) {
+      for (const fips of [false, true]) {
+        for (const dualStack of [false, true]) {
+          const expected = sdk.config.endpointProvider({
+            Region: region,
+            UseFIPS: fips,
+            UseDualStack: dualStack,
+          }).url.href;
+          expect(
+            `${dynamoDbEndpoint(region, { fips, dualStack })}/`,
+            `${region} ${fips} ${dualStack}`,
+          ).toBe(expected);
+        }
+      }
+    }
+    sdk.destroy();
+  });
+
+  it('takes the endpoint from the environment as the AWS SDK does', () => {
+    expect(environmentEndpoint('eu-west-1', {})).toBe('https://dynamodb.eu-west-1.amazonaws.com');
+    // The service's own variable first, then the general one; both ignored when told to.
+    const both = {
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://localhost:4566',
+      AWS_ENDPOINT_URL: 'http://localhost:9999',
+    };
+    expect(environmentEndpoint('eu-west-1', both)).toBe('http://localhost:4566');
+    expect(environmentEndpoint('eu-west-1', { AWS_ENDPOINT_URL: 'http://localhost:9999' })).toBe(
+      'http://localhost:9999',
+    );
+    expect(
+      environmentEndpoint('eu-west-1', { ...both, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' }),
+    ).toBe('https://dynamodb.eu-west-1.amazonaws.com');
+    expect(environmentEndpoint('us-east-1', { AWS_USE_FIPS_ENDPOINT: 'true' })).toBe(
+      'https://dynamodb-fips.us-east-1.amazonaws.com',
+    );
+    expect(environmentEndpoint('us-east-1', { AWS_USE_DUALSTACK_ENDPOINT: 'TRUE' })).toBe(
+      'https://dynamodb.us-east-1.api.aws',
+    );
+    expect(environmentEndpoint('us-east-1', { AWS_USE_FIPS_ENDPOINT: 'false' })).toBe(
+      'https://dynamodb.us-east-1.amazonaws.com',
+    );
+  });
+
+  it('sends its requests to the endpoint AWS_ENDPOINT_URL_DYNAMODB names', async () => {
+    const saved = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+    try {
+      const doc = new DynamoDocClient({ region: 'eu-west-1', credentials, maxAttempts: 1 });
+      answers.push({ status: 200, body: { Item: { pk: { S: 'a' } } } });
+      await expect(doc.get({ TableName: 't', Key: { pk: 'a' } })).resolves.toMatchObject({
+        Item: { pk: 'a' },
+      });
+      expect(received).toHaveLength(1);
+      expect(received[0]?.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+      doc.destroy();
+    } finally {
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      else process.env.AWS_ENDPOINT_URL_DYNAMODB = saved;
+    }
   });
 });
