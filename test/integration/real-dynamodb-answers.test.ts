@@ -139,6 +139,26 @@ describe("a start whose workflowId's pointer a transaction holds (TransactionCon
     });
     expect(Item?.runId).toBe(run.state.execution.runId);
   });
+
+  it('is answered busy, not already open, when the transaction holds the pointer through every try', async () => {
+    // Nobody is known to hold the workflowId: WorkflowExecutionAlreadyStartedFault would be false.
+    // The conflict goes up as it is, which the API answers ThrottlingException (transient.ts).
+    const run = newRun();
+    let conflicts = 0;
+    const store = new DynamoExecutionStore(
+      answering((operation, input) => {
+        if (operation !== 'put' || !isPointer(input)) return undefined;
+        conflicts++;
+        return transactionConflict();
+      }),
+    );
+    await expect(store.commit([startWrite(run)], [acquire(run)])).rejects.toMatchObject({
+      name: 'TransactionConflictException',
+    });
+    expect(conflicts).toBeGreaterThan(1);
+    const plain = new DynamoExecutionStore(table);
+    expect(await plain.loadRun(run.state.execution.runId)).toBeUndefined();
+  });
 });
 
 const domain = (name: string): DomainRecord => ({

@@ -340,6 +340,7 @@ export class DynamoExecutionStore implements ExecutionStore {
    */
   private async acquirePointer(p: AcquirePointer, expiresAt: number | undefined): Promise<boolean> {
     let stale: string | undefined;
+    let locked: unknown;
     for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
       try {
         await this.table.doc.put({
@@ -353,7 +354,8 @@ export class DynamoExecutionStore implements ExecutionStore {
         // taking it): DynamoDB refuses the put at once with TransactionConflictException (DynamoDB
         // Local waits for the lock instead). The pointer as it was tells whose it is, as after a
         // failed condition; a pause lets the transaction finish before the next try.
-        if (isLockConflict(error)) await backoff(attempt);
+        locked = isLockConflict(error) ? error : undefined;
+        if (locked !== undefined) await backoff(attempt);
         else if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
       }
       const held = await this.heldBy(p);
@@ -361,6 +363,10 @@ export class DynamoExecutionStore implements ExecutionStore {
       if (held === 'open') return false;
       stale = held.stale;
     }
+    // A transaction still held the pointer at the last try: nobody is known to hold the workflowId,
+    // so the start is not refused as already started but answered busy (ThrottlingException, which
+    // clients retry).
+    if (locked !== undefined) throw locked;
     // Other starts kept changing the pointer: one of them holds the workflowId now.
     return false;
   }
