@@ -1,0 +1,109 @@
+/**
+ * The README's TypeScript samples compile against the code they show: each ```ts block is
+ * type-checked with the project's compiler options, as a module at the repository's root (so
+ * `./lib/sdk/index.js` resolves as it does for a reader). A sample that leaves a name to its
+ * surroundings (`app`, `greeting` of an earlier sample, `parcels` of the reader's code) gets a
+ * declaration of it from CONTEXT; any other name it does not define fails the test.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Names the samples take from their surroundings, and how each is declared for the check. */
+const CONTEXT: Readonly<Record<string, string>> = {
+  Activity: "import type { Activity } from './lib/sdk/index.js';",
+  greeting: "declare const greeting: import('./lib/sdk/index.js').Decider;",
+  parcels: 'declare function parcels(order: string | undefined): string[];',
+  carrierUrl: 'declare const carrierUrl: string;',
+  app: "declare const app: import('aws-cdk-lib').App;",
+  SwfStack: "import { SwfStack } from './infra/swf-stack.js';",
+  NodejsFunction: "import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';",
+  Duration: "import { Duration } from 'aws-cdk-lib';",
+};
+
+/** The ```ts blocks of a Markdown text, each with the line it starts on. */
+function tsBlocks(markdown: string): { line: number; code: string }[] {
+  const blocks: { line: number; code: string }[] = [];
+  for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
+    const line = markdown.slice(0, match.index).split('\n').length + 1;
+    blocks.push({ line, code: match[1] ?? '' });
+  }
+  return blocks;
+}
+
+/** The declarations of the CONTEXT names a sample uses without defining or importing them. */
+function preludeFor(code: string): string {
+  const imported = [...code.matchAll(/^import\s[\s\S]*?from\s/gm)].map((m) => m[0]).join(' ');
+  return Object.entries(CONTEXT)
+    .filter(([name]) => {
+      const used = new RegExp(`\\b${name}\\b`).test(code);
+      const defined = new RegExp(`\\b(const|let|function|class)\\s+${name}\\b`).test(code);
+      return used && !defined && !new RegExp(`\\b${name}\\b`).test(imported);
+    })
+    .map(([, declaration]) => declaration)
+    .join('\n');
+}
+
+/** Type-checks each sample as its own module; returns the diagnostics, located in the README. */
+function check(blocks: readonly { line: number; code: string }[]): string[] {
+  const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+  const files = new Map<string, { text: string; offset: number; readmeLine: number }>();
+  blocks.forEach(({ line, code }, i) => {
+    const prelude = preludeFor(code);
+    const offset = prelude === '' ? 0 : prelude.split('\n').length;
+    // `export {}`: a sample without imports is a module too, so samples share no global names.
+    const text = `${prelude}${prelude === '' ? '' : '\n'}${code}\nexport {};\n`;
+    files.set(join(root, `readme-sample-${i}.ts`), { text, offset, readmeLine: line });
+  });
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.readFile = (name) => files.get(name)?.text ?? readFile(name);
+  host.fileExists = (name) => files.has(name) || fileExists(name);
+  host.getSourceFile = (name, version, ...rest) => {
+    const file = files.get(name);
+    return file === undefined
+      ? getSourceFile(name, version, ...rest)
+      : ts.createSourceFile(name, file.text, version, true);
+  };
+  const program = ts.createProgram([...files.keys()], { ...options, noEmit: true }, host);
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+    const file = d.file === undefined ? undefined : files.get(d.file.fileName);
+    if (d.file === undefined || file === undefined || d.start === undefined) return message;
+    const { line } = d.file.getLineAndCharacterOfPosition(d.start);
+    return `README.md:${file.readmeLine + line - file.offset}: ${message}`;
+  });
+}
+
+describe('README TypeScript samples', () => {
+  const blocks = tsBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+  // One program for all (the compiler's start is most of the time): the README's samples and a
+  // sample that misuses the SDK, which must fail, or the check proves nothing.
+  const wrong = {
+    line: 0,
+    code: "import { createSwfClient } from './lib/sdk/index.js';\ncreateSwfClient({ port: 1 });\n",
+  };
+  let diagnostics: string[] = [];
+  beforeAll(() => {
+    diagnostics = check([...blocks, wrong]);
+  }, 120_000);
+
+  it('finds the samples', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('type-check against the SDK, the AWS SDK and the CDK stack', () => {
+    expect(diagnostics.filter((d) => !d.startsWith('README.md:1: '))).toEqual([]);
+  });
+
+  it('fails a sample that misuses the SDK', () => {
+    expect(diagnostics).toEqual([expect.stringMatching(/^README\.md:1: .*'port'/)]);
+  });
+});
