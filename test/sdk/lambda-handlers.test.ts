@@ -7,6 +7,7 @@ import { RespondActivityTaskCompletedCommand, UnknownResourceFault } from '@aws-
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  ActivityCancelledError,
   type ActivityContext,
   ActivityFailure,
   activityTaskHandler,
@@ -194,6 +195,10 @@ describe('activityTaskHandler', () => {
     const end = await handler(activityEvent(), lambdaContext());
 
     expect(seen.ctx?.cancelReason).toBe('cancelRequested');
+    // README: the signal's reason is an ActivityCancelledError of that reason (throwIfAborted throws it)
+    expect(seen.ctx?.signal.reason).toBeInstanceOf(ActivityCancelledError);
+    expect(seen.ctx?.signal.reason).toMatchObject({ reason: 'cancelRequested' });
+    expect(() => seen.ctx?.signal.throwIfAborted()).toThrow(ActivityCancelledError);
     expect(seen.ctx?.shuttingDown.aborted).toBe(false);
     expect(end).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
     expect(calls().map((c) => c.action)).toEqual([
