@@ -1,0 +1,163 @@
+/**
+ * `npm start` as the README's "Run it locally" shows it: the process it runs
+ * (`node --import tsx lib/local/start.ts`) prints the endpoint and the AWS SDK's and the AWS CLI's
+ * settings for it, serves SWF there, and stops on SIGTERM with everything it started (DynamoDB
+ * Local included), exiting 0. Without Java it says how to install it; `--help` prints the options
+ * the README lists; a malformed setting stops it before it starts anything.
+ */
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ListDomainsCommand, SWFClient } from '@aws-sdk/client-swf';
+import { describe, expect, it } from 'vitest';
+import { JAVA_HINT } from '../../lib/local/dynamodb-local.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PORT: '',
+  SWF_DATA_DIR: '',
+  SWF_PUSH_TASK_LISTS: '',
+  SWF_LAMBDA_FUNCTIONS: '',
+};
+
+const startArgs = ['--import', 'tsx', 'lib/local/start.ts'];
+
+/** Resolves with the process's stdout once it holds `line`; rejects if the process ends first. */
+function waitForLine(child: ChildProcess, line: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no "${line}" in:\n${out}`)), timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes(line)) {
+        clearTimeout(timer);
+        resolvePromise(out);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before "${line}":\n${out}`));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolvePromise) => {
+    if (child.exitCode !== null) resolvePromise(child.exitCode);
+    else child.once('exit', (code) => resolvePromise(code));
+  });
+
+/**
+ * The ids of a process's Java children: DynamoDB Local's JVM, for start.ts (tsx's esbuild service,
+ * when it compiles, is a child too, and may take a moment longer to go once its parent has).
+ */
+const javaChildrenOf = (pid: number) =>
+  execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, command]) => command === 'java')
+    .map(([id]) => Number(id));
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start', () => {
+  it('prints the endpoint and how to reach it, serves SWF, and stops everything on SIGTERM', async () => {
+    const child = spawn(process.execPath, [...startArgs, '--port', '0'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let children: number[] = [];
+    try {
+      const out = await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
+      const endpoint = /^SWF endpoint: (http:\/\/127\.0\.0\.1:\d+) {3}\(/m.exec(out)?.[1];
+      if (endpoint === undefined) throw new Error(`no endpoint in:\n${out}`);
+      expect(out.trim().split('\n')).toEqual([
+        `SWF endpoint: ${endpoint}   (region us-east-1, data in memory (gone when stopped))`,
+        `AWS SDK: new SWFClient({ endpoint: '${endpoint}', region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })`,
+        `AWS CLI: aws swf list-domains --registration-status REGISTERED --endpoint-url ${endpoint} --region us-east-1`,
+        'Press Ctrl-C to stop.',
+      ]);
+      const swf = new SWFClient({
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      const { domainInfos } = await swf.send(
+        new ListDomainsCommand({ registrationStatus: 'REGISTERED' }),
+      );
+      swf.destroy();
+      expect(domainInfos).toEqual([]);
+      children = javaChildrenOf(child.pid ?? 0);
+      expect(children).toHaveLength(1); // DynamoDB Local
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+      expect(children.filter(alive)).toEqual([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+  }, 120_000);
+
+  it('refuses a malformed SWF_LAMBDA_FUNCTIONS or SWF_PUSH_TASK_LISTS before starting anything', () => {
+    const bad = [
+      {
+        SWF_LAMBDA_FUNCTIONS: '{"greet":"ftp://127.0.0.1/"}',
+        message: 'SWF_LAMBDA_FUNCTIONS["greet"]',
+      },
+      {
+        SWF_PUSH_TASK_LISTS: '[{"kind":"activity","domain":"d"}]',
+        message: 'SWF_PUSH_TASK_LISTS[0]',
+      },
+    ];
+    for (const { message, ...settings } of bad) {
+      const run = spawnSync(process.execPath, startArgs, {
+        cwd: root,
+        env: { ...env, ...settings },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(message);
+    }
+  }, 60_000);
+
+  it('says how to install Java when it is missing', () => {
+    const noJava = mkdtempSync(join(tmpdir(), 'no-java-'));
+    try {
+      const run = spawnSync(process.execPath, startArgs, {
+        cwd: root,
+        env: { ...env, PATH: noJava },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(JAVA_HINT);
+      expect(JAVA_HINT).toContain('apt-get install -y default-jre-headless');
+    } finally {
+      rmSync(noJava, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('--help lists the options and the environment variables', () => {
+    const out = execFileSync(process.execPath, [...startArgs, '--help'], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+    });
+    for (const option of ['--port N', '--data DIR', '--table NAME', '$PORT', '$SWF_DATA_DIR'])
+      expect(out).toContain(option);
+    for (const variable of ['$SWF_PUSH_TASK_LISTS', '$SWF_LAMBDA_FUNCTIONS'])
+      expect(out).toContain(variable);
+  }, 30_000);
+});
