@@ -1,0 +1,50 @@
+/**
+ * The deploy options of the README's "Deploy to AWS", `npx cdk deploy -c name=value`: what each sets
+ * on the stack (infra/context.ts, used by infra/app.ts), the defaults, and the values refused before
+ * anything is built.
+ */
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { contextProps } from '../../infra/context.js';
+import { SwfStack } from '../../infra/swf-stack.js';
+
+/** The props `-c` options given as `values` set (the CLI passes them as strings). */
+const propsOf = (values: Record<string, string>) => contextProps((name) => values[name]);
+
+describe('deploy context options', () => {
+  it('default to the HTTP API, and leave the poll settings to the stack (20 s, 1 s)', () => {
+    expect(propsOf({})).toEqual({ frontDoor: 'http-api' });
+  });
+
+  it('-c frontDoor=function-url, -c pollMaxWaitSeconds=60, -c pollRecheckMs=250', () => {
+    const props = propsOf({
+      frontDoor: 'function-url',
+      pollMaxWaitSeconds: '60',
+      pollRecheckMs: '250',
+    });
+    expect(props.frontDoor).toBe('function-url');
+    expect(props.pollMaxWait?.toSeconds()).toBe(60);
+    expect(props.pollRecheck?.toMilliseconds()).toBe(250);
+  });
+
+  it.each([
+    [{ frontDoor: 'cloudfront' }, 'frontDoor must be http-api or function-url (got cloudfront)'],
+    [{ pollMaxWaitSeconds: '2.5' }, 'pollMaxWaitSeconds must be a whole number of seconds'],
+    [{ pollRecheckMs: 'soon' }, 'pollRecheckMs must be a whole number of milliseconds'],
+  ])('refuses %j', (values, message) => {
+    expect(() => propsOf(values)).toThrow(message);
+  });
+
+  it.each([
+    // at most 25 s behind the HTTP API, whose integrations end at 30 s; SWF's 60 behind a URL
+    [{ pollMaxWaitSeconds: '60' }, 'pollMaxWait must be from 1 to 25 s behind a http-api'],
+    [
+      { frontDoor: 'function-url', pollMaxWaitSeconds: '61' },
+      'pollMaxWait must be from 1 to 60 s behind a function-url',
+    ],
+    // a recheck from 50 ms to the poll's wait
+    [{ pollRecheckMs: '49' }, 'pollRecheck must be from 50 ms to pollMaxWait'],
+  ])('the stack refuses %j before building anything', (values, message) => {
+    expect(() => new SwfStack(new App(), 'Refused', propsOf(values))).toThrow(message);
+  });
+});
