@@ -2,8 +2,9 @@
  * `npm start` as the README's "Run it locally" shows it: the process it runs
  * (`node --import tsx lib/local/start.ts`) prints the endpoint and the AWS SDK's and the AWS CLI's
  * settings for it, serves SWF there, and stops on SIGTERM with everything it started (DynamoDB
- * Local included), exiting 0. Without Java it says how to install it; `--help` prints the options
- * the README lists; a malformed setting stops it before it starts anything.
+ * Local included, also while it is still starting), exiting 0. Without Java it says how to install
+ * it; `--help` prints the options the README lists; a malformed setting stops it before it starts
+ * anything.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,15 +52,15 @@ const exited = (child: ChildProcess) =>
   });
 
 /**
- * The ids of a process's Java children: DynamoDB Local's JVM, for start.ts (tsx's esbuild service,
- * when it compiles, is a child too, and may take a moment longer to go once its parent has).
+ * The ids of a process's DynamoDB Local JVMs (not its other children: start.ts's own `java -version`
+ * probe, or tsx's esbuild service, which may take a moment longer to go once its parent has).
  */
-const javaChildrenOf = (pid: number) =>
-  execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, command]) => command === 'java')
-    .map(([id]) => Number(id));
+const dynamoChildrenOf = (pid: number) =>
+  // ps exits 1 when it lists nothing
+  spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((line) => line.includes('DynamoDBLocal.jar'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 
 const alive = (pid: number) => {
   try {
@@ -70,13 +71,17 @@ const alive = (pid: number) => {
   }
 };
 
+/** What `npm start -- --port 0` runs, its stdout piped. */
+const npmStart = () =>
+  spawn(process.execPath, [...startArgs, '--port', '0'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+
 describe('npm start', () => {
   it('prints the endpoint and how to reach it, serves SWF, and stops everything on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...startArgs, '--port', '0'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = npmStart();
     let children: number[] = [];
     try {
       const out = await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
@@ -98,10 +103,37 @@ describe('npm start', () => {
       );
       swf.destroy();
       expect(domainInfos).toEqual([]);
-      children = javaChildrenOf(child.pid ?? 0);
+      children = dynamoChildrenOf(child.pid ?? 0);
       expect(children).toHaveLength(1); // DynamoDB Local
       child.kill('SIGTERM');
       expect(await exited(child)).toBe(0);
+      expect(children.filter(alive)).toEqual([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+  }, 120_000);
+
+  it('stops DynamoDB Local too when SIGTERM comes while it is still starting', async () => {
+    const child = npmStart();
+    let children: number[] = [];
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    try {
+      // As soon as the JVM runs, before it answers (the banner comes once the table is made).
+      const deadline = Date.now() + 60_000;
+      while (children.length === 0 && Date.now() < deadline) {
+        await new Promise((resolveWait) => setTimeout(resolveWait, 20));
+        children = dynamoChildrenOf(child.pid ?? 0);
+      }
+      expect(children).toHaveLength(1);
+      expect(out).not.toContain('SWF endpoint:');
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+      expect(out).toContain('SIGTERM: stopping once DynamoDB Local has started...');
+      expect(out).not.toContain('SWF endpoint:');
       expect(children.filter(alive)).toEqual([]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
