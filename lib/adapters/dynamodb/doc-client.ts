@@ -102,8 +102,8 @@ export const isDynamoError = (error: unknown, name: string): error is DynamoDbEr
 
 /**
  * DynamoDB's JSON API through the lean AWS JSON client (lib/aws-json): what the AWS SDK's document
- * client does for these eight operations, at a tenth of its CPU per request (its middleware stack,
- * endpoint rules and serde cost ~0.4 ms a request; the service makes 15–25 per activity round trip).
+ * client does for these eight operations, without the CPU its middleware stack, endpoint rules and
+ * serde spend on each request (~0.4 ms; the service makes 15–25 requests per activity round trip).
  * Retries as the SDK's standard mode does: throttling, 5xx answers and broken connections, three
  * attempts with jittered exponential backoff. TransactWriteItems gets a ClientRequestToken, so a
  * retried transaction that had in fact been applied is not applied twice.
