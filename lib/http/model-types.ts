@@ -1,4 +1,7 @@
-/** The slice of the service model the request validator needs (see swf-model.ts). */
+/**
+ * The slice of the service model the request validator needs (see swf-model.ts), and the tests'
+ * answer oracle (test/support/swf-output-model.ts, from the same generator).
+ */
 export type ModelShape =
   | {
       readonly type: 'structure';

@@ -1,0 +1,167 @@
+import type { SWFClient } from '@aws-sdk/client-swf';
+import type { ModelShape } from '../../lib/http/model-types.js';
+import { operationOutputs, outputShapes } from './swf-output-model.js';
+
+/**
+ * The answer-side oracle: checks what the service answered against the service model's output shape
+ * (test/support/swf-output-model.ts, generated with the request side by scripts/generate-swf-model.py).
+ * Each problem is one line: the member's path (`$.events[3].eventType`) and what is wrong with it:
+ * a required member missing, a member of the wrong JSON type (awsJson1_0 sends timestamps as epoch
+ * seconds, numbers), a value outside its enum, length or range, or a member the shape does not have.
+ */
+export type OutputAction = keyof typeof operationOutputs;
+
+export const isOutputAction = (action: string): action is OutputAction =>
+  Object.hasOwn(operationOutputs, action);
+
+/** The problems of one answer body (the raw text of a 200) to `action`; none when it conforms. */
+export function answerProblems(action: OutputAction, text: string): string[] {
+  const shape = operationOutputs[action];
+  if (shape === null) {
+    // No output shape: an empty body, or an empty JSON object, as SWF sends.
+    if (text === '' || text === '{}') return [];
+    return [`$: ${action} has no output, but the answer is ${text.slice(0, 200)}`];
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return [`$: not JSON: ${text.slice(0, 200)}`];
+  }
+  return shapeProblems(shape, body);
+}
+
+/** The problems of `value` as an instance of the output shape named `name`. */
+export function shapeProblems(name: string, value: unknown, path = '$'): string[] {
+  const shape = outputShapes[name];
+  if (shape === undefined) return [`${path}: the model has no shape ${name}`];
+  const out: string[] = [];
+  check(shape, value, path, out);
+  return out;
+}
+
+function check(shape: ModelShape, value: unknown, path: string, out: string[]): void {
+  const fault = typeFault(shape, value);
+  if (fault !== undefined) {
+    out.push(`${path}: expected ${fault}, got ${JSON.stringify(value)?.slice(0, 100)}`);
+    return;
+  }
+  if (shape.type === 'structure' && isObject(value)) checkStructure(shape, value, path, out);
+  if (shape.type === 'list' && Array.isArray(value)) {
+    checkRange(value.length, shape, 'length', path, out);
+    value.forEach((item, i) => {
+      out.push(...shapeProblems(shape.member, item, `${path}[${i}]`));
+    });
+  }
+  if (shape.type === 'map' && isObject(value))
+    for (const [key, item] of Object.entries(value)) {
+      out.push(...shapeProblems(shape.key, key, `${path}{key ${key}}`));
+      out.push(...shapeProblems(shape.value, item, `${path}.${key}`));
+    }
+  if (shape.type === 'string' && typeof value === 'string') {
+    if (shape.enum !== undefined && !shape.enum.includes(value))
+      out.push(`${path}: ${JSON.stringify(value)} is not one of ${shape.enum.join(', ')}`);
+    checkRange(value.length, shape, 'length', path, out);
+  }
+  if ((shape.type === 'integer' || shape.type === 'long') && typeof value === 'number')
+    checkRange(value, shape, 'value', path, out);
+}
+
+/** What JSON type `shape` wants when `value` is not of it (awsJson1_0: timestamps as epoch seconds). */
+function typeFault(shape: ModelShape, value: unknown): string | undefined {
+  switch (shape.type) {
+    case 'structure':
+    case 'map':
+      return isObject(value) ? undefined : `a ${shape.type}`;
+    case 'list':
+      return Array.isArray(value) ? undefined : 'a list';
+    case 'string':
+      return typeof value === 'string' ? undefined : 'a string';
+    case 'integer':
+    case 'long':
+      return Number.isInteger(value) ? undefined : shape.type === 'long' ? 'a long' : 'an integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'a boolean';
+    case 'timestamp':
+      return typeof value === 'number' && Number.isFinite(value)
+        ? undefined
+        : 'a timestamp (epoch seconds)';
+  }
+}
+
+function checkStructure(
+  shape: Extract<ModelShape, { type: 'structure' }>,
+  value: Record<string, unknown>,
+  path: string,
+  out: string[],
+): void {
+  for (const member of shape.required ?? [])
+    if (!Object.hasOwn(value, member)) out.push(`${path}.${member}: required, missing`);
+  for (const [member, item] of Object.entries(value)) {
+    const memberShape = shape.members[member];
+    if (memberShape === undefined) out.push(`${path}.${member}: unknown member`);
+    else out.push(...shapeProblems(memberShape, item, `${path}.${member}`));
+  }
+}
+
+function checkRange(
+  n: number,
+  shape: { readonly min?: number; readonly max?: number },
+  what: 'length' | 'value',
+  path: string,
+  out: string[],
+): void {
+  if (shape.min !== undefined && n < shape.min)
+    out.push(`${path}: ${what} ${n} < min ${shape.min}`);
+  if (shape.max !== undefined && n > shape.max)
+    out.push(`${path}: ${what} ${n} > max ${shape.max}`);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** One answer a client was given: its action, HTTP status and raw body. */
+export interface RawAnswer {
+  readonly action: string;
+  readonly status: number;
+  readonly text: string;
+}
+
+/**
+ * Keeps the raw body of every answer `client` is given (read before the SDK parses it, which drops
+ * unknown members and checks no required one), then hands the SDK the same bytes.
+ */
+export function recordAnswers(client: SWFClient): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const { request } = args as { request: { headers: Record<string, string | undefined> } };
+      const { response } = result as { response: { statusCode: number; body: unknown } };
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.body as AsyncIterable<Buffer>) chunks.push(chunk);
+      const bytes = Buffer.concat(chunks);
+      // The SDK takes a body already read as its bytes.
+      response.body = new Uint8Array(bytes);
+      const target = request.headers['x-amz-target'] ?? '';
+      answers.push({
+        action: target.slice(target.lastIndexOf('.') + 1),
+        status: response.statusCode,
+        text: bytes.toString('utf8'),
+      });
+      return result;
+    },
+    // Below the SDK's deserializer: the response as it came off the wire.
+    { step: 'deserialize', priority: 'low', name: 'recordRawAnswers' },
+  );
+  return answers;
+}
+
+/** The problems of every 200 among `answers`, each line prefixed with its action and index. */
+export function answersProblems(answers: readonly RawAnswer[]): string[] {
+  return answers.flatMap((answer, i) => {
+    if (answer.status !== 200) return [];
+    if (!isOutputAction(answer.action)) return [`#${i} ${answer.action}: not an SWF action`];
+    return answerProblems(answer.action, answer.text).map((p) => `#${i} ${answer.action} ${p}`);
+  });
+}
