@@ -49,7 +49,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../lib/local/stack.js';
 import { unique } from '../support/contract.js';
-import { decide, type SwfKit, uid } from '../support/decider.js';
+import { decide, type SwfKit, SwfKit as SwfKitFor, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { answersProblems, type RawAnswer, recordAnswers } from '../support/output-shapes.js';
 import { outputShapes } from '../support/swf-output-model.js';
@@ -120,6 +120,10 @@ beforeAll(async () => {
     throw Object.assign(new Error('it went wrong'), { name: 'Boom' });
   });
   stack.lambda.register('held', () => new Promise<string>(() => {}));
+  stack.lambda.register('huge', async () => 'x'.repeat(40_000));
+  stack.lambda.register('long-failure', async () => {
+    throw Object.assign(new Error('m'.repeat(40_000)), { name: 'N'.repeat(300) });
+  });
   // A function Lambda refuses to start (the role cannot be assumed): what the AWS invoker reports.
   const invoke = stack.lambda.invoke.bind(stack.lambda);
   vi.spyOn(stack.lambda, 'invoke').mockImplementation(async (request) =>
@@ -526,6 +530,156 @@ describe('answers conform to the output shapes', () => {
     );
     await kit.describe(parent.execution);
     await kit.respond((await awaitDecision(kit, parent.taskList)).taskToken, [decide.complete()]);
+    expectConforming();
+  });
+
+  it('the rarer members: task-list overrides, heartbeat details, child policies, long texts', async () => {
+    // A decision task moved to a list nobody polls times out SCHEDULE_TO_START.
+    const moved = await kit.start(wf, { lambdaRole });
+    const first = await kit.pollDecision(moved.taskList, { startAtPreviousStartedEvent: true });
+    await kit.respond(first.taskToken, [lambda('huge', 'huge'), lambda('long', 'long-failure')], {
+      taskList: { name: uid('nobody') },
+      taskListScheduleToStartTimeout: '1',
+    });
+    // The last heartbeat's details go into the activity's HEARTBEAT timeout.
+    const worked = await kit.start(wf);
+    const beats = uid('beats');
+    await kit.decide(worked.taskList, () => [activity('beats', beats, { heartbeatTimeout: '1' })]);
+    const beating = await kit.pollActivity(beats);
+    await swf.send(
+      new RecordActivityTaskHeartbeatCommand({
+        taskToken: beating.taskToken,
+        details: 'd'.repeat(2048),
+      }),
+    );
+    await awaitHistory(
+      kit,
+      moved.execution,
+      has('DecisionTaskTimedOut', 'LambdaFunctionCompleted', 'LambdaFunctionFailed'),
+      5_000,
+    );
+    await awaitHistory(kit, worked.execution, has('ActivityTaskTimedOut'), 5_000);
+    // A parent's child policy applied to its open child; a child whose workflowId is running.
+    for (const childPolicy of ['REQUEST_CANCEL', 'TERMINATE'] as const) {
+      const parent = await kit.start(wf);
+      const kid = uid('kid');
+      await kit.decide(parent.taskList, () => [
+        child(kid, uid('kid')),
+        child(parent.execution.workflowId, uid('twin'), { control: 'twin' }),
+      ]);
+      const events = await awaitHistory(
+        kit,
+        parent.execution,
+        has('ChildWorkflowExecutionStarted', 'StartChildWorkflowExecutionFailed'),
+      );
+      const kidRun = {
+        workflowId: kid,
+        runId:
+          events.find((e) => e.eventType === 'ChildWorkflowExecutionStarted')
+            ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? '',
+      };
+      await stack.streamCaughtUp();
+      await swf.send(
+        new ListOpenWorkflowExecutionsCommand({
+          domain,
+          startTimeFilter: { oldestDate: new Date(0) },
+          executionFilter: { workflowId: kid },
+        }),
+      );
+      await kit.describe(kidRun);
+      await swf.send(
+        new TerminateWorkflowExecutionCommand({
+          domain,
+          workflowId: parent.execution.workflowId,
+          reason: 'r'.repeat(256),
+          details: 'd'.repeat(32_768),
+          childPolicy,
+        }),
+      );
+      const closing =
+        childPolicy === 'TERMINATE'
+          ? 'WorkflowExecutionTerminated'
+          : 'WorkflowExecutionCancelRequested';
+      await awaitHistory(kit, kidRun, has(closing));
+      await kit.describe(kidRun);
+    }
+    for (const execution of [moved.execution, worked.execution])
+      await swf.send(new TerminateWorkflowExecutionCommand({ domain, ...execution }));
+    expectConforming();
+  });
+
+  it('page tokens of listings whose names are the longest the model allows', async () => {
+    // A name of 256 characters (a version of 64), each three bytes in UTF-8: the longest tokens.
+    const long = (n: number, tail: string) => `${'語'.repeat(n - tail.length)}${tail}`;
+    const name = long(256, uid('').slice(1, 9));
+    await swf.send(
+      new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }),
+    );
+    await swf.send(
+      new RegisterDomainCommand({
+        name: `${name.slice(0, 255)}z`,
+        workflowExecutionRetentionPeriodInDays: '1',
+      }),
+    );
+    const types = ['1', '2'].map((v) => ({ name: long(256, v), version: long(64, v) }));
+    for (const type of types) {
+      await swf.send(
+        new RegisterWorkflowTypeCommand({
+          domain: name,
+          ...type,
+          defaultTaskList: { name: long(256, 'tl') },
+          defaultExecutionStartToCloseTimeout: '60',
+          defaultTaskStartToCloseTimeout: '10',
+          defaultChildPolicy: 'TERMINATE',
+        }),
+      );
+      await swf.send(
+        new RegisterActivityTypeCommand({ domain: name, ...type, defaultTaskList: { name: 'tl' } }),
+      );
+    }
+    const longKit = new SwfKitFor(swf, name);
+    const workflowId = long(256, 'w');
+    for (const type of types) {
+      const run = await longKit.start(type, { workflowId, tagList: [long(256, 't')] });
+      await swf.send(new TerminateWorkflowExecutionCommand({ domain: name, workflowId }));
+      await longKit.start(type, { workflowId: long(256, type.version), tagList: [long(256, 't')] });
+      expect(run.execution.runId).toBeDefined();
+    }
+    await stack.streamCaughtUp();
+    await twoPages((page) =>
+      swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED', ...page })),
+    );
+    for (const registrationStatus of ['REGISTERED'] as const) {
+      await twoPages((page) =>
+        swf.send(new ListWorkflowTypesCommand({ domain: name, registrationStatus, ...page })),
+      );
+      await twoPages((page) =>
+        swf.send(new ListActivityTypesCommand({ domain: name, registrationStatus, ...page })),
+      );
+    }
+    const startTimeFilter = { oldestDate: new Date(0) };
+    for (const filter of [{}, { tagFilter: { tag: long(256, 't') } }]) {
+      await twoPages((page) =>
+        swf.send(
+          new ListOpenWorkflowExecutionsCommand({
+            domain: name,
+            startTimeFilter,
+            ...filter,
+            ...page,
+          }),
+        ),
+      );
+    }
+    await twoPages((page) =>
+      swf.send(
+        new ListClosedWorkflowExecutionsCommand({
+          domain: name,
+          startTimeFilter,
+          executionFilter: { workflowId },
+          ...page,
+        }),
+      ),
+    );
     expectConforming();
   });
 
