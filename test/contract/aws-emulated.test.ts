@@ -49,6 +49,12 @@ import {
 import { decide, eventTypes, SwfKit, sleep, uid } from '../support/decider.js';
 import { lambdaContext } from '../support/lambda-events.js';
 import { dynamoClient, dynamoEndpoint, freshTable } from '../support/local.js';
+import {
+  answersProblems,
+  isEmptyPoll,
+  type RawAnswer,
+  recordAnswers,
+} from '../support/output-shapes.js';
 
 // The functions' DynamoDB client goes to DynamoDB Local instead of dynamodb.<region>.amazonaws.com.
 vi.mock('../../functions/shared/config.js', async (importOriginal) => {
@@ -96,6 +102,8 @@ let streamPump: StreamPump;
 let timerPump: TimerPump;
 let server: Server;
 let swf: SWFClient;
+/** The raw answers the SDK client was given through the API function (test/support/output-shapes). */
+let answers: RawAnswer[] = [];
 let kit: SwfKit;
 let filters: Record<string, unknown>[];
 let apiHandler: typeof import('../../functions/api.js').handler;
@@ -288,6 +296,7 @@ beforeAll(async () => {
     maxAttempts: 1,
   });
   kit = new SwfKit(swf, domain);
+  answers = recordAnswers(swf);
 
   streams = new DynamoDBStreamsClient({
     endpoint: dynamoEndpoint(),
@@ -719,5 +728,13 @@ describe('the API function behind API Gateway', () => {
     expect(apiEvents.some((e) => !e.isBase64Encoded)).toBe(true);
     expect(Object.keys(apiEvents[0]?.headers ?? {})).toContain('x-amz-target');
     void apiHandler;
+  });
+});
+
+describe("the API function's answers", () => {
+  it('each conform to its output shape in the service model (empty polls excused)', () => {
+    const checked = answers.filter((answer) => !isEmptyPoll(answer));
+    expect(checked.filter((answer) => answer.status === 200).length).toBeGreaterThan(20);
+    expect(answersProblems(checked)).toEqual([]);
   });
 });

@@ -8,7 +8,6 @@
  * record.
  */
 
-import { isDeepStrictEqual } from 'node:util';
 import {
   CountClosedWorkflowExecutionsCommand,
   CountOpenWorkflowExecutionsCommand,
@@ -51,7 +50,12 @@ import type { LocalStack } from '../../lib/local/stack.js';
 import { unique } from '../support/contract.js';
 import { decide, type SwfKit, SwfKit as SwfKitFor, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
-import { answersProblems, type RawAnswer, recordAnswers } from '../support/output-shapes.js';
+import {
+  answersProblems,
+  isEmptyPoll,
+  type RawAnswer,
+  recordAnswers,
+} from '../support/output-shapes.js';
 import { outputShapes } from '../support/swf-output-model.js';
 import {
   awaitDecision,
@@ -72,17 +76,6 @@ const ghost = { name: 'shapes-ghost', version: '1' };
 const lambdaRole = 'arn:aws:iam::000000000000:role/shapes';
 const seenEventTypes = new Set<string>();
 
-/**
- * Named exception (a documented choice, swf-api.md §4 "Long poll"): a long poll that times out is
- * answered with SWF's "empty task", which has no taskToken, so none of the task's other required
- * members either: `{"startedEventId":0,"previousStartedEventId":0}` for a decision task and
- * `{"startedEventId":0}` for an activity task, as SWF's own clients expect. Only these exact bodies
- * are excused, and the test counts them.
- */
-const EMPTY_POLL_ANSWERS: Readonly<Record<string, object>> = {
-  PollForDecisionTask: { startedEventId: 0, previousStartedEventId: 0 },
-  PollForActivityTask: { startedEventId: 0 },
-};
 let emptyPolls = 0;
 
 /**
@@ -134,16 +127,12 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-/** The answers since the last check conform to their output shapes (empty polls excused, above). */
+/** The answers since the last check conform to their output shapes (empty polls excused). */
 function expectConforming(): void {
   const batch = answers.splice(0);
   for (const answer of batch) noteEvents(answer);
   const checked = batch.filter((answer) => {
-    const empty = EMPTY_POLL_ANSWERS[answer.action];
-    const excused =
-      answer.status === 200 &&
-      empty !== undefined &&
-      isDeepStrictEqual(JSON.parse(answer.text || 'null'), empty);
+    const excused = isEmptyPoll(answer);
     if (excused) emptyPolls++;
     return !excused;
   });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { SWFClient } from '@aws-sdk/client-swf';
 import type { ModelShape } from '../../lib/http/model-types.js';
 import { operationOutputs, outputShapes } from './swf-output-model.js';
@@ -164,4 +165,25 @@ export function answersProblems(answers: readonly RawAnswer[]): string[] {
     if (!isOutputAction(answer.action)) return [`#${i} ${answer.action}: not an SWF action`];
     return answerProblems(answer.action, answer.text).map((p) => `#${i} ${answer.action} ${p}`);
   });
+}
+
+/**
+ * Named exception (a documented choice, swf-api.md §4 "Long poll"): a long poll that times out is
+ * answered with SWF's "empty task", which has no taskToken, so none of the task's other required
+ * members either: `{"startedEventId":0,"previousStartedEventId":0}` for a decision task and
+ * `{"startedEventId":0}` for an activity task, as SWF's own clients expect. Only these bodies are it.
+ */
+const EMPTY_POLL_ANSWERS: Readonly<Record<string, object>> = {
+  PollForDecisionTask: { startedEventId: 0, previousStartedEventId: 0 },
+  PollForActivityTask: { startedEventId: 0 },
+};
+
+/** Whether `answer` is the empty task of a long poll that timed out (see EMPTY_POLL_ANSWERS). */
+export function isEmptyPoll(answer: RawAnswer): boolean {
+  const empty = EMPTY_POLL_ANSWERS[answer.action];
+  return (
+    answer.status === 200 &&
+    empty !== undefined &&
+    isDeepStrictEqual(JSON.parse(answer.text || 'null'), empty)
+  );
 }
