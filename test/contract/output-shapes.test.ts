@@ -330,6 +330,7 @@ describe('answers conform to the output shapes', () => {
         lambda('up', 'upper'),
         lambda('boom', 'boom'),
         lambda('held', 'held', '1'),
+        lambda('held', 'held'), // ID_ALREADY_IN_USE
         lambda('unstartable', 'unstartable'),
       ],
       { executionContext: 'ctx' },
