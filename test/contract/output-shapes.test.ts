@@ -5,12 +5,16 @@
  * read raw, before the SDK parses it, and held to the service model's output shape
  * (test/support/output-shapes.ts): required members present, JSON types, enums, lengths, ranges, and
  * no member the model does not have. The workload must show every event type the local server can
- * record.
+ * record. Its error answers (each fault each action can answer, and a validation error from every
+ * action) are held to the action's modeled errors, or AWS's common ones, and to the error's shape.
  */
 
+import * as swfCommands from '@aws-sdk/client-swf';
 import {
   CountClosedWorkflowExecutionsCommand,
   CountOpenWorkflowExecutionsCommand,
+  CountPendingActivityTasksCommand,
+  CountPendingDecisionTasksCommand,
   type Decision,
   DeleteActivityTypeCommand,
   DeleteWorkflowTypeCommand,
@@ -19,6 +23,7 @@ import {
   DeprecateWorkflowTypeCommand,
   DescribeActivityTypeCommand,
   DescribeDomainCommand,
+  DescribeWorkflowExecutionCommand,
   DescribeWorkflowTypeCommand,
   GetWorkflowExecutionHistoryCommand,
   ListActivityTypesCommand,
@@ -37,6 +42,8 @@ import {
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
+  SignalWorkflowExecutionCommand,
+  StartWorkflowExecutionCommand,
   type SWFClient,
   TagResourceCommand,
   TerminateWorkflowExecutionCommand,
@@ -48,15 +55,17 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalStack } from '../../lib/local/stack.js';
 import { unique } from '../support/contract.js';
-import { decide, type SwfKit, SwfKit as SwfKitFor, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { decide, expectFault, type SwfKit, SwfKit as SwfKitFor, uid } from '../support/decider.js';
+import { registerWorkflowType, serveDomain } from '../support/local.js';
 import {
   answersProblems,
   isEmptyPoll,
+  KNOWN_DIFFERENCES,
   type RawAnswer,
   recordAnswers,
+  unexcused,
 } from '../support/output-shapes.js';
-import { outputShapes } from '../support/swf-output-model.js';
+import { operationOutputs, outputShapes } from '../support/swf-output-model.js';
 import {
   awaitDecision,
   awaitHistory,
@@ -78,31 +87,7 @@ const seenEventTypes = new Set<string>();
 
 let emptyPolls = 0;
 
-/**
- * Named exceptions: documented differences (README, "Differences from Amazon SWF") whose values the
- * model does not hold. Each excuses only the problems its pattern matches, and the test counts them.
- */
-const KNOWN_DIFFERENCES: readonly { readonly name: string; readonly problem: RegExp }[] = [
-  {
-    // README "Lambda tasks": SWF documents that an execution without a lambdaRole fails to schedule
-    // a Lambda function but names no cause; the service records OPERATION_NOT_PERMITTED, which
-    // ScheduleLambdaFunctionFailedCause does not list.
-    name: 'lambda-without-role',
-    problem:
-      /\.scheduleLambdaFunctionFailedEventAttributes\.cause: "OPERATION_NOT_PERMITTED" is not one of /,
-  },
-];
 const excusedDifferences = new Map<string, number>();
-
-/** The problems no named exception excuses (those it does are counted in excusedDifferences). */
-function unexcused(problems: readonly string[]): string[] {
-  return problems.filter((problem) => {
-    const known = KNOWN_DIFFERENCES.find((difference) => difference.problem.test(problem));
-    if (known !== undefined)
-      excusedDifferences.set(known.name, (excusedDifferences.get(known.name) ?? 0) + 1);
-    return known === undefined;
-  });
-}
 
 beforeAll(async () => {
   ({ swf, close, kit, stack } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
@@ -136,7 +121,7 @@ function expectConforming(): void {
     if (excused) emptyPolls++;
     return !excused;
   });
-  expect(unexcused(answersProblems(checked))).toEqual([]);
+  expect(unexcused(answersProblems(checked), excusedDifferences)).toEqual([]);
   expect(checked.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
 }
 
@@ -723,6 +708,173 @@ describe('answers conform to the output shapes', () => {
     await pendingDecisions(kit, emptyList.name);
     expectConforming();
     expect(emptyPolls - before).toBe(2);
+  });
+
+  it('errors: each fault an action can answer, and a validation error from every action', async () => {
+    const name = unique('shapes-errors');
+    const nowhere = unique('shapes-nowhere');
+    await swf.send(
+      new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }),
+    );
+    const errors = new SwfKitFor(swf, name);
+    const bare = { name: 'bare', version: '1' }; // no defaults: a start must give them all
+    await swf.send(new RegisterWorkflowTypeCommand({ domain: name, ...bare }));
+    await errors.registerTypes(wf, act);
+    const { domainInfo } = await swf.send(new DescribeDomainCommand({ name }));
+    const arn = domainInfo?.arn ?? '';
+    const taskList = { name: 'tl' };
+    const startTimeFilter = { oldestDate: new Date(0) };
+    const registrationStatus = 'REGISTERED';
+    const nobody = { workflowId: 'nobody', runId: 'nobody' };
+    const start = (domain: string, workflowType: { name: string; version: string }) =>
+      swf.send(new StartWorkflowExecutionCommand({ domain, workflowId: uid('w'), workflowType }));
+    /** Each call must fail with `code`. */
+    const allFail = async (code: string, calls: (() => Promise<unknown>)[]) => {
+      for (const call of calls) await expectFault(call(), code);
+    };
+    /** The calls on a type: unknown ones answer UnknownResourceFault. */
+    const typeCalls = (domain: string, workflowType: typeof wf, activityType: typeof act) => [
+      () => swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType })),
+      () => swf.send(new DescribeActivityTypeCommand({ domain, activityType })),
+      () => swf.send(new DeprecateWorkflowTypeCommand({ domain, workflowType })),
+      () => swf.send(new DeprecateActivityTypeCommand({ domain, activityType })),
+      () => swf.send(new UndeprecateWorkflowTypeCommand({ domain, workflowType })),
+      () => swf.send(new UndeprecateActivityTypeCommand({ domain, activityType })),
+      () => swf.send(new DeleteWorkflowTypeCommand({ domain, workflowType })),
+      () => swf.send(new DeleteActivityTypeCommand({ domain, activityType })),
+      () => start(domain, workflowType),
+    ];
+    /** The calls on an execution: unknown ones answer UnknownResourceFault. */
+    const executionCalls = (domain: string) => [
+      () => swf.send(new SignalWorkflowExecutionCommand({ domain, ...nobody, signalName: 's' })),
+      () => swf.send(new RequestCancelWorkflowExecutionCommand({ domain, ...nobody })),
+      () => swf.send(new TerminateWorkflowExecutionCommand({ domain, ...nobody })),
+      () => swf.send(new DescribeWorkflowExecutionCommand({ domain, execution: nobody })),
+      () => swf.send(new GetWorkflowExecutionHistoryCommand({ domain, execution: nobody })),
+    ];
+    const unknownArn = arn.replace(name, nowhere);
+    const d = { domain: nowhere };
+    // Unknown domain, to every action that names one; an unknown type and execution in a known one.
+    await allFail('UnknownResourceFault', [
+      () => swf.send(new DescribeDomainCommand({ name: nowhere })),
+      () => swf.send(new DeprecateDomainCommand({ name: nowhere })),
+      () => swf.send(new UndeprecateDomainCommand({ name: nowhere })),
+      () => swf.send(new RegisterWorkflowTypeCommand({ ...d, ...bare })),
+      () => swf.send(new RegisterActivityTypeCommand({ ...d, ...act })),
+      () => swf.send(new ListWorkflowTypesCommand({ ...d, registrationStatus })),
+      () => swf.send(new ListActivityTypesCommand({ ...d, registrationStatus })),
+      ...typeCalls(nowhere, wf, act),
+      ...executionCalls(nowhere),
+      () => swf.send(new ListOpenWorkflowExecutionsCommand({ ...d, startTimeFilter })),
+      () => swf.send(new ListClosedWorkflowExecutionsCommand({ ...d, startTimeFilter })),
+      () => swf.send(new CountOpenWorkflowExecutionsCommand({ ...d, startTimeFilter })),
+      () => swf.send(new CountClosedWorkflowExecutionsCommand({ ...d, startTimeFilter })),
+      () => swf.send(new CountPendingActivityTasksCommand({ ...d, taskList })),
+      () => swf.send(new CountPendingDecisionTasksCommand({ ...d, taskList })),
+      () => swf.send(new PollForActivityTaskCommand({ ...d, taskList })),
+      () => swf.send(new PollForDecisionTaskCommand({ ...d, taskList })),
+      () => swf.send(new TagResourceCommand({ resourceArn: unknownArn, tags: [{ key: 'k' }] })),
+      () => swf.send(new UntagResourceCommand({ resourceArn: unknownArn, tagKeys: ['k'] })),
+      () => swf.send(new ListTagsForResourceCommand({ resourceArn: unknownArn })),
+      ...typeCalls(name, ghost, ghost),
+      ...executionCalls(name),
+    ]);
+
+    // Task tokens: altered, of the other kind of task, and used.
+    const run = await errors.start(wf);
+    const decision = await errors.pollDecision(run.taskList);
+    const work = uid('work');
+    await errors.respond(decision.taskToken, [activity('a', work)]);
+    const task = await errors.pollActivity(work);
+    const activityCalls = (taskToken: string) => [
+      () => swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken })),
+      () => swf.send(new RespondActivityTaskCompletedCommand({ taskToken })),
+      () => swf.send(new RespondActivityTaskFailedCommand({ taskToken })),
+      () => swf.send(new RespondActivityTaskCanceledCommand({ taskToken })),
+    ];
+    await allFail('UnknownResourceFault', [
+      ...activityCalls(`${task.taskToken}x`),
+      ...activityCalls(decision.taskToken),
+      () => errors.respond(decision.taskToken, []),
+      () => errors.respond(task.taskToken, []),
+    ]);
+    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
+    await allFail('UnknownResourceFault', activityCalls(task.taskToken));
+
+    // Already there; not deprecated; already deprecated; no default to fall back on.
+    const t = { domain: name };
+    const retention = { workflowExecutionRetentionPeriodInDays: '1' };
+    await allFail('DomainAlreadyExistsFault', [
+      () => swf.send(new RegisterDomainCommand({ name, ...retention })),
+      () => swf.send(new UndeprecateDomainCommand({ name })),
+    ]);
+    await allFail('TypeAlreadyExistsFault', [
+      () => swf.send(new RegisterWorkflowTypeCommand({ ...t, ...wf })),
+      () => swf.send(new RegisterActivityTypeCommand({ ...t, ...act })),
+      () => swf.send(new UndeprecateWorkflowTypeCommand({ ...t, workflowType: wf })),
+      () => swf.send(new UndeprecateActivityTypeCommand({ ...t, activityType: act })),
+    ]);
+    await allFail('TypeNotDeprecatedFault', [
+      () => swf.send(new DeleteWorkflowTypeCommand({ ...t, workflowType: wf })),
+      () => swf.send(new DeleteActivityTypeCommand({ ...t, activityType: act })),
+    ]);
+    await expectFault(
+      errors.start(wf, { workflowId: run.execution.workflowId }),
+      'WorkflowExecutionAlreadyStartedFault',
+    );
+    await expectFault(start(name, bare), 'DefaultUndefinedFault');
+    const old = { name: 'old', version: '1' };
+    await registerWorkflowType(swf, name, old);
+    await swf.send(new DeprecateWorkflowTypeCommand({ ...t, workflowType: old }));
+    await swf.send(new DeprecateActivityTypeCommand({ ...t, activityType: act }));
+    await allFail('TypeDeprecatedFault', [
+      () => swf.send(new DeprecateWorkflowTypeCommand({ ...t, workflowType: old })),
+      () => swf.send(new DeprecateActivityTypeCommand({ ...t, activityType: act })),
+      () => start(name, old),
+    ]);
+
+    // Tags past 50, on registration and on tagging.
+    const tags = Array.from({ length: 51 }, (_, i) => ({ key: `k${i}`, value: 'v' }));
+    await allFail('TooManyTagsFault', [
+      () =>
+        swf.send(new RegisterDomainCommand({ name: unique('shapes-tags'), ...retention, tags })),
+      () => swf.send(new TagResourceCommand({ resourceArn: arn, tags })),
+    ]);
+
+    // A deprecated domain: deprecated again; types registered in it or started (named exceptions).
+    await swf.send(new DeprecateDomainCommand({ name }));
+    await allFail('DomainDeprecatedFault', [
+      () => swf.send(new DeprecateDomainCommand({ name })),
+      () => swf.send(new RegisterWorkflowTypeCommand({ ...t, name: 'late', version: '1' })),
+      () => swf.send(new RegisterActivityTypeCommand({ ...t, name: 'late', version: '1' })),
+    ]);
+    await expectFault(start(name, wf), 'TypeDeprecatedFault'); // deprecated with its domain
+    await swf.send(new UndeprecateWorkflowTypeCommand({ ...t, workflowType: wf }));
+    await expectFault(start(name, wf), 'DomainDeprecatedFault');
+
+    // The domains' quota (100, deprecated ones included): registered up to it, then refused.
+    let refusal: unknown;
+    for (let i = 0; i < 101 && refusal === undefined; i++)
+      await swf
+        .send(new RegisterDomainCommand({ name: unique('shapes-quota'), ...retention }))
+        .catch((error: unknown) => {
+          refusal = error;
+        });
+    await expectFault(Promise.reject(refusal ?? new Error('no refusal')), 'LimitExceededFault');
+
+    // A request the model refuses (a required member missing), to every action; a bad page token.
+    for (const action of Object.keys(operationOutputs)) {
+      const Command = Reflect.get(swfCommands, `${action}Command`) as new (input: object) => never;
+      await expectFault(swf.send(new Command({})), 'ValidationException');
+    }
+    await expectFault(
+      swf.send(new ListDomainsCommand({ registrationStatus, nextPageToken: 'x' })),
+      'ValidationException',
+    );
+    const faults = answers.filter((answer) => answer.status !== 200);
+    expect(faults.length).toBeGreaterThan(100);
+    expect(new Set(faults.map((answer) => answer.action)).size).toBe(39);
+    expectConforming();
   });
 
   it('shows every event type the local server can record', () => {

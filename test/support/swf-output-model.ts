@@ -45,6 +45,189 @@ export const operationOutputs = {
   "UntagResource": null
 } as const;
 
+// Each operation's modeled errors (its faults; their shapes are below, with the outputs').
+export const operationErrors: Readonly<Record<keyof typeof operationOutputs, readonly string[]>> = {
+  "CountClosedWorkflowExecutions": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "CountOpenWorkflowExecutions": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "CountPendingActivityTasks": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "CountPendingDecisionTasks": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "DeleteActivityType": [
+    "OperationNotPermittedFault",
+    "TypeNotDeprecatedFault",
+    "UnknownResourceFault"
+  ],
+  "DeleteWorkflowType": [
+    "OperationNotPermittedFault",
+    "TypeNotDeprecatedFault",
+    "UnknownResourceFault"
+  ],
+  "DeprecateActivityType": [
+    "OperationNotPermittedFault",
+    "TypeDeprecatedFault",
+    "UnknownResourceFault"
+  ],
+  "DeprecateDomain": [
+    "DomainDeprecatedFault",
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "DeprecateWorkflowType": [
+    "OperationNotPermittedFault",
+    "TypeDeprecatedFault",
+    "UnknownResourceFault"
+  ],
+  "DescribeActivityType": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "DescribeDomain": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "DescribeWorkflowExecution": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "DescribeWorkflowType": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "GetWorkflowExecutionHistory": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "ListActivityTypes": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "ListClosedWorkflowExecutions": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "ListDomains": [
+    "OperationNotPermittedFault"
+  ],
+  "ListOpenWorkflowExecutions": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "ListTagsForResource": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "ListWorkflowTypes": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "PollForActivityTask": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "PollForDecisionTask": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "RecordActivityTaskHeartbeat": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "RegisterActivityType": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "TypeAlreadyExistsFault",
+    "UnknownResourceFault"
+  ],
+  "RegisterDomain": [
+    "DomainAlreadyExistsFault",
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "TooManyTagsFault"
+  ],
+  "RegisterWorkflowType": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "TypeAlreadyExistsFault",
+    "UnknownResourceFault"
+  ],
+  "RequestCancelWorkflowExecution": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "RespondActivityTaskCanceled": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "RespondActivityTaskCompleted": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "RespondActivityTaskFailed": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "RespondDecisionTaskCompleted": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "SignalWorkflowExecution": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "StartWorkflowExecution": [
+    "DefaultUndefinedFault",
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "TypeDeprecatedFault",
+    "UnknownResourceFault",
+    "WorkflowExecutionAlreadyStartedFault"
+  ],
+  "TagResource": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "TooManyTagsFault",
+    "UnknownResourceFault"
+  ],
+  "TerminateWorkflowExecution": [
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "UndeprecateActivityType": [
+    "OperationNotPermittedFault",
+    "TypeAlreadyExistsFault",
+    "UnknownResourceFault"
+  ],
+  "UndeprecateDomain": [
+    "DomainAlreadyExistsFault",
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ],
+  "UndeprecateWorkflowType": [
+    "OperationNotPermittedFault",
+    "TypeAlreadyExistsFault",
+    "UnknownResourceFault"
+  ],
+  "UntagResource": [
+    "LimitExceededFault",
+    "OperationNotPermittedFault",
+    "UnknownResourceFault"
+  ]
+};
+
 export const outputShapes: Readonly<Record<string, ModelShape>> = {
   "ActivityId": {
     "type": "string",
@@ -533,9 +716,21 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
       "SCHEDULE_TO_START"
     ]
   },
+  "DefaultUndefinedFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
+  },
   "Description": {
     "type": "string",
     "max": 1024
+  },
+  "DomainAlreadyExistsFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
   },
   "DomainConfiguration": {
     "type": "structure",
@@ -544,6 +739,12 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
     ],
     "members": {
       "workflowExecutionRetentionPeriodInDays": "DurationInDays"
+    }
+  },
+  "DomainDeprecatedFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
     }
   },
   "DomainDetail": {
@@ -602,6 +803,9 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
   "DurationInSecondsOptional": {
     "type": "string",
     "max": 8
+  },
+  "ErrorMessage": {
+    "type": "string"
   },
   "EventId": {
     "type": "long"
@@ -884,6 +1088,12 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
       "START_TO_CLOSE"
     ]
   },
+  "LimitExceededFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
+  },
   "LimitedData": {
     "type": "string",
     "max": 2048
@@ -920,6 +1130,12 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
     "type": "integer",
     "min": 0,
     "max": 1
+  },
+  "OperationNotPermittedFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
   },
   "PageToken": {
     "type": "string",
@@ -1320,8 +1536,38 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
   "Timestamp": {
     "type": "timestamp"
   },
+  "TooManyTagsFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
+  },
   "Truncated": {
     "type": "boolean"
+  },
+  "TypeAlreadyExistsFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
+  },
+  "TypeDeprecatedFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
+  },
+  "TypeNotDeprecatedFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
+  },
+  "UnknownResourceFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
+    }
   },
   "Version": {
     "type": "string",
@@ -1337,6 +1583,12 @@ export const outputShapes: Readonly<Record<string, ModelShape>> = {
     "members": {
       "workflowId": "WorkflowId",
       "runId": "WorkflowRunId"
+    }
+  },
+  "WorkflowExecutionAlreadyStartedFault": {
+    "type": "structure",
+    "members": {
+      "message": "ErrorMessage"
     }
   },
   "WorkflowExecutionCancelRequestedCause": {

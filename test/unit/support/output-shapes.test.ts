@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { toWireEvent } from '../../../lib/core/history-event.js';
-import { answerProblems, answersProblems, shapeProblems } from '../../support/output-shapes.js';
-import { operationOutputs, outputShapes } from '../../support/swf-output-model.js';
+import {
+  answerProblems,
+  answersProblems,
+  errorCode,
+  errorProblems,
+  shapeProblems,
+} from '../../support/output-shapes.js';
+import { operationErrors, operationOutputs, outputShapes } from '../../support/swf-output-model.js';
 
 const execution = { workflowId: 'w', runId: 'r' };
 const workflowType = { name: 'wf', version: '1' };
@@ -15,6 +21,8 @@ const started = {
     workflowType,
   },
 };
+const fault = (name: string, namespace = 'com.amazonaws.swf.base.model', message = 'm') =>
+  JSON.stringify({ __type: `${namespace}#${name}`, message });
 const decisionTask = (events: unknown[]) =>
   JSON.stringify({
     taskToken: 't',
@@ -109,15 +117,17 @@ describe('the answer validator', () => {
     expect(answerProblems('StartWorkflowExecution', 'not json')).toEqual(['$: not JSON: not json']);
   });
 
-  it('checks only the 200s of recorded answers, naming each one', () => {
+  it('checks every recorded answer, 200s and errors, naming each one', () => {
     const answers = [
       { action: 'CountPendingActivityTasks', status: 200, text: '{}' },
       { action: 'CountPendingActivityTasks', status: 400, text: '{"__type":"x","message":"m"}' },
+      { action: 'CountPendingActivityTasks', status: 400, text: fault('UnknownResourceFault') },
       { action: 'Frobnicate', status: 200, text: '{}' },
     ];
     expect(answersProblems(answers)).toEqual([
       '#0 CountPendingActivityTasks $.count: required, missing',
-      '#2 Frobnicate: not an SWF action',
+      "#1 CountPendingActivityTasks (HTTP 400) $.__type: x is not one of CountPendingActivityTasks's errors (OperationNotPermittedFault, UnknownResourceFault) nor common",
+      '#3 Frobnicate: not an SWF action',
     ]);
   });
 
@@ -138,5 +148,85 @@ describe('the answer validator', () => {
     expect(shapeProblems('HistoryEvent', { ...event, eventId: '5' })).toEqual([
       '$.eventId: expected a long, got "5"',
     ]);
+  });
+});
+
+describe('the error validator', () => {
+  it("lists each operation's modeled errors, and their shapes", () => {
+    expect(operationErrors.ListDomains).toEqual(['OperationNotPermittedFault']);
+    expect(operationErrors.DeleteWorkflowType).toEqual([
+      'OperationNotPermittedFault',
+      'TypeNotDeprecatedFault',
+      'UnknownResourceFault',
+    ]);
+    expect(operationErrors.StartWorkflowExecution).toContain('DefaultUndefinedFault');
+    expect(Object.keys(operationErrors)).toEqual(Object.keys(operationOutputs));
+    for (const name of new Set(Object.values(operationErrors).flat()))
+      expect(outputShapes[name]).toEqual({
+        type: 'structure',
+        members: { message: 'ErrorMessage' },
+      });
+  });
+
+  it('passes a fault the action lists, and a common error', () => {
+    expect(errorProblems('DescribeDomain', 400, fault('UnknownResourceFault'))).toEqual([]);
+    expect(errorProblems('DeleteActivityType', 400, fault('TypeNotDeprecatedFault'))).toEqual([]);
+    // No namespace, and `Message` as some services spell it: the SDKs read both.
+    expect(
+      errorProblems('RegisterDomain', 400, '{"__type":"DomainAlreadyExistsFault","Message":"d"}'),
+    ).toEqual([]);
+    expect(
+      errorProblems('ListDomains', 400, fault('ValidationException', 'com.amazon.coral.validate')),
+    ).toEqual([]);
+    expect(
+      errorProblems(
+        'PollForDecisionTask',
+        500,
+        fault('InternalFailure', 'com.amazon.coral.service'),
+      ),
+    ).toEqual([]);
+    expect(errorProblems('SignalWorkflowExecution', 400, fault('ThrottlingException'))).toEqual([]);
+    expect(errorProblems('RegisterDomain', 400, fault('TooManyTagsFault', 'x', ''))).toEqual([]);
+  });
+
+  it('fails a fault the action does not list', () => {
+    expect(errorProblems('StartWorkflowExecution', 400, fault('DomainDeprecatedFault'))).toEqual([
+      "$.__type: DomainDeprecatedFault is not one of StartWorkflowExecution's errors (DefaultUndefinedFault, LimitExceededFault, OperationNotPermittedFault, TypeDeprecatedFault, UnknownResourceFault, WorkflowExecutionAlreadyStartedFault) nor common",
+    ]);
+    expect(errorProblems('ListDomains', 400, fault('UnknownResourceFault'))).toHaveLength(1);
+    // A query-protocol error is not one an awsJson1_0 service answers.
+    expect(errorProblems('ListDomains', 400, fault('InvalidParameterValue'))).toHaveLength(1);
+  });
+
+  it('fails a missing or non-string message, an unknown member, a bad status or body', () => {
+    expect(errorProblems('DescribeDomain', 400, '{"__type":"x#UnknownResourceFault"}')).toEqual([
+      '$.message: expected a string, got undefined',
+    ]);
+    expect(
+      errorProblems('DescribeDomain', 400, '{"__type":"x#UnknownResourceFault","message":3}'),
+    ).toEqual(['$.message: expected a string, got 3']);
+    expect(
+      errorProblems(
+        'DescribeDomain',
+        400,
+        '{"__type":"x#UnknownResourceFault","message":"m","domain":"d"}',
+      ),
+    ).toEqual(['$.domain: unknown member of UnknownResourceFault']);
+    expect(errorProblems('DescribeDomain', 404, fault('UnknownResourceFault'))).toEqual([
+      '$: UnknownResourceFault is answered with HTTP 400, not 404',
+    ]);
+    expect(errorProblems('DescribeDomain', 400, '{"message":"m"}')).toEqual([
+      "$.__type: expected the error's name, got undefined",
+    ]);
+    expect(errorProblems('DescribeDomain', 400, 'oops')).toEqual(['$: not JSON: oops']);
+  });
+
+  it('reads the code as the SDKs do', () => {
+    expect(errorCode('com.amazonaws.swf.base.model#UnknownResourceFault')).toBe(
+      'UnknownResourceFault',
+    );
+    expect(errorCode('ValidationException')).toBe('ValidationException');
+    expect(errorCode('aws.protocoltests#FooError:http://internal.amazon.com/')).toBe('FooError');
+    expect(errorCode('FooError,BarError')).toBe('FooError');
   });
 });
