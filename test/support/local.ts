@@ -12,6 +12,7 @@ import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack, startLocalStack } from '../../lib/local/stack.js';
 import { ensureTable } from '../../lib/local/table.js';
 import { SwfKit } from './decider.js';
+import { answersProblems, isEmptyPoll, recordAnswers, unexcused } from './output-shapes.js';
 
 /** A table name no other test file uses. */
 export const uniqueTableName = (prefix = 'test') => `${prefix}-${randomUUID()}`;
@@ -72,10 +73,17 @@ export async function startTestServer(
     ...options,
   });
   const swf = swfClient(stack.endpoint);
+  // SWF_CHECK_ANSWERS=1 (set for the contract project in vitest.config.ts): every raw answer the
+  // client is given, 200 or error, is held to the service model (test/support/output-shapes.ts), and
+  // closing the server fails on any that strays; the empty tasks of long polls that timed out, and
+  // the named exceptions (KNOWN_DIFFERENCES), are excused, as in output-shapes.test.ts.
+  const answers = process.env.SWF_CHECK_ANSWERS === '1' ? recordAnswers(swf) : undefined;
   return {
     stack,
     swf,
     close: async () => {
+      const checked = answers?.filter((answer) => !isEmptyPoll(answer)) ?? [];
+      const problems = unexcused(answersProblems(checked), new Map());
       swf.destroy();
       await stack.close();
       // The run's DynamoDB Local is shared by every file: drop this file's table (and its stream)
@@ -87,6 +95,8 @@ export async function startTestServer(
           .catch(() => {})
           .finally(() => client.destroy());
       }
+      if (problems.length > 0)
+        throw new Error(`answers outside the service model:\n${problems.join('\n')}`);
     },
   };
 }

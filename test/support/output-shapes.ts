@@ -206,12 +206,23 @@ export interface RawAnswer {
   readonly text: string;
 }
 
+/** The lists each client's answers go to (one reader of the body per client, however many lists). */
+const recorders = new WeakMap<SWFClient, RawAnswer[][]>();
+
 /**
  * Keeps the raw body of every answer `client` is given (read before the SDK parses it, which drops
- * unknown members and checks no required one), then hands the SDK the same bytes.
+ * unknown members and checks no required one), then hands the SDK the same bytes. Each call gets a
+ * list of its own: a test and its test server (startTestServer) may both record one client.
  */
 export function recordAnswers(client: SWFClient): RawAnswer[] {
   const answers: RawAnswer[] = [];
+  const lists = recorders.get(client);
+  if (lists !== undefined) {
+    lists.push(answers);
+    return answers;
+  }
+  const all = [answers];
+  recorders.set(client, all);
   client.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
@@ -223,11 +234,12 @@ export function recordAnswers(client: SWFClient): RawAnswer[] {
       // The SDK takes a body already read as its bytes.
       response.body = new Uint8Array(bytes);
       const target = request.headers['x-amz-target'] ?? '';
-      answers.push({
+      const answer = {
         action: target.slice(target.lastIndexOf('.') + 1),
         status: response.statusCode,
         text: bytes.toString('utf8'),
-      });
+      };
+      for (const list of all) list.push(answer);
       return result;
     },
     // Below the SDK's deserializer: the response as it came off the wire.
