@@ -214,7 +214,25 @@ export function passedDeadline(
  * visibility calls", Amazon SWF Timeout Types); the fire records WorkflowExecutionTimedOut.
  */
 export const executionTimedOutBy = (state: ExecutionState, now: number): boolean =>
-  deadlines(state).some((d) => d.subject.kind === 'execution' && d.at <= now);
+  fallenDue(state, now, (s) => s.kind === 'execution');
+
+/**
+ * The START_TO_CLOSE timeout of the run's Lambda task `scheduledEventId` has passed by `now`, its fire
+ * not handled yet: an answer of the function then is too late (the fire records LambdaFunctionTimedOut).
+ */
+export const lambdaTimedOutBy = (
+  state: ExecutionState,
+  scheduledEventId: number,
+  now: number,
+): boolean =>
+  fallenDue(state, now, (s) => s.kind === 'lambda' && s.scheduledEventId === scheduledEventId);
+
+/** A deadline of the state's whose subject `matches` was due by `now` (no heartbeat moves it). */
+const fallenDue = (
+  state: ExecutionState,
+  now: number,
+  matches: (subject: DeadlineSubject) => boolean,
+): boolean => deadlines(state).some((d) => matches(d.subject) && d.at <= now);
 
 function pushHeartbeatDeadline(
   state: ExecutionState,

@@ -1,4 +1,5 @@
 /** Lambda tasks of a run (swf-api.md §6.1, §7): started by the outbox, closed with the invocation's outcome. */
+import { lambdaTimedOutBy } from './deadlines.js';
 import type { ExecutionState, LambdaState } from './execution-state.js';
 import { cutText } from './limits.js';
 import { Transition } from './transition.js';
@@ -47,9 +48,8 @@ export function closeLambdaFunction(
     return undefined;
   // An answer that comes after the task's start-to-close timeout (its fire not handled yet) is too
   // late, as a worker's is: the fire records LambdaFunctionTimedOut.
-  const deadline =
-    fn.startedAt === undefined ? undefined : fn.startedAt + Number(fn.startToCloseTimeout);
-  if (outcome.kind !== 'timed-out' && deadline !== undefined && deadline <= now) return undefined;
+  if (outcome.kind !== 'timed-out' && lambdaTimedOutBy(state, scheduledEventId, now))
+    return undefined;
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
   // What a function answers is cut to what its event can hold (swf-api.md §12), as SWF records it.
