@@ -10,7 +10,7 @@
  *   conditional write then fails its condition on what the first try wrote. Local never loses answers.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
 import { type DocClient, DynamoDbError } from '../../lib/adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
@@ -20,18 +20,13 @@ import type { DomainRecord, TypeRecord } from '../../lib/core/registry.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import type { RunWrite } from '../../lib/ports/execution-store.js';
 import { RunDriver } from '../support/core-builders.js';
-import { freshTable } from '../support/local.js';
+import { freshTable, tableForFile } from '../support/local.js';
 
+const fresh = tableForFile('real-answers');
 let table: TableRef;
-let destroy: () => void;
-
-beforeAll(async () => {
-  const { tableName, doc, client } = await freshTable('real-answers');
-  client.destroy();
-  table = { doc, tableName };
-  destroy = () => doc.destroy();
+beforeAll(() => {
+  table = fresh();
 });
-afterAll(() => destroy?.());
 
 type Operation = 'get' | 'put' | 'update' | 'delete' | 'query' | 'transactWrite' | 'batchWrite';
 

@@ -6,24 +6,19 @@
  * one or two types passed over.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
 import type { DomainRecord } from '../../lib/core/registry.js';
-import { freshTable } from '../support/local.js';
+import { tableForFile } from '../support/local.js';
 
+const fresh = tableForFile('listing-reads');
 let table: TableRef;
-let destroy: () => void;
-
-beforeAll(async () => {
-  const { tableName, doc, client } = await freshTable('listing-reads');
-  client.destroy();
-  table = { doc, tableName };
-  destroy = () => doc.destroy();
+beforeAll(() => {
+  table = fresh();
 });
-afterAll(() => destroy?.());
 
 const domain = (name: string): DomainRecord => ({
   name,

@@ -5,23 +5,18 @@
  * domain's quota of 10,000 types, not its place in the record of the name's versions.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
 import type { DomainRecord, TypeRecord } from '../../lib/core/registry.js';
-import { freshTable } from '../support/local.js';
+import { tableForFile } from '../support/local.js';
 
+const fresh = tableForFile('versions');
 let table: TableRef;
-let destroy: () => void;
-
-beforeAll(async () => {
-  const { tableName, doc, client } = await freshTable('versions');
-  client.destroy();
-  table = { doc, tableName };
-  destroy = () => doc.destroy();
+beforeAll(() => {
+  table = fresh();
 });
-afterAll(() => destroy?.());
 
 const domain = (name: string): DomainRecord => ({
   name,
