@@ -40,6 +40,7 @@ import {
   type Expected,
   type ExpectedInfo,
   expected,
+  expectedInfo,
   infoDifferences,
   type KnownExecution,
   type OracleWorld,
@@ -777,17 +778,7 @@ describe('DescribeWorkflowExecution', () => {
         else if (out.executionInfo === undefined)
           problems.push(`${e.execution.workflowId}: no info`);
         else {
-          const diff = infoDifferences(fromSdk(out.executionInfo), {
-            execution: e.execution,
-            workflowType: e.workflowType,
-            startMs: e.startMs,
-            ...(e.closeMs === undefined ? {} : { closeMs: e.closeMs }),
-            executionStatus: e.closeStatus === undefined ? 'OPEN' : 'CLOSED',
-            ...(e.closeStatus === undefined ? {} : { closeStatus: e.closeStatus }),
-            ...(e.parent === undefined ? {} : { parent: e.parent }),
-            tagList: e.tagList,
-            cancelRequested: e.cancelRequested,
-          });
+          const diff = infoDifferences(fromSdk(out.executionInfo), expectedInfo(e));
           if (diff.length > 0)
             problems.push(`${e.execution.workflowId}/${e.execution.runId}: ${diff.join('; ')}`);
         }

@@ -181,7 +181,8 @@ function retained(e: KnownExecution, world: OracleWorld): boolean {
   return e.closeMs + days * 86_400_000 > world.nowMs;
 }
 
-const info = (e: KnownExecution): ExpectedInfo => ({
+/** What the service should show of `e` (DescribeWorkflowExecution's executionInfo, a listing's info). */
+export const expectedInfo = (e: KnownExecution): ExpectedInfo => ({
   execution: e.execution,
   workflowType: e.workflowType,
   startMs: e.startMs,
@@ -237,7 +238,7 @@ export function expected(
   if (!isList(action)) return { kind: 'count', count: matches.length };
   const sign = request.reverseOrder === true ? 1 : -1;
   const sorted = [...matches].sort((a, b) => sign * (timeOf(a) - timeOf(b)));
-  return { kind: 'list', infos: sorted.map(info), sortMs: sorted.map(timeOf) };
+  return { kind: 'list', infos: sorted.map(expectedInfo), sortMs: sorted.map(timeOf) };
 }
 
 /**
