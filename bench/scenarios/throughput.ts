@@ -137,11 +137,12 @@ export async function runThroughput(
   const roundTrips = best.workflows * ACTIVITIES_PER_WORKFLOW;
   const apiCalls = best.swf.calls;
   const latencies = best.swf.byAction;
-  const requestsPerRoundTrip = dataRequests(totals) / roundTrips;
+  // A level's DynamoDB requests per round trip, unrounded (its record keeps them rounded).
+  const requestsOf = (l: (typeof levels)[number]) =>
+    dataRequests(l.totals) / (l.workflows * ACTIVITIES_PER_WORKFLOW);
+  const requestsPerRoundTrip = requestsOf(best);
   const roundTripsPerSecond = (roundTrips / best.elapsedMs) * 1000;
-  const minimum = Math.min(
-    ...levels.map((l) => dataRequests(l.totals) / (l.workflows * ACTIVITIES_PER_WORKFLOW)),
-  );
+  const minimum = Math.min(...levels.map(requestsOf));
   const storeAllows = store.requestsPerSecond / minimum;
   const result: ThroughputResult = {
     levels: levels.map(({ totals: _, swf: __, ...level }) => level),
