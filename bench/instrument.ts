@@ -4,12 +4,12 @@ import {
   SCHEDULE_LEAD_SECONDS,
 } from '../lib/adapters/aws/deadline-scheduler.js';
 import type { DynamoIntercept } from '../lib/adapters/dynamodb/doc-client.js';
+import { isOutboxImage } from '../lib/adapters/dynamodb/stream-records.js';
 import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
 import type { LocalStack } from '../lib/local/stack.js';
-import { DynamoMeter } from '../lib/metering/dynamo-meter.js';
-import { isOutboxImage } from '../lib/operations/stream-records.js';
 import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
 import type { SwfCall } from '../lib/sdk/index.js';
+import { DynamoMeter } from './metering/dynamo-meter.js';
 
 type Wire = Record<string, unknown>;
 const isRecord = (value: unknown): value is Wire =>

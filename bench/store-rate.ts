@@ -4,7 +4,7 @@ import type { DynamoDocClient } from '../lib/adapters/dynamodb/doc-client.js';
 import { localCredentials } from '../lib/local/dynamodb-local.js';
 import { LOCAL_REGION } from '../lib/local/stack.js';
 import { ensureTable } from '../lib/local/table.js';
-import type { MeterTotals } from '../lib/metering/dynamo-meter.js';
+import type { MeterTotals } from './metering/dynamo-meter.js';
 import type { Progress } from './progress.js';
 import { sleep } from './stats.js';
 

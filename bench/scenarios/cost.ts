@@ -1,3 +1,5 @@
+import type { BenchEnv } from '../env.js';
+import { nominalMsOf } from '../instrument.js';
 import {
   AWS_REQUEST_MS,
   apiMemoryMb,
@@ -9,11 +11,9 @@ import {
   idlePollerCostPerHour,
   type LambdaSettings,
   type RunUsage,
-} from '../../lib/metering/cost-model.js';
-import type { OperationTotals } from '../../lib/metering/dynamo-meter.js';
-import { US_EAST_1 } from '../../lib/metering/prices.js';
-import type { BenchEnv } from '../env.js';
-import { nominalMsOf } from '../instrument.js';
+} from '../metering/cost-model.js';
+import type { OperationTotals } from '../metering/dynamo-meter.js';
+import { US_EAST_1 } from '../metering/prices.js';
 import { Progress } from '../progress.js';
 import { round } from '../stats.js';
 import { runSequence } from '../workload.js';

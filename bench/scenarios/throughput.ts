@@ -1,6 +1,6 @@
-import type { MeterTotals } from '../../lib/metering/dynamo-meter.js';
 import type { BenchEnv } from '../env.js';
 import type { SwfCounters } from '../instrument.js';
+import type { MeterTotals } from '../metering/dynamo-meter.js';
 import { Progress } from '../progress.js';
 import { round, sleep } from '../stats.js';
 import { StoreLoop, type StoreRate } from '../store-rate.js';

@@ -12,12 +12,12 @@ import {
   DynamoExecutionStore,
   POINTER_GRACE_SECONDS,
 } from '../../lib/adapters/dynamodb/execution-store.js';
+import { itemSize } from '../../lib/adapters/dynamodb/item-size.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { signalExecution } from '../../lib/core/executions.js';
 import type { HistoryEvent } from '../../lib/core/history-event.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
-import { itemSize } from '../../lib/metering/item-size.js';
 import type { LoadedRun, RunWrite } from '../../lib/ports/execution-store.js';
 import { RunDriver, recordMarker, scheduleActivity } from '../support/core-builders.js';
 import { freshTable } from '../support/local.js';

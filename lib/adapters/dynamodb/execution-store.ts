@@ -4,7 +4,6 @@ import type { HistoryEvent } from '../../core/history-event.js';
 import { cutText, executionTimeoutSeconds } from '../../core/limits.js';
 import { outboxEffects } from '../../core/outbox.js';
 import { type QueuedTaskRef, queuedTasks, type TaskKind } from '../../core/task-queue.js';
-import { itemSize } from '../../metering/item-size.js';
 import type {
   ActivityHeartbeat,
   CommitOutcome,
@@ -19,6 +18,7 @@ import type {
 import { toWireItem } from './attribute-values.js';
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
+import { itemSize } from './item-size.js';
 import { type ItemKey, keys } from './keys.js';
 import { packJson, unpackJson } from './packed-json.js';
 import { outboxRecords } from './table-schema.js';

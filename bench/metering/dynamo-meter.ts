@@ -1,5 +1,5 @@
+import { itemSize } from '../../lib/adapters/dynamodb/item-size.js';
 import { queryReadUnits, ReadMode, readModeOf, readUnits, writeUnits } from './capacity.js';
-import { itemSize } from './item-size.js';
 
 /** The key attributes of a table and its global secondary indexes (projection ALL assumed). */
 export interface TableKeys {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DynamoMeter } from '../../../lib/metering/dynamo-meter.js';
+import { DynamoMeter } from '../../../bench/metering/dynamo-meter.js';
 
 const keys = {
   partitionKey: 'pk',

@@ -4,8 +4,8 @@ import {
   estimateCost,
   idlePollerCostPerHour,
   type RunUsage,
-} from '../../../lib/metering/cost-model.js';
-import { US_EAST_1 } from '../../../lib/metering/prices.js';
+} from '../../../bench/metering/cost-model.js';
+import { US_EAST_1 } from '../../../bench/metering/prices.js';
 
 const lambda = { memoryMb: 1024, arch: 'arm64' } as const;
 const none: RunUsage = {

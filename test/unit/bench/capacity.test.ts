@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { queryReadUnits, ReadMode, readUnits, writeUnits } from '../../../lib/metering/capacity.js';
-import { itemSize, numberSize } from '../../../lib/metering/item-size.js';
+import {
+  queryReadUnits,
+  ReadMode,
+  readUnits,
+  writeUnits,
+} from '../../../bench/metering/capacity.js';
+import { itemSize, numberSize } from '../../../lib/adapters/dynamodb/item-size.js';
 
 const KB = 1024;
 
