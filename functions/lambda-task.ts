@@ -2,9 +2,9 @@ import type { Context } from 'aws-lambda';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import type { LambdaTaskEvent } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
+import { createOperationDeps } from '../lib/composition/operation-deps.js';
 import type { OperationDeps } from '../lib/operations/context.js';
 import { runLambdaTask } from '../lib/operations/outbox.js';
-import { createDeps } from '../lib/wiring.js';
 import { accountIdFromArn, functionDocClient, loadConfig } from './shared/config.js';
 
 /**
@@ -22,7 +22,7 @@ const push = new AwsTaskPush(config.pushTaskLists, config.apiFunction);
 let deps: OperationDeps | undefined;
 
 export async function handler(event: LambdaTaskEvent, context: Context): Promise<void> {
-  deps ??= createDeps({
+  deps ??= createOperationDeps({
     doc,
     tableName: config.tableName,
     identity: {

@@ -10,7 +10,7 @@ import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { checkPushTaskLists } from '../functions/shared/config.js';
+import { checkPushTaskLists } from '../lib/composition/push-task-lists.js';
 import type { PushTaskList } from '../lib/ports/task-push.js';
 import { DEFAULT_CANCEL_GRACE_MS } from '../lib/sdk/activity/start-task.js';
 import { REPORT_MARGIN_MS } from '../lib/sdk/lambda.js';

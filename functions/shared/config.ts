@@ -1,5 +1,8 @@
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
+import { ConfigError, pushTaskLists } from '../../lib/composition/push-task-lists.js';
 import type { PushTaskList } from '../../lib/ports/task-push.js';
+
+export { ConfigError };
 
 /**
  * The Lambda functions' settings, read from the environment once per container (at cold start). A
@@ -42,10 +45,6 @@ export interface OutboxConfig extends FunctionConfig {
    * to (functions/lambda-task.ts). Unset, such a task fails as it starts.
    */
   readonly lambdaTaskFunction: string | undefined;
-}
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -93,67 +92,6 @@ export function accountIdFromArn(arn: string): string {
     throw new ConfigError(`Cannot read an account id from the function ARN "${arn}"`);
   }
   return accountId;
-}
-
-/**
- * Push task lists as JSON: `[{"kind":"activity"|"decision","domain":…,"taskList":…,"target":…}]`, the
- * target being the function's name or ARN. Unset or empty: none.
- */
-export function pushTaskLists(env: Env, name = 'SWF_PUSH_TASK_LISTS'): readonly PushTaskList[] {
-  const value = optional(env, name);
-  if (value === undefined) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`${name} must be JSON: ${reason}`);
-  }
-  return checkPushTaskLists(parsed, name);
-}
-
-const PUSH_TASK_LIST_KEYS = ['kind', 'domain', 'taskList', 'target'] as const;
-
-/**
- * Checks push task lists read from JSON (`label` names them in messages): an array of objects with
- * exactly a kind ('activity' or 'decision') and non-empty domain, taskList and target; one target per
- * list. The CDK stack checks its props with the same rules.
- */
-export function checkPushTaskLists(value: unknown, label: string): PushTaskList[] {
-  if (!Array.isArray(value)) throw new ConfigError(`${label} must be a JSON array of task lists`);
-  const seen = new Set<string>();
-  return value.map((item: unknown, i) => {
-    const at = `${label}[${i}]`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item))
-      throw new ConfigError(`${at} must be an object with kind, domain, taskList and target`);
-    const fields: Record<string, unknown> = { ...item };
-    const unknown = Object.keys(fields).find((k) => !PUSH_TASK_LIST_KEYS.some((key) => key === k));
-    if (unknown !== undefined) throw new ConfigError(`${at} has an unknown field "${unknown}"`);
-    const { kind, domain, taskList, target } = fields;
-    if (kind !== 'activity' && kind !== 'decision')
-      throw new ConfigError(
-        `${at}.kind must be "activity" or "decision", not ${JSON.stringify(kind)}`,
-      );
-    const list: PushTaskList = {
-      kind,
-      domain: nonEmpty(domain, `${at}.domain`),
-      taskList: nonEmpty(taskList, `${at}.taskList`),
-      target: nonEmpty(target, `${at}.target`),
-    };
-    const key = JSON.stringify([kind, list.domain, list.taskList]);
-    if (seen.has(key))
-      throw new ConfigError(
-        `${at} repeats the ${kind} task list "${list.taskList}" of domain "${list.domain}"`,
-      );
-    seen.add(key);
-    return list;
-  });
-}
-
-function nonEmpty(value: unknown, at: string): string {
-  if (typeof value !== 'string' || value.trim() === '')
-    throw new ConfigError(`${at} must be a non-empty string, not ${JSON.stringify(value)}`);
-  return value;
 }
 
 const isAccountId = (value: string) => /^\d{12}$/.test(value);

@@ -6,11 +6,13 @@ import {
   type AwsSchedulerConfig,
 } from '../../lib/adapters/aws/deadline-scheduler.js';
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
+import { translatingFailures } from '../../lib/adapters/transient-failures.js';
+import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
+import type { DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-invoker.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
-import { createDeps } from '../../lib/wiring.js';
 import { accountIdFromArn } from './config.js';
 
 export interface OutboxWiring {
@@ -40,7 +42,7 @@ export function outboxDeps(wiring: OutboxWiring): (context: Context) => OutboxDe
   let deps: OutboxDeps | undefined;
   return (context) => {
     if (deps !== undefined) return deps;
-    const base = createDeps({
+    const base = createOperationDeps({
       doc: wiring.doc,
       tableName: wiring.tableName,
       identity: {
@@ -54,13 +56,16 @@ export function outboxDeps(wiring: OutboxWiring): (context: Context) => OutboxDe
     });
     deps = {
       ...base,
-      scheduler: new AwsDeadlineScheduler(
-        wiring.sqs,
-        wiring.scheduler,
-        wiring.deadlines,
-        base.clock,
-      ),
+      scheduler: awsDeadlineScheduler(wiring.sqs, wiring.scheduler, wiring.deadlines, base.clock),
     };
     return deps;
   };
 }
+
+/**
+ * Deadlines armed on SQS and EventBridge Scheduler, whose transient failures (throttling, a 5xx)
+ * reach the outbox as TransientServiceErrors: the stream batch is retried, not dead-lettered.
+ */
+export const awsDeadlineScheduler = (
+  ...args: ConstructorParameters<typeof AwsDeadlineScheduler>
+): DeadlineScheduler => translatingFailures(new AwsDeadlineScheduler(...args));

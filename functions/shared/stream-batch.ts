@@ -5,9 +5,13 @@ import type {
   DynamoDBRecord,
   DynamoDBStreamEvent,
 } from 'aws-lambda';
+import {
+  dynamoStreamRecords,
+  type StreamRecordLike,
+} from '../../lib/adapters/dynamodb/stream-records.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
-import { handleStreamRecords, type StreamRecordLike } from '../../lib/operations/stream-records.js';
-import { isTransientError } from '../../lib/operations/transient.js';
+import { handleStreamRecords } from '../../lib/operations/stream-records.js';
+import { isTransientFailure } from '../../lib/ports/transient-failure.js';
 
 export interface StreamBatchOptions {
   /** Tries of one record before it is dead-lettered in the table. @default 5 */
@@ -47,7 +51,7 @@ export function streamBatchHandler(
   const handlingOptions = {
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-    isTransient: isTransientError,
+    isTransient: isTransientFailure,
     onDeadLetter: (record: StreamRecordLike, error: unknown) =>
       log('error', 'stream record dead-lettered', {
         eventID: record.eventID,
@@ -82,7 +86,12 @@ export function streamBatchHandler(
           return;
         }
         try {
-          await handleStreamRecords(deps, [asStreamRecord(record)], handlingOptions);
+          await handleStreamRecords(
+            deps,
+            [asStreamRecord(record)],
+            dynamoStreamRecords(deps.executions),
+            handlingOptions,
+          );
         } catch (error) {
           log('warn', 'stream record failed transiently; Lambda will deliver it again', {
             eventID: record.eventID,

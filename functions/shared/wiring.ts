@@ -1,11 +1,11 @@
 import type { Context } from 'aws-lambda';
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
+import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import { createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
+import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
-import { operations } from '../../lib/operations/index.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
-import { createDeps } from '../../lib/wiring.js';
 import { accountIdFromArn } from './config.js';
 import { type HttpApiOptions, httpApiHandler } from './http-api.js';
 
@@ -38,8 +38,8 @@ export function apiDispatcher(wiring: ApiWiring): (context: Context) => Dispatch
   let dispatch: Dispatcher | undefined;
   return (context) => {
     dispatch ??= createDispatcher(
-      operations,
-      createDeps({
+      operationsByAction,
+      createOperationDeps({
         doc: wiring.doc,
         tableName: wiring.tableName,
         identity: {

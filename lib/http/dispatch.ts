@@ -7,7 +7,7 @@ import {
   ValidationException,
 } from '../core/faults.js';
 import type { Operation, OperationDeps } from '../operations/context.js';
-import { isThrottlingError } from '../operations/transient.js';
+import { isThrottledFailure } from '../ports/transient-failure.js';
 import { operationInputs, type SwfAction } from './swf-model.js';
 import { validateInput } from './validate-input.js';
 
@@ -85,7 +85,7 @@ export function createDispatcher(
         return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
       // DynamoDB throttled the table (Local never does): as SWF answers a request over its rate, a
       // 400 its clients retry after a pause, not a fault of the service.
-      if (isThrottlingError(error)) {
+      if (isThrottledFailure(error)) {
         // Logged, as it is no longer a 500 the API's alarms count: a table throttled for long wants
         // to be seen.
         logger.warn('throttled', { requestId, action, error: describeError(error) });

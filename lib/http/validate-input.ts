@@ -1,5 +1,5 @@
 import { SerializationException } from '../core/faults.js';
-import { type ConstraintViolation, validationFault } from './coral-message.js';
+import { type ConstraintViolation, validationFault } from '../core/validation-messages.js';
 import type { ModelShape } from './model-types.js';
 import { shapes } from './swf-model.js';
 import { memberRules, shapeRules } from './value-rules.js';

@@ -2,25 +2,25 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../adapters/dynamodb/client.js';
 import type { DynamoIntercept } from '../adapters/dynamodb/doc-client.js';
 import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
+import {
+  dynamoStreamRecords,
+  isOutboxRecord,
+  type StreamRecordLike,
+} from '../adapters/dynamodb/stream-records.js';
 import { BackgroundLambdaTasks } from '../adapters/memory/background-lambda-tasks.js';
 import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
 import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
 import { LocalTaskPush } from '../adapters/memory/local-task-push.js';
 import { NoTaskNotifier } from '../adapters/memory/task-notifier.js';
+import { createOperationDeps } from '../composition/operation-deps.js';
 import { earliestDeadline } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
+import { operationsByAction } from '../http/operations-by-action.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
-import { operations } from '../operations/index.js';
 import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
-import {
-  handleStreamRecords,
-  isOutboxRecord,
-  type StreamHandlingOptions,
-  type StreamRecordLike,
-} from '../operations/stream-records.js';
-import { isTransientError } from '../operations/transient.js';
+import { handleStreamRecords, type StreamHandlingOptions } from '../operations/stream-records.js';
 import type { Clock } from '../ports/clock.js';
-import { createDeps } from '../wiring.js';
+import { isTransientFailure } from '../ports/transient-failure.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
 import { type RunningServer, startServer } from './server.js';
 
@@ -86,12 +86,14 @@ export interface LocalStack {
  * again from the same records; only a record's own fault is dead-lettered.
  */
 export const localStreamHandler =
-  (deps: OutboxDeps, options: Omit<StreamHandlingOptions, 'isTransient'> = {}) =>
+  (deps: OutboxDeps, options: Omit<StreamHandlingOptions<StreamRecordLike>, 'isTransient'> = {}) =>
   (records: readonly StreamRecordLike[]) =>
-    handleStreamRecords(deps, records.filter(isOutboxRecord), {
-      ...options,
-      isTransient: isTransientError,
-    });
+    handleStreamRecords(
+      deps,
+      records.filter(isOutboxRecord),
+      dynamoStreamRecords(deps.executions),
+      { ...options, isTransient: isTransientFailure },
+    );
 
 /** DynamoDB Local, the table and the SWF endpoint: what `npm start` runs, as a function for tests. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -122,7 +124,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const push = new LocalTaskPush();
     let outbox: OutboxDeps | undefined;
     let poller: StreamPoller | undefined;
-    const deps = createDeps({
+    const deps = createOperationDeps({
       doc,
       tableName,
       identity: LOCAL_IDENTITY,
@@ -154,7 +156,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handle: localStreamHandler(ready),
     });
     await rearmDeadlines(deps.executions, scheduler);
-    const dispatch = createDispatcher(operations, deps);
+    const dispatch = createDispatcher(operationsByAction, deps);
     const around = options.aroundCall;
     const server = await startServer(
       around === undefined ? dispatch : (request) => around(() => dispatch(request)),

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { pushTaskLists } from '../../functions/shared/config.js';
 import { postingFunction } from '../adapters/memory/local-lambda.js';
 import { postingHandler } from '../adapters/memory/local-task-push.js';
+import { pushTaskLists } from '../composition/push-task-lists.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
 import { localLambdaFunctions } from './lambda-functions-config.js';
 import { DEFAULT_TABLE, LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';

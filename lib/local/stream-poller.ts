@@ -5,10 +5,10 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { keys } from '../adapters/dynamodb/keys.js';
+import type { StreamRecordLike } from '../adapters/dynamodb/stream-records.js';
 import { AwsJsonError, type Json, JsonRpcClient } from '../aws-json/rpc-client.js';
 import { SigV4Signer } from '../aws-json/sigv4.js';
 import { sleep } from '../aws-json/sleep.js';
-import type { StreamRecordLike } from '../operations/stream-records.js';
 import { localCredentials } from './dynamodb-local.js';
 
 /**

@@ -15,7 +15,7 @@ import { UnknownResourceFault, ValidationException } from '../core/faults.js';
 import type { TypeRef } from '../core/history-event.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/registry.js';
 import { stampAfter } from '../core/transition.js';
-import { rejectMember } from '../http/coral-message.js';
+import { rejectMember } from '../core/validation-messages.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { QueueEntry } from '../ports/execution-store.js';
 import { type OperationDeps, operation } from './context.js';

@@ -32,6 +32,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../ports/deadline-scheduler.js';
 import type { LoadedRun, RunWrite } from '../ports/execution-store.js';
 import type { LambdaResult, LambdaTask } from '../ports/lambda-invoker.js';
+import { isTransientFailure } from '../ports/transient-failure.js';
 import type { OperationDeps } from './context.js';
 import {
   commitRuns,
@@ -41,7 +42,6 @@ import {
   RunContendedError,
   startStampedAfterClose,
 } from './run-mutation.js';
-import { isTransientError } from './transient.js';
 import { expireClosedRun, syncVisibility } from './visibility-sync.js';
 
 export interface OutboxDeps extends OperationDeps {
@@ -611,7 +611,7 @@ async function recordOutcomes(
       // Other writers kept winning, or DynamoDB failed for a moment (throttled, a 5xx, a dropped
       // connection): the function answered, so its outcome is tried again for as long as the task may
       // run (recording it twice records nothing: closeLambdaFunction checks the task is open).
-      if (!isTransientError(error) || deps.clock.now() > until) throw error;
+      if (!isTransientFailure(error) || deps.clock.now() > until) throw error;
       await sleep(OUTCOME_RETRY_PAUSE_MS);
     }
   }

@@ -32,16 +32,16 @@ import {
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { awsDeadlineScheduler } from '../../functions/shared/outbox-wiring.js';
 import { streamBatchHandler } from '../../functions/shared/stream-batch.js';
 import { timerBatchHandler } from '../../functions/shared/timer-batch.js';
-import { AwsDeadlineScheduler } from '../../lib/adapters/aws/deadline-scheduler.js';
 import { unpackAttribute } from '../../lib/adapters/dynamodb/packed-json.js';
+import { dynamoStreamRecords, runChange } from '../../lib/adapters/dynamodb/stream-records.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { outboxEffects } from '../../lib/core/outbox.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
-import { runChange } from '../../lib/operations/stream-records.js';
 import { parseFire } from '../../lib/operations/timer-messages.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
 import type { PushedTaskEvent } from '../../lib/ports/task-push.js';
@@ -132,7 +132,7 @@ beforeEach(() => {
 /** The outbox as the stream and timer functions build it on AWS: deadlines go to (mocked) SQS/Scheduler. */
 const awsOutbox = (): OutboxDeps => ({
   ...stack.outbox,
-  scheduler: new AwsDeadlineScheduler(sqs, scheduler, deadlines, stack.outbox.clock),
+  scheduler: awsDeadlineScheduler(sqs, scheduler, deadlines, stack.outbox.clock),
 });
 
 /** Every fire the AWS scheduler was asked to deliver: delayed messages and schedule targets. */
@@ -226,7 +226,9 @@ describe('replaying the stream of a finished workflow', () => {
   it('changes nothing through handleStreamRecords and the local scheduler either', async () => {
     const before = await scanTable();
     const { handleStreamRecords } = await import('../../lib/operations/stream-records.js');
-    await handleStreamRecords(stack.outbox, records, { retryDelayMs: 10 });
+    await handleStreamRecords(stack.outbox, records, dynamoStreamRecords(stack.outbox.executions), {
+      retryDelayMs: 10,
+    });
     await sleep(300);
     expect(await scanTable()).toEqual(before);
     expect(childPushes).toHaveLength(2);

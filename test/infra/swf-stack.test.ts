@@ -3,8 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYED_LAMBDA } from '../../bench/scenarios/cost.js';
 import { SwfStack } from '../../infra/swf-stack.js';
+import { isOutboxRecord } from '../../lib/adapters/dynamodb/stream-records.js';
 import { createTableInput, tableSchema } from '../../lib/adapters/dynamodb/table-schema.js';
-import { isOutboxRecord } from '../../lib/operations/stream-records.js';
 
 describe('SwfStack', () => {
   let template: Template;

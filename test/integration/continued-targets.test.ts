@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { UnknownResourceFault } from '../../lib/core/faults.js';
-import { operations } from '../../lib/operations/index.js';
+import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { carryOutRunChange, type OutboxDeps } from '../../lib/operations/outbox.js';
 import type { ExecutionStore } from '../../lib/ports/execution-store.js';
 import { decide, historyTypes, type Rig, rig, start } from '../support/outbox-rig.js';
@@ -138,7 +138,7 @@ const callRacing = (
   between: () => Promise<void>,
   after: 'findOpenRun' | 'loadRun' = 'findOpenRun',
 ) =>
-  operations[action]?.(input, racing(between, after), {
+  operationsByAction[action]?.(input, racing(between, after), {
     requestId: 'race',
     signal: new AbortController().signal,
   });
@@ -188,7 +188,7 @@ describe('an API request by workflowId whose run continues as new between its re
       }
       return real.loadRun(runId);
     };
-    const endless = operations.SignalWorkflowExecution?.(
+    const endless = operationsByAction.SignalWorkflowExecution?.(
       { domain: r.domain, workflowId, signalName: 'go' },
       { ...r.outbox, executions },
       { requestId: 'race', signal: new AbortController().signal },

@@ -4,6 +4,7 @@
  * and a replayed record hands nothing over a second time.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
@@ -16,7 +17,6 @@ import type {
   LambdaTask,
   LambdaTaskRunner,
 } from '../../lib/ports/lambda-invoker.js';
-import { createDeps } from '../../lib/wiring.js';
 import { RunDriver, scheduleLambda } from '../support/core-builders.js';
 import { tableForFile } from '../support/local.js';
 
@@ -26,7 +26,7 @@ const noDeadlines: DeadlineScheduler = { arm: async () => {}, disarm: async () =
 
 /** Outbox dependencies over the table whose Lambda tasks go to `runner` (functions: `lambda`). */
 function outbox(runner: LambdaTaskRunner, lambda?: LambdaInvoker, clock?: Clock): OutboxDeps {
-  const deps = createDeps({
+  const deps = createOperationDeps({
     doc: table().doc,
     tableName: table().tableName,
     identity: LOCAL_IDENTITY,

@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { streamBatchHandler } from '../../functions/shared/stream-batch.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { DynamoDbError, type DynamoIntercept } from '../../lib/adapters/dynamodb/doc-client.js';
+import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_IDENTITY, LOCAL_REGION, localStreamHandler } from '../../lib/local/stack.js';
 import { carryOutRunChange, type OutboxDeps, runLambdaTask } from '../../lib/operations/outbox.js';
 import type { LambdaInvoker, LambdaTask } from '../../lib/ports/lambda-invoker.js';
-import { createDeps } from '../../lib/wiring.js';
 import { RunDriver, scheduleLambda } from '../support/core-builders.js';
 import { lambdaContext, streamEvent } from '../support/lambda-events.js';
 import { dynamoEndpoint, tableForFile } from '../support/local.js';
@@ -164,7 +164,7 @@ describe("a Lambda task's outcome", () => {
     };
     const handed: LambdaTask[] = [];
     const deps: OutboxDeps = {
-      ...createDeps({
+      ...createOperationDeps({
         doc,
         tableName: table().tableName,
         identity: LOCAL_IDENTITY,

@@ -137,7 +137,7 @@ describe("a start whose workflowId's pointer a transaction holds (TransactionCon
 
   it('is answered busy, not already open, when the transaction holds the pointer through every try', async () => {
     // Nobody is known to hold the workflowId: WorkflowExecutionAlreadyStartedFault would be false.
-    // The conflict goes up as it is, which the API answers ThrottlingException (transient.ts).
+    // The conflict goes up as it is, which the API answers ThrottlingException (lib/adapters/transient-failures.ts).
     const run = newRun();
     let conflicts = 0;
     const store = new DynamoExecutionStore(

@@ -4,9 +4,9 @@
  * DynamoDB Local CPU), and a wake reads at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamRecordLike } from '../../lib/adapters/dynamodb/stream-records.js';
 import { LOCAL_REGION } from '../../lib/local/stack.js';
 import { type StreamPoller, startStreamPoller } from '../../lib/local/stream-poller.js';
-import type { StreamRecordLike } from '../../lib/operations/stream-records.js';
 import { dynamoEndpoint, freshTable } from '../support/local.js';
 
 let table: Awaited<ReturnType<typeof freshTable>>;

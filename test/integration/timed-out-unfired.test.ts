@@ -9,8 +9,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { signalExecution } from '../../lib/core/executions.js';
+import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { OperationDeps, RequestContext } from '../../lib/operations/context.js';
-import { operations } from '../../lib/operations/index.js';
 import { mutateRun } from '../../lib/operations/run-mutation.js';
 import { epochSeconds } from '../../lib/ports/clock.js';
 import { tableForFile } from '../support/local.js';
@@ -29,10 +29,13 @@ function service(polling = { maxWaitMs: 0, recheckMs: 0 }) {
   const over = operationsOver(table(), { clock });
   const deps: OperationDeps = { ...over.deps, polling };
   const call = async (
-    action: keyof typeof operations,
+    action: keyof typeof operationsByAction,
     input: Record<string, unknown>,
     request: RequestContext = { requestId: 't', signal: new AbortController().signal },
-  ) => (await operations[action]?.(input, deps, request)) as Record<string, unknown> | undefined;
+  ) =>
+    (await operationsByAction[action]?.(input, deps, request)) as
+      | Record<string, unknown>
+      | undefined;
   return { clock, deps, call };
 }
 

@@ -1,15 +1,15 @@
+import { createOperationDeps } from '../../lib/composition/operation-deps.js';
+import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
 import type { OperationDeps } from '../../lib/operations/context.js';
-import { operations } from '../../lib/operations/index.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { VisibilityStore } from '../../lib/ports/visibility-store.js';
-import { createDeps } from '../../lib/wiring.js';
 import type { FreshTable } from './local.js';
 
 const request = { requestId: 'test', signal: new AbortController().signal };
 
 export type CallOperation = (
-  action: keyof typeof operations,
+  action: keyof typeof operationsByAction,
   input: Record<string, unknown>,
 ) => Promise<Record<string, unknown> | undefined>;
 
@@ -21,7 +21,7 @@ export function operationsOver(
   table: FreshTable,
   options: { clock?: Clock; visibility?: (real: VisibilityStore) => VisibilityStore } = {},
 ): { deps: OperationDeps; call: CallOperation } {
-  const base = createDeps({
+  const base = createOperationDeps({
     doc: table.doc,
     tableName: table.tableName,
     identity: LOCAL_IDENTITY,
@@ -33,7 +33,7 @@ export function operationsOver(
     polling: { maxWaitMs: 0, recheckMs: 0 },
   };
   const call: CallOperation = async (action, input) => {
-    const run = operations[action];
+    const run = operationsByAction[action];
     if (run === undefined) throw new Error(`no operation ${action}`);
     return (await run(input, deps, request)) as Record<string, unknown> | undefined;
   };

@@ -5,9 +5,11 @@
  * carries out for a committed change (arming, children, parents) runs in process, in commit order,
  * before the next call.
  */
+
+import { createOperationDeps } from '../../lib/composition/operation-deps.js';
+import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
 import type { RequestContext } from '../../lib/operations/context.js';
-import { operations } from '../../lib/operations/index.js';
 import {
   carryOutRunChange,
   fireRunDeadline,
@@ -15,7 +17,6 @@ import {
 } from '../../lib/operations/outbox.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
-import { createDeps } from '../../lib/wiring.js';
 import type { FreshTable } from './local.js';
 
 export type Answer =
@@ -34,7 +35,7 @@ export class TimeoutRig {
     const clock = { ms: startMs, now: () => clock.ms };
     this.clock = clock;
     let outbox: OutboxDeps | undefined;
-    const deps = createDeps({
+    const deps = createOperationDeps({
       doc: table.doc,
       tableName: table.tableName,
       identity: LOCAL_IDENTITY,
@@ -68,9 +69,12 @@ export class TimeoutRig {
     }
   }
 
-  async call(action: keyof typeof operations, input: Record<string, unknown>): Promise<Answer> {
+  async call(
+    action: keyof typeof operationsByAction,
+    input: Record<string, unknown>,
+  ): Promise<Answer> {
     const request: RequestContext = { requestId: 'rig', signal: new AbortController().signal };
-    const run = operations[action];
+    const run = operationsByAction[action];
     if (run === undefined) throw new Error(`no operation ${action}`);
     try {
       const value = (await run(input, this.outbox, request)) as Record<string, unknown> | undefined;
@@ -86,7 +90,7 @@ export class TimeoutRig {
   }
 
   /** Must succeed. */
-  async must(action: keyof typeof operations, input: Record<string, unknown>) {
+  async must(action: keyof typeof operationsByAction, input: Record<string, unknown>) {
     const answer = await this.call(action, input);
     if (!answer.ok) throw new Error(`${action}: ${answer.fault} ${answer.message}`);
     return answer.value ?? {};

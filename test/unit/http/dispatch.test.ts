@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
+import { asTransientServiceError } from '../../../lib/adapters/transient-failures.js';
 import { UnknownResourceFault } from '../../../lib/core/faults.js';
 import {
   createDispatcher,
@@ -107,13 +108,10 @@ describe('createDispatcher', () => {
       'ThrottlingException',
       'RequestLimitExceeded',
     ]) {
+      // What the store's client throws, as the store's adapter hands it on.
       const { dispatch, logged, warned } = dispatcherWith(async () => {
-        throw new DynamoDbError(
-          name,
-          'The level of configured throughput was exceeded',
-          400,
-          {},
-          3,
+        throw asTransientServiceError(
+          new DynamoDbError(name, 'The level of configured throughput was exceeded', 400, {}, 3),
         );
       });
       const response = await dispatch(request());
@@ -122,7 +120,10 @@ describe('createDispatcher', () => {
       // No failure of the service, but seen: the 5xx alarms no longer count it.
       expect(logged).toEqual([]);
       expect(warned).toEqual([
-        expect.objectContaining({ message: 'throttled', error: expect.objectContaining({ name }) }),
+        expect.objectContaining({
+          message: 'throttled',
+          error: expect.objectContaining({ cause: expect.objectContaining({ name }) }),
+        }),
       ]);
     }
   });

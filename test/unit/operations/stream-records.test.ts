@@ -4,12 +4,13 @@
  * apart from its item is read by the name its image holds.
  */
 import { describe, expect, it } from 'vitest';
-import type { OutboxDeps } from '../../../lib/operations/outbox.js';
 import {
-  handleStreamRecords,
+  dynamoStreamRecords,
   runChange,
   type StreamRecordLike,
-} from '../../../lib/operations/stream-records.js';
+} from '../../../lib/adapters/dynamodb/stream-records.js';
+import type { OutboxDeps } from '../../../lib/operations/outbox.js';
+import { handleStreamRecords } from '../../../lib/operations/stream-records.js';
 import { RunDriver } from '../../support/core-builders.js';
 
 describe('handleStreamRecords', () => {
@@ -44,7 +45,8 @@ describe('handleStreamRecords', () => {
     while (performance.now() < overdue) {
       // busy: the timer's 1 ms passes
     }
-    await handleStreamRecords({} as OutboxDeps, records);
+    const deps = {} as OutboxDeps;
+    await handleStreamRecords(deps, records, dynamoStreamRecords(deps.executions));
     await timer;
     // Grouping by run reads each record once up front; decoding reads each once more, over many
     // turns: the timer ran when only a few had been decoded.

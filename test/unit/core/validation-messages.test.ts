@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { showValue } from '../../../lib/http/coral-message.js';
+import { showValue } from '../../../lib/core/validation-messages.js';
 
 /** No lone surrogate: under the `u` flag a pair is one code point, and only a lone half is `Cs`. */
 const wellFormed = (text: string) => !/\p{Cs}/u.test(text);

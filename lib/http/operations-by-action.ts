@@ -1,4 +1,3 @@
-import type { SwfAction } from '../http/swf-model.js';
 import {
   countPendingActivityTasks,
   countPendingDecisionTasks,
@@ -7,16 +6,19 @@ import {
   respondActivityTaskCanceled,
   respondActivityTaskCompleted,
   respondActivityTaskFailed,
-} from './activity-task-ops.js';
-import type { Operation } from './context.js';
-import { pollForDecisionTask, respondDecisionTaskCompleted } from './decision-task-ops.js';
+} from '../operations/activity-task-ops.js';
+import type { Operation } from '../operations/context.js';
+import {
+  pollForDecisionTask,
+  respondDecisionTaskCompleted,
+} from '../operations/decision-task-ops.js';
 import {
   deprecateDomain,
   describeDomain,
   listDomains,
   registerDomain,
   undeprecateDomain,
-} from './domains.js';
+} from '../operations/domains.js';
 import {
   describeWorkflowExecution,
   getWorkflowExecutionHistory,
@@ -24,18 +26,19 @@ import {
   signalWorkflowExecution,
   startWorkflowExecution,
   terminateWorkflowExecution,
-} from './executions.js';
-import { listTagsForResource, tagResource, untagResource } from './tags.js';
-import { typeOperations } from './types.js';
+} from '../operations/executions.js';
+import { listTagsForResource, tagResource, untagResource } from '../operations/tags.js';
+import { typeOperations } from '../operations/types.js';
 import {
   countClosedWorkflowExecutions,
   countOpenWorkflowExecutions,
   listClosedWorkflowExecutions,
   listOpenWorkflowExecutions,
-} from './visibility.js';
+} from '../operations/visibility.js';
+import type { SwfAction } from './swf-model.js';
 
 /** Every SWF action this service answers, by its X-Amz-Target name. */
-export const operations: Partial<Record<SwfAction, Operation>> = {
+export const operationsByAction: Partial<Record<SwfAction, Operation>> = {
   RegisterDomain: registerDomain,
   DescribeDomain: describeDomain,
   ListDomains: listDomains,

@@ -1,22 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { DocClient } from './adapters/dynamodb/doc-client.js';
-import { DynamoExecutionStore } from './adapters/dynamodb/execution-store.js';
-import { DynamoRegistryStore } from './adapters/dynamodb/registry-store.js';
-import { DynamoVisibilityStore } from './adapters/dynamodb/visibility-store.js';
-import { BackgroundLambdaTasks } from './adapters/memory/background-lambda-tasks.js';
-import { LocalLambdaFunctions } from './adapters/memory/local-lambda.js';
-import { RegistryCache } from './adapters/memory/registry-cache.js';
-import { InProcessTaskNotifier } from './adapters/memory/task-notifier.js';
-import type { OperationDeps, PollingConfig, ServiceIdentity } from './operations/context.js';
-import { PageTokens } from './operations/page-token.js';
-import { TaskTokens } from './operations/task-token.js';
-import { type Clock, epochSeconds, systemClock } from './ports/clock.js';
-import type { LambdaInvoker, LambdaTaskRunner } from './ports/lambda-invoker.js';
-import type { SigningKeySource } from './ports/secrets.js';
-import type { TaskNotifier } from './ports/task-notifier.js';
-import { noTaskPush, type TaskPush } from './ports/task-push.js';
+import type { DocClient } from '../adapters/dynamodb/doc-client.js';
+import { DynamoExecutionStore } from '../adapters/dynamodb/execution-store.js';
+import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.js';
+import { DynamoVisibilityStore } from '../adapters/dynamodb/visibility-store.js';
+import { BackgroundLambdaTasks } from '../adapters/memory/background-lambda-tasks.js';
+import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
+import { RegistryCache } from '../adapters/memory/registry-cache.js';
+import { InProcessTaskNotifier } from '../adapters/memory/task-notifier.js';
+import { translatingFailures } from '../adapters/transient-failures.js';
+import type { OperationDeps, PollingConfig, ServiceIdentity } from '../operations/context.js';
+import { PageTokens } from '../operations/page-token.js';
+import { TaskTokens } from '../operations/task-token.js';
+import { type Clock, epochSeconds, systemClock } from '../ports/clock.js';
+import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
+import type { SigningKeySource } from '../ports/secrets.js';
+import type { TaskNotifier } from '../ports/task-notifier.js';
+import { noTaskPush, type TaskPush } from '../ports/task-push.js';
 
-export interface WiringOptions {
+export interface OperationDepsOptions {
   readonly doc: DocClient;
   readonly tableName: string;
   readonly identity: ServiceIdentity;
@@ -43,10 +44,12 @@ export const DEFAULT_POLLING: PollingConfig = { maxWaitMs: 60_000, recheckMs: 1_
 /** runIds: 32 random bytes, base64url (43 characters, within SWF's 64). */
 const newRunId = () => randomBytes(32).toString('base64url');
 
-/** Builds the operations' dependencies over one table: the same wiring for Lambda and the local server. */
-export function createDeps(options: WiringOptions): OperationDeps {
+/** Builds the operations' dependencies over one table: the same for the Lambda functions and the local server. */
+export function createOperationDeps(options: OperationDepsOptions): OperationDeps {
   const table = { doc: options.doc, tableName: options.tableName };
-  const store = new DynamoRegistryStore(table);
+  // The stores throw a TransientServiceError for their clients' transient errors: the operations
+  // know no client's error names.
+  const store = translatingFailures(new DynamoRegistryStore(table));
   const clock = options.clock ?? systemClock;
   const keys = cachedKeySource(() =>
     options.signingKey === undefined
@@ -55,14 +58,18 @@ export function createDeps(options: WiringOptions): OperationDeps {
   );
   return {
     registry: new RegistryCache(store, () => clock.now()),
-    executions: new DynamoExecutionStore(table, {
-      nowSeconds: () => epochSeconds(clock),
-      ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
-    }),
-    visibility: new DynamoVisibilityStore(table, {
-      nowSeconds: () => epochSeconds(clock),
-      ...(options.visibilityShards === undefined ? {} : { shards: options.visibilityShards }),
-    }),
+    executions: translatingFailures(
+      new DynamoExecutionStore(table, {
+        nowSeconds: () => epochSeconds(clock),
+        ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
+      }),
+    ),
+    visibility: translatingFailures(
+      new DynamoVisibilityStore(table, {
+        nowSeconds: () => epochSeconds(clock),
+        ...(options.visibilityShards === undefined ? {} : { shards: options.visibilityShards }),
+      }),
+    ),
     clock,
     ids: { runId: newRunId },
     identity: options.identity,

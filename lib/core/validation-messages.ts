@@ -1,5 +1,5 @@
-import { ValidationException } from '../core/faults.js';
-import { cutText } from '../core/limits.js';
+import { ValidationException } from './faults.js';
+import { cutText } from './limits.js';
 
 /** One failed constraint, worded as Coral words it: `Value 'x' at 'path' failed to satisfy constraint: ...`. */
 export interface ConstraintViolation {
