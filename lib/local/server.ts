@@ -4,6 +4,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
 import { type Dispatcher, INTERNAL_FAILURE, MAX_REQUEST_BYTES } from '../http/dispatch.js';
 
+/**
+ * Answers a request that is no SWF call (the console's pages, say) and returns true, or returns false
+ * and leaves it to the SWF endpoint. It is only asked about requests other than POSTs, so it can never
+ * take an SWF call.
+ */
+export type RouteHook = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
@@ -39,6 +46,8 @@ export async function startServer(
     apiFunction?: string;
     /** How long a request may take to arrive, headers and body (Node's requestTimeout); default 120 s. */
     requestTimeoutMs?: number;
+    /** Other routes this server answers besides SWF's (see RouteHook). */
+    routes?: RouteHook;
   } = {},
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -62,6 +71,7 @@ export async function startServer(
       res.end(JSON.stringify(STOPPING_FAULT));
       return;
     }
+    if (req.method !== 'POST' && options.routes?.(req, res) === true) return;
     const served = serve(dispatch, req, res, stopping.signal, options.apiFunction).catch(
       (error: unknown) => {
         // A caller that hung up while sending its body has nobody to answer: nothing went wrong here.

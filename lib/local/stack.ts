@@ -22,7 +22,7 @@ import { handleStreamRecords, type StreamHandlingOptions } from '../operations/s
 import type { Clock } from '../ports/clock.js';
 import { isTransientFailure } from '../ports/transient-failure.js';
 import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
-import { type RunningServer, startServer } from './server.js';
+import { type RouteHook, type RunningServer, startServer } from './server.js';
 
 /** The name the local server answers Lambda's Invoke for, as the deployed API function. */
 export const LOCAL_API_FUNCTION = 'swf-local-api';
@@ -59,6 +59,8 @@ export interface LocalStackOptions {
   readonly requestsApart?: boolean;
   /** Around every SWF call the server answers (the bench's meter keeps each call's waits apart). */
   readonly aroundCall?: <T>(call: () => Promise<T>) => Promise<T>;
+  /** Routes the endpoint answers besides SWF's, for requests other than POSTs (the console's pages). */
+  readonly routes?: RouteHook;
 }
 
 export interface LocalStack {
@@ -163,6 +165,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       {
         port: options.port ?? 0,
         apiFunction: LOCAL_API_FUNCTION,
+        ...(options.routes === undefined ? {} : { routes: options.routes }),
       },
     );
     // Pushed tasks name the server's API function, whose Invoke it serves, as a deployment names its own.

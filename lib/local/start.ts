@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { postingFunction } from '../adapters/memory/local-lambda.js';
 import { postingHandler } from '../adapters/memory/local-task-push.js';
 import { pushTaskLists } from '../composition/push-task-lists.js';
+import { CONSOLE_PATH, consoleRoute } from '../console/route.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
 import { localLambdaFunctions } from './lambda-functions-config.js';
 import { DEFAULT_TABLE, LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
   stack = await startLocalStack({
     port,
     dynamoOutlivesInterrupt: true,
+    routes: consoleRoute(),
     tableName: values.table ?? DEFAULT_TABLE,
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
   });
@@ -97,6 +99,7 @@ function printBanner(endpoint: string, dataDir: string | undefined): void {
       ? 'in memory (gone when stopped)'
       : `kept in ${dataDir}`;
   console.log(`SWF endpoint: ${endpoint}   (region ${LOCAL_REGION}, data ${storage})`);
+  console.log(`Console: ${endpoint}${CONSOLE_PATH}`);
   console.log(
     `AWS SDK: new SWFClient({ endpoint: '${endpoint}', region: '${LOCAL_REGION}', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })`,
   );
