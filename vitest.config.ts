@@ -59,6 +59,20 @@ export default defineConfig({
         },
       },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, env } },
+      {
+        // The console in Debian's Chromium (scripts/ensure-chromium.sh installs it), one file at a
+        // time: each drives a browser against its own server, and one measures how fast a page opens.
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/support/dynamodb-global-setup.ts'],
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          env,
+        },
+      },
     ],
   },
 });

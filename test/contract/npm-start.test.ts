@@ -80,7 +80,7 @@ const npmStart = () =>
   });
 
 describe('npm start', () => {
-  it('prints the endpoint and how to reach it, serves SWF, and stops everything on SIGTERM', async () => {
+  it('prints the endpoint and how to reach it, serves SWF and the console, and stops everything on SIGTERM', async () => {
     const child = npmStart();
     let children: number[] = [];
     try {
@@ -89,6 +89,7 @@ describe('npm start', () => {
       if (endpoint === undefined) throw new Error(`no endpoint in:\n${out}`);
       expect(out.trim().split('\n')).toEqual([
         `SWF endpoint: ${endpoint}   (region us-east-1, data in memory (gone when stopped))`,
+        `Console: ${endpoint}/console/`,
         `AWS SDK: new SWFClient({ endpoint: '${endpoint}', region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })`,
         `AWS CLI: aws swf list-domains --registration-status REGISTERED --endpoint-url ${endpoint} --region us-east-1`,
         'Press Ctrl-C to stop.',
@@ -103,6 +104,16 @@ describe('npm start', () => {
       );
       swf.destroy();
       expect(domainInfos).toEqual([]);
+      // The console, bundled from its source when the server starts (no build step to run first).
+      const page = await fetch(`${endpoint}/console/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script type="module" src="app.js">');
+      const script = await fetch(`${endpoint}/console/app.js`);
+      expect([script.status, script.headers.get('content-type')]).toEqual([
+        200,
+        'text/javascript; charset=utf-8',
+      ]);
+      expect((await script.text()).length).toBeGreaterThan(10_000);
       children = dynamoChildrenOf(child.pid ?? 0);
       expect(children).toHaveLength(1); // DynamoDB Local
       child.kill('SIGTERM');

@@ -35,7 +35,13 @@ export function HistoryTable(props: {
   const [opened, setOpened] = useState<ReadonlySet<number>>(
     () => new Set(props.selected === undefined ? [] : [props.selected]),
   );
-  const [active, setActive] = useState(0);
+  const [active, setActiveState] = useState(0);
+  // Read by the key handler: keys may come faster than the page is drawn again.
+  const activeRef = useRef(0);
+  const setActive = (index: number) => {
+    activeRef.current = index;
+    setActiveState(index);
+  };
   const scroller = useRef<HTMLDivElement>(null);
   const shown = useMemo(() => {
     const words = filter.toLowerCase().trim();
@@ -90,13 +96,16 @@ export function HistoryTable(props: {
     const move = moves[e.key];
     if (move !== undefined) {
       e.preventDefault();
-      const index = Math.max(0, Math.min(shown.length - 1, active + move));
+      const index = Math.max(0, Math.min(shown.length - 1, activeRef.current + move));
       setActive(index);
       virtualizer.scrollToIndex(index);
-      focusActive.current = true;
+      // The row's button takes the focus now if it is drawn, else once it is.
+      const id = shown[index]?.eventId;
+      const button = id === undefined ? null : document.getElementById(`event-${id}`);
+      if (button !== null) button.focus({ preventScroll: true });
+      else focusActive.current = true;
     }
   };
-  // After a key moved the active row, its button takes the focus once it is drawn.
   const focusActive = useRef(false);
   useEffect(() => {
     if (!focusActive.current) return;
