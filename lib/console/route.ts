@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteHook } from '../local/server.js';
 import { type ConsoleAssets, consoleAssets } from './assets.js';
+
+/**
+ * A request handler that answers the requests it knows and returns true, or returns false and leaves
+ * the request alone: what the local server takes as its route hook.
+ */
+export type RouteHook = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** Where the console is served, on the local server and on the console proxy. */
 export const CONSOLE_PATH = '/console/';
