@@ -4,7 +4,7 @@ import {
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { type LocalStack, startLocalStack } from '../lib/local/stack.js';
+import { type LocalService, startLocalService } from '../lib/local/local-service.js';
 import type { PollingConfig } from '../lib/operations/context.js';
 import { createSwfClient } from '../lib/sdk/index.js';
 import {
@@ -23,15 +23,15 @@ export const WORKFLOW = { name: 'sequence', version: '1' };
 export const ACTIVITY = { name: 'step', version: '1' };
 export const LONG_ACTIVITY = { name: 'long', version: '1' };
 
-/** The local stack under test, with every counter attached. */
+/** The local service under test, with every counter attached. */
 export interface BenchEnv {
-  readonly stack: LocalStack;
+  readonly service: LocalService;
   readonly dynamo: DynamoCounters;
   readonly swf: SwfCounters;
   readonly deadlines: DeadlineCounters;
   /** Tasks pushed to the functions of push task lists: all, and those the outbox's functions pushed. */
   readonly pushes: { count: number; byOutbox: number };
-  /** A new SDK client on the stack, counted (one per worker, so pollers never share sockets). */
+  /** A new SDK client on the service, counted (one per worker, so pollers never share sockets). */
   client(): SWFClient;
   resetCounters(): void;
   close(): Promise<void>;
@@ -40,7 +40,7 @@ export interface BenchEnv {
 export interface BenchEnvOptions {
   /** The table's name, on a DynamoDB Local of the env's own (default swf-bench). */
   readonly tableName?: string;
-  /** Serve requests as the deployed API's Lambda containers do (see LocalStackOptions.requestsApart). */
+  /** Serve requests as the deployed API's Lambda containers do (see LocalServiceOptions.requestsApart). */
   readonly requestsApart?: boolean;
   readonly polling?: Partial<PollingConfig>;
   /**
@@ -56,7 +56,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   const swf = new SwfCounters();
   const deadlines = new DeadlineCounters();
   const pushes = { count: 0, byOutbox: 0 };
-  const stack = await startLocalStack({
+  const service = await startLocalService({
     tableName: options.tableName ?? 'swf-bench',
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
     ...(options.polling === undefined ? {} : { polling: options.polling }),
@@ -64,12 +64,12 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     // Each call's requests sent side by side are one wait of its function (CallWaits).
     ...(options.attributeOrigin === true ? { aroundCall } : {}),
   });
-  const untag = options.attributeOrigin === true ? tagOutbox(stack) : () => {};
-  countDeadlines(stack, deadlines);
+  const untag = options.attributeOrigin === true ? tagOutbox(service) : () => {};
+  countDeadlines(service, deadlines);
   const clients: SWFClient[] = [];
   const client = () => {
     const c = createSwfClient({
-      endpoint: stack.endpoint,
+      endpoint: service.endpoint,
       maxAttempts: 1,
       observe: swfObserver(swf),
     });
@@ -78,7 +78,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   };
   await register(client());
   return {
-    stack,
+    service,
     dynamo,
     swf,
     deadlines,
@@ -93,7 +93,7 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     },
     close: async () => {
       for (const c of clients) c.destroy();
-      await stack.close();
+      await service.close();
       untag();
     },
   };

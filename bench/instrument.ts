@@ -6,7 +6,7 @@ import {
 import type { DynamoIntercept } from '../lib/adapters/dynamodb/doc-client.js';
 import { isOutboxImage } from '../lib/adapters/dynamodb/stream-records.js';
 import { tableSchema } from '../lib/adapters/dynamodb/table-schema.js';
-import type { LocalStack } from '../lib/local/stack.js';
+import type { LocalService } from '../lib/local/local-service.js';
 import type { DeadlineFire } from '../lib/ports/deadline-scheduler.js';
 import type { SwfCall } from '../lib/sdk/index.js';
 import { DynamoMeter } from './metering/dynamo-meter.js';
@@ -68,7 +68,7 @@ export class CallWaits {
 
 const call = new AsyncLocalStorage<CallWaits>();
 
-/** Runs one SWF call the local server answers in a context of its own (LocalStackOptions.aroundCall). */
+/** Runs one SWF call the local server answers in a context of its own (LocalServiceOptions.aroundCall). */
 export const aroundCall = <T>(run: () => Promise<T>): Promise<T> => call.run(new CallWaits(), run);
 
 const CAPACITY_OPS = new Set([
@@ -180,13 +180,13 @@ export function meterDynamo(counters: DynamoCounters): DynamoIntercept {
 }
 
 /**
- * Tags the outbox's DynamoDB requests and pushed tasks: the stack hands the stream poller and the timer
+ * Tags the outbox's DynamoDB requests and pushed tasks: the service hands the stream poller and the timer
  * heap one deps object, and its stores and task push are wrapped here so their calls run inside the
- * `outbox` context. Returns what turns the context's hooks off again once the stack is closed.
+ * `outbox` context. Returns what turns the context's hooks off again once the service is closed.
  */
-export function tagOutbox(stack: LocalStack): () => void {
+export function tagOutbox(service: LocalService): () => void {
   for (const name of ['executions', 'visibility', 'registry', 'push'] as const) {
-    const target: object = stack.outbox[name];
+    const target: object = service.outbox[name];
     const wrapped = new Proxy(target, {
       get(t, property, receiver) {
         const value: unknown = Reflect.get(t, property, receiver);
@@ -194,7 +194,7 @@ export function tagOutbox(stack: LocalStack): () => void {
         return (...args: unknown[]) => origin.run('outbox', () => Reflect.apply(value, t, args));
       },
     });
-    Reflect.set(stack.outbox, name, wrapped);
+    Reflect.set(service.outbox, name, wrapped);
   }
   return () => origin.disable();
 }
@@ -288,8 +288,8 @@ export class DeadlineCounters {
   }
 }
 
-export function countDeadlines(stack: LocalStack, counters: DeadlineCounters): void {
-  const scheduler = stack.scheduler;
+export function countDeadlines(service: LocalService, counters: DeadlineCounters): void {
+  const scheduler = service.scheduler;
   const arm = scheduler.arm.bind(scheduler);
   // The same deadline may be armed more than once (on commit and again from the stream); on AWS the
   // second SendMessage would be a real request, but the design arms each once: count distinct ones.

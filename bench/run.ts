@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures the local stack as users feel it and prints DESIGN.md's "Numbers it is
+ * `npm run bench`: measures the local service as users feel it and prints DESIGN.md's "Numbers it is
  * held to" with each target beside each figure. Options:
  *
  *   --only throughput,dispatch,cancellation,timers,cost   run some scenarios (default: all)
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
         cost: 60,
       };
   const began = Date.now();
-  process.stderr.write('starting the local stack (DynamoDB Local, table, SWF endpoint) …\n');
+  process.stderr.write('starting the local service (DynamoDB Local, table, SWF endpoint) …\n');
   const env = await startBenchEnv();
   const results: BenchResults = {};
   try {

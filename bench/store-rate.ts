@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../lib/adapters/dynamodb/client.js';
 import type { DynamoDocClient } from '../lib/adapters/dynamodb/doc-client.js';
 import { localCredentials } from '../lib/local/dynamodb-local.js';
-import { LOCAL_REGION } from '../lib/local/stack.js';
+import { LOCAL_REGION } from '../lib/local/local-service.js';
 import { ensureTable } from '../lib/local/table.js';
 import type { MeterTotals } from './metering/dynamo-meter.js';
 import type { Progress } from './progress.js';

@@ -32,7 +32,7 @@ export interface SequenceOptions {
   readonly settle?: () => Promise<void>;
   /**
    * Serve both task lists by functions (push task lists) instead of polling workers: the SDK's Lambda
-   * handlers, registered in the stack's process. The concurrency options do not apply then.
+   * handlers, registered in the local service's process. The concurrency options do not apply then.
    */
   readonly push?: boolean;
 }
@@ -146,11 +146,11 @@ function servePushed(env: BenchEnv, taskList: string, decider: Decider): void {
     clientOptions,
   });
   const list = { domain: DOMAIN, taskList };
-  env.stack.push.register({ ...list, kind: 'decision', target: 'bench-decider' }, (event) => {
+  env.service.push.register({ ...list, kind: 'decision', target: 'bench-decider' }, (event) => {
     countPush(env);
     return handleDecision(event as Parameters<typeof handleDecision>[0]);
   });
-  env.stack.push.register({ ...list, kind: 'activity', target: 'bench-worker' }, (event) => {
+  env.service.push.register({ ...list, kind: 'activity', target: 'bench-worker' }, (event) => {
     countPush(env);
     return work(event as Parameters<typeof work>[0]);
   });

@@ -1,7 +1,7 @@
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
+import { createApiHandler } from './shared/api-handler.js';
 import { functionDocClient, loadConfig } from './shared/config.js';
-import { createApiHandler } from './shared/wiring.js';
 
 /** API Gateway (HTTP API, payload v2) → the awsJson1_0 dispatcher → the SWF operations. */
 const config = loadConfig(process.env);

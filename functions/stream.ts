@@ -4,7 +4,7 @@ import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsLambdaTaskRunner } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { functionDocClient, loadOutboxConfig } from './shared/config.js';
-import { outboxDeps } from './shared/outbox-wiring.js';
+import { outboxDeps } from './shared/outbox-deps.js';
 import { streamBatchHandler } from './shared/stream-batch.js';
 
 /** DynamoDB stream of the table → the outbox: deadlines armed, tasks queued, cross-execution effects. */

@@ -3,7 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { functionDocClient, loadOutboxConfig } from './shared/config.js';
-import { outboxDeps } from './shared/outbox-wiring.js';
+import { outboxDeps } from './shared/outbox-deps.js';
 import { timerBatchHandler } from './shared/timer-batch.js';
 
 /** Deadline fires from the SQS queue (delayed messages and EventBridge Scheduler targets) → the runs. */

@@ -1,6 +1,6 @@
 import type { PriceList } from './prices.js';
 
-/** What one measured run used: counted by the bench's hooks on the local stack. */
+/** What one measured run used: counted by the bench's hooks on the local service. */
 export interface RunUsage {
   /** Activity round trips completed (schedule → poll → respond → decision). */
   readonly roundTrips: number;

@@ -92,7 +92,7 @@ export async function runCost(env: BenchEnv, workflows: number): Promise<CostRes
     activityPollers: 2,
     onStart: () => env.resetCounters(),
     // The outbox's work for the run (visibility at close, disarms) belongs to it, not to the next.
-    settle: () => env.stack.streamCaughtUp(),
+    settle: () => env.service.streamCaughtUp(),
   };
   // The same workload with both task lists served by functions: Lambda push mode, measured.
   const pushed = await runSequence(env, {

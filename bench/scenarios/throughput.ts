@@ -73,7 +73,7 @@ export async function runThroughput(
       progress,
       onStart: () => env.resetCounters(),
       // A run ends when its outbox has caught up: work the stream still holds is part of it.
-      settle: () => env.stack.streamCaughtUp(),
+      settle: () => env.service.streamCaughtUp(),
     });
   const lowest = Math.min(...o.inFlight);
   // A short pilot run gives the mix of requests and warms the service up. DynamoDB Local is then
@@ -86,7 +86,7 @@ export async function runThroughput(
   // The reference must have the store to itself: the outbox may still be working through the pilot's
   // last stream records.
   await untilQuiet(env);
-  const loop = await StoreLoop.open(env.stack.dynamoEndpoint, pilot);
+  const loop = await StoreLoop.open(env.service.dynamoEndpoint, pilot);
   let store: StoreRate;
   const levels: (ThroughputLevel & { totals: MeterTotals; swf: SwfSnapshot })[] = [];
   try {
@@ -190,7 +190,7 @@ function latencySummary(samples: readonly number[]) {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
-/** Waits until the stack has made no DynamoDB request for a second (at most half a minute). */
+/** Waits until the local service has made no DynamoDB request for a second (at most half a minute). */
 async function untilQuiet(env: BenchEnv): Promise<void> {
   const deadline = Date.now() + 30_000;
   let last = env.dynamo.meter.snapshot().requests;

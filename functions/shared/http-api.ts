@@ -84,7 +84,7 @@ function deadlineSignal(context: Context, windDownMs: number, parent: AbortSigna
 
 /**
  * The dispatcher answers every fault itself; what reaches here failed around it (middy's early timeout,
- * the wiring). Logged with its cause and answered like the dispatcher's own 500: SWF's InternalFailure,
+ * the composition). Logged with its cause and answered like the dispatcher's own 500: SWF's InternalFailure,
  * which SDK clients retry.
  */
 function internalFailure(): MiddlewareObj<ApiEvent, ApiResult> {

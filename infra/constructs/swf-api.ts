@@ -13,7 +13,7 @@ import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { type FunctionUrl, FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { HouseFunction } from './house-function.js';
+import { ServiceFunction } from './service-function.js';
 
 const apiEntry = fileURLToPath(new URL('../../functions/api.ts', import.meta.url));
 
@@ -65,7 +65,7 @@ export class SwfApi extends Construct {
   readonly httpApi: HttpApi | undefined;
   /** The function URL, when it is the front door. */
   readonly functionUrl: FunctionUrl | undefined;
-  readonly handler: HouseFunction;
+  readonly handler: ServiceFunction;
   /** Errors, throttles and 5xx answers; add actions to them (e.g. an SNS topic) in the stack. */
   readonly alarms: readonly Alarm[];
 
@@ -85,7 +85,7 @@ export class SwfApi extends Construct {
       throw new Error(
         `pollRecheck must be from ${MIN_POLL_RECHECK_MS} ms to pollMaxWait (${pollMaxWait.toMilliseconds()} ms) (got ${recheckMs} ms)`,
       );
-    this.handler = new HouseFunction(this, 'Handler', {
+    this.handler = new ServiceFunction(this, 'Handler', {
       entry: apiEntry,
       description: `SWF API: awsJson1_0 actions through its ${this.frontDoor}`,
       // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
@@ -96,7 +96,7 @@ export class SwfApi extends Construct {
         POLL_RECHECK_MS: String(recheckMs),
       },
       // A call mostly waits on DynamoDB (15-25 ms) and spends about 1.3 ms of a core with the lean
-      // clients; a long poll only waits. Half the house size halves what each costs, for ~2 ms more
+      // clients; a long poll only waits. Half the default size halves what each costs, for ~2 ms more
       // CPU time per call (bench/scenarios/cost.ts prices it so).
       memorySize: API_MEMORY_MB,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),

@@ -15,7 +15,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxRecords } from '../../lib/adapters/dynamodb/table-schema.js';
-import { HouseFunction } from './house-function.js';
+import { ServiceFunction } from './service-function.js';
 import type { SwfTable } from './swf-table.js';
 
 const streamEntry = fileURLToPath(new URL('../../functions/stream.ts', import.meta.url));
@@ -32,7 +32,7 @@ export const LAMBDA_TASK_MEMORY_MB = 256;
  * The stream and timer functions' memory (the bench's cost model prices the same). Like the API
  * function they mostly wait: on DynamoDB, SQS, Scheduler and the Invokes they make (the service's
  * whole side, its outbox included, spends about 1.3 ms of a core per SWF call: docs/performance.md),
- * so half the house size about halves what they cost.
+ * so half the default size about halves what they cost.
  */
 export const OUTBOX_MEMORY_MB = 512;
 
@@ -67,10 +67,10 @@ export class SwfOutbox extends Construct {
   readonly scheduleGroup: ScheduleGroup;
   /** Assumed by EventBridge Scheduler; may only send messages to the timer queue. */
   readonly schedulerRole: Role;
-  readonly streamHandler: HouseFunction;
-  readonly timerHandler: HouseFunction;
+  readonly streamHandler: ServiceFunction;
+  readonly timerHandler: ServiceFunction;
   /** Runs the ScheduleLambdaFunction tasks the stream function starts, one invocation each. */
-  readonly lambdaTaskHandler: HouseFunction;
+  readonly lambdaTaskHandler: ServiceFunction;
   readonly alarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: SwfOutboxProps) {
@@ -125,7 +125,7 @@ export class SwfOutbox extends Construct {
       SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
       ACCOUNT_ID: stack.account,
     };
-    this.streamHandler = new HouseFunction(this, 'StreamHandler', {
+    this.streamHandler = new ServiceFunction(this, 'StreamHandler', {
       entry: streamEntry,
       memorySize: OUTBOX_MEMORY_MB,
       description:
@@ -140,7 +140,7 @@ export class SwfOutbox extends Construct {
       },
       ...logRetention,
     });
-    this.timerHandler = new HouseFunction(this, 'TimerHandler', {
+    this.timerHandler = new ServiceFunction(this, 'TimerHandler', {
       entry: timerEntry,
       memorySize: OUTBOX_MEMORY_MB,
       description: 'SWF deadlines: fires from the timer queue → timers and timeouts',
@@ -168,7 +168,7 @@ export class SwfOutbox extends Construct {
     // Lambda may still deliver an event twice, or late (it holds a throttled one up to its maximum
     // age): the function claims the task before invoking and skips one past its timeout, and an
     // event older than the longest task (900 s) is dropped.
-    this.lambdaTaskHandler = new HouseFunction(this, 'LambdaTaskHandler', {
+    this.lambdaTaskHandler = new ServiceFunction(this, 'LambdaTaskHandler', {
       entry: lambdaTaskEntry,
       memorySize: LAMBDA_TASK_MEMORY_MB,
       description:
@@ -302,7 +302,7 @@ export class SwfOutbox extends Construct {
    * Scheduler runs as the scheduler role. Schedules delete themselves after firing; the role may be
    * passed to Scheduler and nothing else.
    */
-  private grantArming(fn: HouseFunction): void {
+  private grantArming(fn: ServiceFunction): void {
     fn.addToRolePolicy(
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.timerQueue.queueArn] }),
     );

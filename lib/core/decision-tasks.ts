@@ -12,7 +12,7 @@ import {
 } from './executions.js';
 import type { TypeRef } from './history-event.js';
 import { executionLimits } from './limits.js';
-import { own } from './own.js';
+import { ownProperty } from './own-property.js';
 import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from './registry.js';
 import { Transition } from './transition.js';
 
@@ -242,7 +242,7 @@ class DecisionApplier {
     if (type === undefined) return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
     if (type.status === 'DEPRECATED') return fail('ACTIVITY_TYPE_DEPRECATED');
     const open = this.t.state.activities;
-    if (own(open, a.activityId) !== undefined) return fail('ACTIVITY_ID_ALREADY_IN_USE');
+    if (ownProperty(open, a.activityId) !== undefined) return fail('ACTIVITY_ID_ALREADY_IN_USE');
     if (Object.keys(open).length >= executionLimits.openActivities)
       return fail('OPEN_ACTIVITIES_LIMIT_EXCEEDED');
     const c = type.configuration;
@@ -278,7 +278,7 @@ class DecisionApplier {
 
   /** Not yet started: cancelled at once. Started: flagged; the worker learns on its next heartbeat. */
   private requestCancelActivity(activityId: string): undefined {
-    const activity = own(this.t.state.activities, activityId);
+    const activity = ownProperty(this.t.state.activities, activityId);
     if (activity === undefined) {
       this.t.record({
         eventType: 'RequestCancelActivityTaskFailed',
@@ -310,7 +310,7 @@ class DecisionApplier {
   ): undefined {
     const timers = this.t.state.timers;
     const cause =
-      own(timers, a.timerId) !== undefined
+      ownProperty(timers, a.timerId) !== undefined
         ? 'TIMER_ID_ALREADY_IN_USE'
         : Object.keys(timers).length >= executionLimits.openTimers
           ? 'OPEN_TIMERS_LIMIT_EXCEEDED'
@@ -329,7 +329,7 @@ class DecisionApplier {
   }
 
   private cancelTimer(timerId: string): undefined {
-    const timer = own(this.t.state.timers, timerId);
+    const timer = ownProperty(this.t.state.timers, timerId);
     if (timer === undefined) {
       this.t.record({
         eventType: 'CancelTimerFailed',
@@ -449,7 +449,7 @@ class DecisionApplier {
       ? 'LAMBDA_SERVICE_NOT_AVAILABLE_IN_REGION'
       : this.t.state.config.lambdaRole === undefined
         ? 'OPERATION_NOT_PERMITTED'
-        : own(open, a.id) !== undefined
+        : ownProperty(open, a.id) !== undefined
           ? 'ID_ALREADY_IN_USE'
           : Object.keys(open).length >= executionLimits.openLambdaFunctions
             ? 'OPEN_LAMBDA_FUNCTIONS_LIMIT_EXCEEDED'

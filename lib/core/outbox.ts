@@ -5,7 +5,7 @@
  */
 
 import type { ChildState, ExecutionState } from './execution-state.js';
-import { own } from './own.js';
+import { ownProperty } from './own-property.js';
 import { visibilityChanged } from './visibility.js';
 
 export type OutboxEffect =
@@ -66,20 +66,20 @@ export function outboxEffects(
   // Initiated events' order): a request to a child started earlier in the same response finds it.
   const initiated: OutboxEffect[] = [];
   for (const id of Object.keys(after.externalRequests)) {
-    if (before === undefined || own(before.externalRequests, id) === undefined)
+    if (before === undefined || ownProperty(before.externalRequests, id) === undefined)
       initiated.push({ kind: 'deliver-external', runId, initiatedEventId: Number(id) });
   }
   for (const [id, child] of Object.entries(after.children)) {
     if (
       child.initiated !== undefined &&
-      (before === undefined || own(before.children, id) === undefined)
+      (before === undefined || ownProperty(before.children, id) === undefined)
     ) {
       initiated.push({ kind: 'start-child', runId, initiatedEventId: Number(id) });
     }
   }
   effects.push(...initiated.sort((a, b) => initiatedEventId(a) - initiatedEventId(b)));
   for (const fn of Object.values(after.lambdaFunctions)) {
-    if (before === undefined || own(before.lambdaFunctions, fn.id) === undefined)
+    if (before === undefined || ownProperty(before.lambdaFunctions, fn.id) === undefined)
       effects.push({ kind: 'invoke-lambda', runId, scheduledEventId: fn.scheduledEventId });
   }
   if (before?.status === 'OPEN' && after.status === 'CLOSED') effects.push(...closeEffects(after));

@@ -11,7 +11,7 @@ import {
   type HistoryEvent,
   schedulesDecisionTask,
 } from './history-event.js';
-import { own } from './own.js';
+import { ownProperty } from './own-property.js';
 
 export interface RunIdentity {
   readonly domain: string;
@@ -375,7 +375,7 @@ function activityCancelRequested(
   state: ExecutionState,
   event: EventOf<'ActivityTaskCancelRequested'>,
 ): ExecutionState {
-  const activity = own(state.activities, event.attributes.activityId);
+  const activity = ownProperty(state.activities, event.attributes.activityId);
   if (activity === undefined) return state;
   return {
     ...state,
@@ -416,7 +416,7 @@ function childStarted(
   event: EventOf<'ChildWorkflowExecutionStarted'>,
 ): ExecutionState {
   const key = String(event.attributes.initiatedEventId);
-  const child = own(state.children, key);
+  const child = ownProperty(state.children, key);
   if (child === undefined) return state;
   const { initiated: _startRequest, ...rest } = child;
   const started = {

@@ -27,8 +27,8 @@ import {
   startWorkflowExecution,
   terminateWorkflowExecution,
 } from '../operations/executions.js';
+import { typeOperations } from '../operations/registered-types.js';
 import { listTagsForResource, tagResource, untagResource } from '../operations/tags.js';
-import { typeOperations } from '../operations/types.js';
 import {
   countClosedWorkflowExecutions,
   countOpenWorkflowExecutions,

@@ -1,4 +1,4 @@
-import { isHttpUrl } from '../adapters/memory/local-task-push.js';
+import { isHttpUrl } from '../adapters/in-process/local-task-push.js';
 
 /**
  * `npm start`'s Lambda functions for ScheduleLambdaFunction tasks, from SWF_LAMBDA_FUNCTIONS: a JSON

@@ -1,11 +1,16 @@
 import { parseArgs } from 'node:util';
-import { postingFunction } from '../adapters/memory/local-lambda.js';
-import { postingHandler } from '../adapters/memory/local-task-push.js';
+import { postingFunction } from '../adapters/in-process/local-lambda.js';
+import { postingHandler } from '../adapters/in-process/local-task-push.js';
 import { pushTaskLists } from '../composition/push-task-lists.js';
 import { CONSOLE_PATH, consoleRoute } from '../console/route.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
 import { localLambdaFunctions } from './lambda-functions-config.js';
-import { DEFAULT_TABLE, LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';
+import {
+  DEFAULT_TABLE,
+  LOCAL_REGION,
+  type LocalService,
+  startLocalService,
+} from './local-service.js';
 
 // `npm start`: DynamoDB Local, the table and the SWF endpoint in one process tree, stopped by Ctrl-C.
 
@@ -54,22 +59,22 @@ async function main(): Promise<void> {
   const dataDir = values.data ?? process.env.SWF_DATA_DIR;
   // Listening from the start: a signal while DynamoDB Local starts must stop it too, not leave its JVM
   // running with the data directory open.
-  let stack: LocalStack | undefined;
+  let service: LocalService | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    if (stack === undefined) {
+    if (service === undefined) {
       console.log(`\n${signal}: stopping once DynamoDB Local has started...`);
       return;
     }
     console.log(`\n${signal}: stopping the SWF endpoint and DynamoDB Local...`);
-    await stack.close();
+    await service.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  stack = await startLocalStack({
+  service = await startLocalService({
     port,
     dynamoOutlivesInterrupt: true,
     routes: consoleRoute(),
@@ -77,20 +82,20 @@ async function main(): Promise<void> {
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
   });
   if (stopping) {
-    await stack.close();
+    await service.close();
     process.exit(0);
   }
   for (const [name, url] of functions) {
-    stack.lambda.register(name, postingFunction(url));
+    service.lambda.register(name, postingFunction(url));
     console.log(`Lambda function: ${name} -> POST ${url}`);
   }
   for (const { list, handler } of pushed) {
-    stack.push.register(list, handler);
+    service.push.register(list, handler);
     console.log(
       `Push task list: ${list.kind} ${list.domain}/${list.taskList} -> POST ${list.target}`,
     );
   }
-  printBanner(stack.endpoint, dataDir);
+  printBanner(service.endpoint, dataDir);
 }
 
 function printBanner(endpoint: string, dataDir: string | undefined): void {

@@ -13,7 +13,7 @@ import { localCredentials } from './dynamodb-local.js';
 
 /**
  * Records per read: the Streams API's most. A read of DynamoDB Local's stream costs its JVM about the
- * same whatever it returns, and slows as the stream grows: at 100 a read, a busy stack's outbox fell
+ * same whatever it returns, and slows as the stream grows: at 100 a read, a busy local service's outbox fell
  * behind by thousands of records. The handler decodes each record it keeps on its own turn of the
  * event loop, so a large batch holds no timer up.
  */
@@ -94,7 +94,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const maxIdleMs = Math.max(idleMs, options.maxIdleMs ?? 250);
   // Every read of an idle stream costs DynamoDB Local CPU, and far more once its other streams are
   // long (a second table's reads at 100 a second kept its JVM at 60 % after a few thousand
-  // executions in the first): an idle poller backs off, and the local stack wakes it on every commit.
+  // executions in the first): an idle poller backs off, and the local service wakes it on every commit.
   let idle = idleMs;
   let wakeUp: (() => void) | undefined;
   // Waiters for a pass that begins after they asked and finds nothing new.

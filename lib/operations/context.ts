@@ -15,7 +15,7 @@ export interface ServiceIdentity {
   readonly accountId: string;
 }
 
-/** Everything an operation needs, built once per process by the wiring (Lambda or local server). */
+/** Everything an operation needs, built once per process by the composition root (lib/composition). */
 export interface OperationDeps {
   readonly registry: RegistryStore;
   readonly executions: ExecutionStore;

@@ -8,7 +8,7 @@ import type { JsonTransport, RawAnswer } from '../aws-json/rpc-client.js';
 /**
  * The service's API function, called directly: what a pushed task's event names (`api`), so that the
  * function it was pushed to answers without going through the service's front door. `endpoint` is
- * Lambda's endpoint, given only by a local stack (whose server serves Lambda's Invoke for it).
+ * Lambda's endpoint, given only by the local service (whose server serves Lambda's Invoke for it).
  */
 export interface ApiFunction {
   readonly functionName: string;

@@ -2,7 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { SWFClient, type SWFClientConfig } from '@aws-sdk/client-swf';
 import { type ApiFunction, apiFunctionTransport } from './api-function.js';
-import { type SwfCall, withJsonPath } from './json-path.js';
+import { type SwfCall, withLeanTransport } from './lean-transport.js';
 
 /** Where `createSwfClient` points when nothing else is said: the local server of `npm start`. */
 export const DEFAULT_LOCAL_ENDPOINT = 'http://127.0.0.1:8080';
@@ -42,7 +42,7 @@ export interface SwfClientOptions {
   /** Attempts per call, retries included, for the SDK's own retry of throttling/5xx (default 3). */
   readonly maxAttempts?: number;
   /**
-   * Sees every SWF call the client makes through its lean path once it has ended: its action,
+   * Sees every SWF call the client makes through its lean transport once it has ended: its action,
    * input, output or error, and duration (metrics, logging).
    */
   readonly observe?: (call: SwfCall) => void;
@@ -50,15 +50,15 @@ export interface SwfClientOptions {
    * Call the service's API function directly instead of an endpoint: Lambda Invoke, which IAM
    * authorizes (`lambda:InvokeFunction` on the function), with no front door in between. This is what
    * a pushed task's event names (`api`); the handlers use it. Only SWF commands sent with
-   * `client.send(command)` go this way (the lean path); anything else is refused.
+   * `client.send(command)` go this way (the lean transport); anything else is refused.
    */
   readonly apiFunction?: ApiFunction;
   /**
-   * SWF's commands go the lean JSON path (default true): the same wire calls, signatures, retries,
+   * SWF's commands take the lean transport (default true): the same wire calls, signatures, retries,
    * answers and faults as the SDK's own path, at a fraction of its CPU. `false` sends everything
    * through the SDK's middleware stack.
    */
-  readonly jsonPath?: boolean;
+  readonly leanTransport?: boolean;
 }
 
 const isLocal = (endpoint: string | undefined) =>
@@ -109,7 +109,7 @@ export function createSwfClient(options: SwfClientOptions = {}): SWFClient {
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
     },
   });
-  // A client of the API function calls it by Lambda Invoke, through the lean path only.
+  // A client of the API function calls it by Lambda Invoke, through the lean transport only.
   const transport =
     options.apiFunction === undefined
       ? undefined
@@ -122,8 +122,8 @@ export function createSwfClient(options: SwfClientOptions = {}): SWFClient {
             connectionTimeout: connectionTimeoutMs,
           },
         }));
-  if (transport === undefined && options.jsonPath === false) return client;
-  return withJsonPath(client, {
+  if (transport === undefined && options.leanTransport === false) return client;
+  return withLeanTransport(client, {
     endpoint,
     region,
     signingName: options.signingName ?? 'swf',

@@ -46,7 +46,6 @@ export {
   type DeciderWorkerOptions,
 } from './decider/worker.js';
 export { describeError, isRetryable, isUnknownResource } from './errors.js';
-export type { SwfCall } from './json-path.js';
 export {
   type ActivityTaskHandlerOptions,
   activityTaskHandler,
@@ -56,5 +55,6 @@ export {
   type PushedTaskEvent,
   type PushedTaskHandler,
 } from './lambda.js';
+export type { SwfCall } from './lean-transport.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { sleep } from './util.js';

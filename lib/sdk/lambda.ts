@@ -7,7 +7,7 @@ import type { ApiFunction } from './api-function.js';
 import { createSwfClient, type SwfClientOptions } from './client.js';
 import { type Decider, decideTask } from './decider/decide-task.js';
 import { describeError } from './errors.js';
-import { readWireAnswer } from './json-path.js';
+import { readWireAnswer } from './lean-transport.js';
 import { consoleLogger, type Logger } from './logger.js';
 
 /**

@@ -30,7 +30,9 @@ beforeAll(async () => {
   browser = await openBrowser();
   page = browser.page;
   // The bundle is built once per server: load it before anything is timed.
-  await page.goto(`${server.stack.endpoint}/console/#/domains/${DOMAIN}/executions?status=closed`);
+  await page.goto(
+    `${server.service.endpoint}/console/#/domains/${DOMAIN}/executions?status=closed`,
+  );
   await page.getByRole('link', { name: run.workflowId }).waitFor();
 }, 240_000);
 

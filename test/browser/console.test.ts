@@ -51,7 +51,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const consoleUrl = (hash: string) => `${server.stack.endpoint}/console/${hash}`;
+const consoleUrl = (hash: string) => `${server.service.endpoint}/console/${hash}`;
 const executionRow = (workflowId: string) => page.getByRole('row').filter({ hasText: workflowId });
 
 describe('the console', () => {

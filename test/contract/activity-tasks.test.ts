@@ -21,14 +21,14 @@ import {
   eventsOf,
   eventTypes,
   expectFault,
-  type SwfKit,
+  type SwfDriver,
   single,
   uid,
 } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'activities';
 const wf = { name: 'wf', version: '1' };
@@ -36,7 +36,7 @@ const act = { name: 'act', version: '1' };
 const POLL_WAIT_MS = 1_000;
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -79,9 +79,9 @@ const schedule = (
 
 /** Starts an execution whose first decision schedules `decisions`. */
 async function withActivities(decisions: Decision[]) {
-  const started = await kit.start(wf);
-  const task = await kit.pollDecision(started.taskList);
-  await kit.respond(task.taskToken, decisions);
+  const started = await driver.start(wf);
+  const task = await driver.pollDecision(started.taskList);
+  await driver.respond(task.taskToken, decisions);
   return started;
 }
 
@@ -96,8 +96,8 @@ describe('PollForActivityTask', () => {
     ]);
     expect(await pending('activity', workers)).toBe(1);
 
-    const task = await kit.pollActivity(workers, 'worker-7');
-    const history = await kit.history(execution);
+    const task = await driver.pollActivity(workers, 'worker-7');
+    const history = await driver.history(execution);
     const started = single(history, 'ActivityTaskStarted');
     const scheduled = single(history, 'ActivityTaskScheduled');
     expect(task).toMatchObject({
@@ -144,7 +144,7 @@ describe('PollForActivityTask', () => {
     ]);
     await withActivities([schedule('high-later', workers, { taskPriority: '50' })]);
     const order: (string | undefined)[] = [];
-    for (let i = 0; i < 5; i++) order.push((await kit.pollActivity(workers)).activityId);
+    for (let i = 0; i < 5; i++) order.push((await driver.pollActivity(workers)).activityId);
     expect(order).toEqual(['high', 'high-later', 'low', 'default', 'negative']);
   });
 
@@ -161,11 +161,11 @@ describe('responding to an activity task', () => {
   it('RespondActivityTaskCompleted records ActivityTaskCompleted and schedules a decision task', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('a', workers)]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     await swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'done' }),
     );
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const scheduled = single(history, 'ActivityTaskScheduled');
     expect(eventTypes(history).slice(-2)).toEqual([
       'ActivityTaskCompleted',
@@ -177,13 +177,13 @@ describe('responding to an activity task', () => {
       startedEventId: task.startedEventId,
     });
     expect(await pending('decision', taskList)).toBe(1);
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(0);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
   });
 
   it('RespondActivityTaskFailed records ActivityTaskFailed with reason and details', async () => {
     const workers = uid('workers');
     const { execution } = await withActivities([schedule('a', workers)]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     await swf.send(
       new RespondActivityTaskFailedCommand({
         taskToken: task.taskToken,
@@ -191,7 +191,7 @@ describe('responding to an activity task', () => {
         details: 'd',
       }),
     );
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual(['ActivityTaskFailed', 'DecisionTaskScheduled']);
     expect(history.at(-2)?.activityTaskFailedEventAttributes).toEqual({
       reason: 'card declined',
@@ -207,24 +207,24 @@ describe('responding to an activity task', () => {
       schedule('a', workers),
       schedule('b', workers),
     ]);
-    const a = await kit.pollActivity(workers);
-    const b = await kit.pollActivity(workers);
+    const a = await driver.pollActivity(workers);
+    const b = await driver.pollActivity(workers);
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: a.taskToken }));
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: b.taskToken }));
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-3)).toEqual([
       'ActivityTaskCompleted',
       'DecisionTaskScheduled',
       'ActivityTaskCompleted',
     ]);
     expect(await pending('decision', taskList)).toBe(1);
-    expect((await kit.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
   });
 
   it('refuses a details string over 2048 characters on heartbeat with ValidationException', async () => {
     const workers = uid('workers');
     await withActivities([schedule('a', workers)]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     const ok = await swf.send(
       new RecordActivityTaskHeartbeatCommand({
         taskToken: task.taskToken,
@@ -249,12 +249,12 @@ describe('RequestCancelActivityTask', () => {
   it('cancels an unstarted activity at once; no worker ever gets it', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('ship', workers)]);
-    const scheduledId = single(await kit.history(execution), 'ActivityTaskScheduled').eventId;
-    await kit.signal(execution, 'CancelOrder');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
+    const scheduledId = single(await driver.history(execution), 'ActivityTaskScheduled').eventId;
+    await driver.signal(execution, 'CancelOrder');
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
 
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-4)).toEqual([
       'DecisionTaskCompleted',
       'ActivityTaskCancelRequested',
@@ -273,31 +273,31 @@ describe('RequestCancelActivityTask', () => {
       latestCancelRequestedEventId: requested?.eventId,
     });
     expect(await pending('activity', workers)).toBe(0);
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(0);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
     const poll = await emptyPoll(workers);
     expect(poll.taskToken).toBeFalsy();
-    expect(eventTypes(await kit.history(execution))).toEqual(eventTypes(history));
+    expect(eventTypes(await driver.history(execution))).toEqual(eventTypes(history));
   });
 
   it('flags a started activity: heartbeat reports cancelRequested; the worker may still complete', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('ship', workers)]);
-    const activity = await kit.pollActivity(workers);
+    const activity = await driver.pollActivity(workers);
     const beat = () =>
       swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
     expect((await beat()).cancelRequested).toBe(false);
 
-    await kit.signal(execution, 'CancelOrder');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
-    let history = await kit.history(execution);
+    await driver.signal(execution, 'CancelOrder');
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
+    let history = await driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual([
       'DecisionTaskCompleted',
       'ActivityTaskCancelRequested',
     ]);
     expect(eventsOf(history, 'ActivityTaskCanceled')).toHaveLength(0);
     expect(await pending('decision', taskList)).toBe(0);
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
 
     expect((await beat()).cancelRequested).toBe(true);
     expect((await beat()).cancelRequested).toBe(true);
@@ -307,7 +307,7 @@ describe('RequestCancelActivityTask', () => {
         result: 'shipped anyway',
       }),
     );
-    history = await kit.history(execution);
+    history = await driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual([
       'ActivityTaskCompleted',
       'DecisionTaskScheduled',
@@ -318,15 +318,15 @@ describe('RequestCancelActivityTask', () => {
   it('a started activity that honours the request ends with ActivityTaskCanceled naming the request', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('ship', workers)]);
-    const activity = await kit.pollActivity(workers);
-    await kit.signal(execution, 'CancelOrder');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
-    const requested = single(await kit.history(execution), 'ActivityTaskCancelRequested');
+    const activity = await driver.pollActivity(workers);
+    await driver.signal(execution, 'CancelOrder');
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
+    const requested = single(await driver.history(execution), 'ActivityTaskCancelRequested');
     await swf.send(
       new RespondActivityTaskCanceledCommand({ taskToken: activity.taskToken, details: 'stopped' }),
     );
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual([
       'ActivityTaskCanceled',
       'DecisionTaskScheduled',
@@ -342,14 +342,14 @@ describe('RequestCancelActivityTask', () => {
   it('records RequestCancelActivityTaskFailed ACTIVITY_ID_UNKNOWN for no open activity of that id', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('done', workers)]);
-    const activity = await kit.pollActivity(workers);
+    const activity = await driver.pollActivity(workers);
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }));
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       decide.requestCancelActivity('done'),
       decide.requestCancelActivity('never'),
     ]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const completedId = (task.startedEventId ?? 0) + 1;
     expect(
       eventsOf(history, 'RequestCancelActivityTaskFailed').map(
@@ -376,7 +376,7 @@ describe('activity task tokens', () => {
   it('refuses a token once its task has closed, for every call that takes one', async () => {
     const workers = uid('workers');
     await withActivities([schedule('a', workers)]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
     const token = task.taskToken;
     const unknown = /^Unknown activity, scheduledEventId = \d+$/;
@@ -405,7 +405,7 @@ describe('activity task tokens', () => {
   it('refuses a tampered token with UnknownResourceFault', async () => {
     const workers = uid('workers');
     const { execution } = await withActivities([schedule('a', workers)]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     const tamper = (token: string, at: number) =>
       `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
     for (const at of [0, Math.floor(task.taskToken.length / 2), task.taskToken.length - 1]) {
@@ -418,12 +418,12 @@ describe('activity task tokens', () => {
     }
     // the genuine token still works
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
-    expect(eventsOf(await kit.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
+    expect(eventsOf(await driver.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
   });
 
   it('refuses a decision task token for activity calls', async () => {
-    const { taskList } = await kit.start(wf);
-    const decision = await kit.pollDecision(taskList);
+    const { taskList } = await driver.start(wf);
+    const decision = await driver.pollDecision(taskList);
     await expectFault(
       swf.send(new RespondActivityTaskCompletedCommand({ taskToken: decision.taskToken })),
       'UnknownResourceFault',

@@ -1,6 +1,6 @@
 /**
  * Ambiguous DynamoDB outcomes under the API: a write that DynamoDB applied while its caller saw an
- * error, and the client's standard retry of it (test/support/ambiguous-weather.ts). SWF's clients may
+ * error, and the client's standard retry of it (test/support/ambiguous-outcomes.ts). SWF's clients may
  * see an error for a call that landed; what must not happen is a duplicated event, a lost task, a
  * second open run of one workflowId or a run nobody can reach.
  */
@@ -12,29 +12,29 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
-import { ambiguousWeather, isStatePut, itemKey } from '../support/ambiguous-weather.js';
-import { decide, eventsOf, eventTypes, type SwfKit, sleep, uid } from '../support/decider.js';
+import type { LocalService } from '../../lib/local/local-service.js';
+import { ambiguousOutcomes, isStatePut, itemKey } from '../support/ambiguous-outcomes.js';
+import { decide, eventsOf, eventTypes, type SwfDriver, sleep, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
 const domain = 'ambiguous';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
-const weather = ambiguousWeather();
+const ambiguous = ambiguousOutcomes();
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
-let stack: LocalStack;
+let service: LocalService;
 const invoked: string[] = [];
 
 beforeAll(async () => {
-  ({ swf, kit, close, stack } = await serveDomain(domain, {
-    dynamoIntercept: weather.intercept,
+  ({ swf, driver, close, service } = await serveDomain(domain, {
+    dynamoIntercept: ambiguous.intercept,
     polling: { maxWaitMs: 2_000 },
   }));
-  await kit.registerTypes(wf, act);
-  stack.lambda.register('echo', async (input) => {
+  await driver.registerTypes(wf, act);
+  service.lambda.register('echo', async (input) => {
     invoked.push(input ?? '');
     return `echo ${input}`;
   });
@@ -61,11 +61,11 @@ const startById = (workflowId: string) =>
 
 describe('SignalWorkflowExecution whose state write lands and is retried by the DynamoDB client', () => {
   it('records the signal once', async () => {
-    const { execution } = await kit.start(wf);
-    weather.add({ match: isStatePut, weather: 'landed-retried' });
-    const answer = await settle(kit.signal(execution, 'once'));
-    weather.clear();
-    const signals = eventsOf(await kit.history(execution), 'WorkflowExecutionSignaled');
+    const { execution } = await driver.start(wf);
+    ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
+    const answer = await settle(driver.signal(execution, 'once'));
+    ambiguous.clear();
+    const signals = eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled');
     expect({ answer, signals: signals.length }).toEqual({ answer: 'ok', signals: 1 });
   });
 });
@@ -73,15 +73,15 @@ describe('SignalWorkflowExecution whose state write lands and is retried by the 
 describe('StartWorkflowExecution whose state write lands and is retried by the DynamoDB client', () => {
   it('starts one run, which its workflowId still names', async () => {
     const workflowId = uid('start');
-    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
     const first = await startById(workflowId).then(
       (r) => `runId ${r.runId}`,
       (e: Error) => e.name,
     );
-    weather.clear();
+    ambiguous.clear();
     // The caller does what SWF's clients do with a 5xx: it tries the start again.
     const again = await settle(startById(workflowId));
-    const signalled = await settle(kit.signal({ workflowId }, 'by-id'));
+    const signalled = await settle(driver.signal({ workflowId }, 'by-id'));
     expect({ first: first.startsWith('runId') ? 'started' : first, again, signalled }).toEqual({
       first: 'started',
       again: 'WorkflowExecutionAlreadyStartedFault',
@@ -92,20 +92,20 @@ describe('StartWorkflowExecution whose state write lands and is retried by the D
 
 /**
  * A decision that schedules an activity while a poller waits on its list (the commit starts the task
- * for it), its state write under `kind` of weather: what the decider was answered, whether the task
+ * for it), its state write under `kind` of outcome: what the decider was answered, whether the task
  * reached the waiting poller or else the next one, and the run's history.
  */
 async function activityForWaitingPoller(kind: 'landed-retried' | 'landed-500') {
-  const { execution, taskList } = await kit.start(wf);
+  const { execution, taskList } = await driver.start(wf);
   const workers = uid('workers');
-  const task = await kit.pollDecision(taskList);
+  const task = await driver.pollDecision(taskList);
   const poll = swf.send(
     new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'waiting' }),
   );
   await sleep(300);
-  weather.add({ match: isStatePut, weather: kind });
+  ambiguous.add({ match: isStatePut, outcome: kind });
   const answered = await settle(
-    kit.respond(task.taskToken, [
+    driver.respond(task.taskToken, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'a1',
@@ -114,13 +114,13 @@ async function activityForWaitingPoller(kind: 'landed-retried' | 'landed-500') {
       }),
     ]),
   );
-  weather.clear();
+  ambiguous.clear();
   const handedOut = await handedOutOnce(poll, () =>
     swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
     ),
   );
-  return { answered, handedOut, history: eventTypes(await kit.history(execution)) };
+  return { answered, handedOut, history: eventTypes(await driver.history(execution)) };
 }
 
 describe('a decision whose commit starts an activity for a waiting poller, landed and retried', () => {
@@ -140,20 +140,20 @@ describe('a decision whose commit starts an activity for a waiting poller, lande
 
 describe('RespondActivityTaskCompleted whose state write lands and is retried', () => {
   it('records one completion, and the worker is not told the task is unknown', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const workers = uid('workers');
-    await kit.decide(taskList, () => [
+    await driver.decide(taskList, () => [
       decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
     ]);
-    const activity = await kit.pollActivity(workers);
-    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    const activity = await driver.pollActivity(workers);
+    ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
     const answer = await settle(
       swf.send(
         new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken, result: 'r' }),
       ),
     );
-    weather.clear();
-    const history = await kit.history(execution);
+    ambiguous.clear();
+    const history = await driver.history(execution);
     expect({
       answer,
       completed: eventsOf(history, 'ActivityTaskCompleted').length,
@@ -163,14 +163,14 @@ describe('RespondActivityTaskCompleted whose state write lands and is retried', 
 
 describe('PollForDecisionTask whose claim lands and is retried by the DynamoDB client', () => {
   it('answers with the task it started', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     await sleep(100);
-    weather.add({ match: isStatePut, weather: 'landed-retried' });
+    ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
     const polled = await swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'p1' }),
     );
-    weather.clear();
-    const history = eventTypes(await kit.history(execution));
+    ambiguous.clear();
+    const history = eventTypes(await driver.history(execution));
     expect({ token: (polled.taskToken ?? '') !== '', history }).toEqual({
       token: true,
       history: ['WorkflowExecutionStarted', 'DecisionTaskScheduled', 'DecisionTaskStarted'],
@@ -181,12 +181,12 @@ describe('PollForDecisionTask whose claim lands and is retried by the DynamoDB c
 describe('StartWorkflowExecution whose state write lands but answers a 500', () => {
   it('is answered as started (the store reads its landed commit back); a second start is refused', async () => {
     const workflowId = uid('start500');
-    weather.add({ match: isStatePut, weather: 'landed-500' });
+    ambiguous.add({ match: isStatePut, outcome: 'landed-500' });
     const first = await settle(startById(workflowId));
-    weather.clear();
-    const written = weather.log.at(-1)?.key ?? '';
+    ambiguous.clear();
+    const written = ambiguous.log.at(-1)?.key ?? '';
     const firstRunId = written.slice('RUN|'.length, written.indexOf('/'));
-    const described = await kit.describe({ workflowId, runId: firstRunId });
+    const described = await driver.describe({ workflowId, runId: firstRunId });
     const again = await settle(startById(workflowId));
     expect({ first, firstRun: described.executionInfo?.executionStatus, again }).toEqual({
       first: 'ok',
@@ -196,7 +196,7 @@ describe('StartWorkflowExecution whose state write lands but answers a 500', () 
   });
 });
 
-describe('a Lambda task whose writes meet ambiguous weather', () => {
+describe('a Lambda task whose writes meet ambiguous outcomes', () => {
   const scheduleEcho = (input: string) => ({
     decisionType: 'ScheduleLambdaFunction' as const,
     scheduleLambdaFunctionDecisionAttributes: {
@@ -221,31 +221,31 @@ describe('a Lambda task whose writes meet ambiguous weather', () => {
     ],
   ] as const)('runs the function once %s', async (_, which, kind) => {
     const input = uid(which);
-    const { execution, taskList } = await kit.start(wf, {
+    const { execution, taskList } = await driver.start(wf, {
       lambdaRole: 'arn:aws:iam::000000000000:role/swf-lambda',
     });
-    const task = await kit.pollDecision(taskList);
-    weather.add(
+    const task = await driver.pollDecision(taskList);
+    ambiguous.add(
       which === 'start'
         ? // the decision's own commit goes first; the stream's start of the task is the next
-          { match: isStatePut, weather: kind, skip: 1 }
+          { match: isStatePut, outcome: kind, skip: 1 }
         : {
             match: (op, i) => op === 'PutItem' && (itemKey(i).sk ?? '').startsWith('LT|'),
-            weather: kind,
+            outcome: kind,
           },
     );
-    await kit.respond(task.taskToken, [scheduleEcho(input)]);
+    await driver.respond(task.taskToken, [scheduleEcho(input)]);
     const history = await awaitHistory(
-      kit,
+      driver,
       execution,
       (events) => events.some((e) => e.eventType === 'LambdaFunctionCompleted'),
       5_000,
     ).catch(() => undefined);
-    weather.clear();
+    ambiguous.clear();
     expect({
       invoked: invoked.filter((i) => i === input).length,
       completed: history !== undefined,
-      started: eventsOf(await kit.history(execution), 'LambdaFunctionStarted').length,
+      started: eventsOf(await driver.history(execution), 'LambdaFunctionStarted').length,
     }).toEqual({ invoked: 1, completed: true, started: 1 });
   });
 });
@@ -261,22 +261,22 @@ async function handedOutOnce(
 
 describe('a change that starts a task for a waiting poller, whose write lands but answers a 500', () => {
   it('a signal: the store reads its landed commit back, and the waiting decider gets the decision task', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, []);
+    const { execution, taskList } = await driver.start(wf);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, []);
     const poll = swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'waiting' }),
     );
     await sleep(300);
-    weather.add({ match: isStatePut, weather: 'landed-500' });
-    const signalled = await settle(kit.signal(execution, 'landed'));
-    weather.clear();
+    ambiguous.add({ match: isStatePut, outcome: 'landed-500' });
+    const signalled = await settle(driver.signal(execution, 'landed'));
+    ambiguous.clear();
     const handedOut = await handedOutOnce(poll, () =>
       swf.send(
         new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'next' }),
       ),
     );
-    const history = eventTypes(await kit.history(execution));
+    const history = eventTypes(await driver.history(execution));
     expect({ signalled, handedOut, tail: history.slice(-3) }).toEqual({
       signalled: 'ok',
       handedOut: true,
@@ -296,16 +296,16 @@ describe('a change that starts a task for a waiting poller, whose write lands bu
 
 describe('a write that lands, then another request changes the run before the client retries it', () => {
   it('SignalWorkflowExecution: its signal is recorded once', async () => {
-    const { execution } = await kit.start(wf);
-    weather.add({
+    const { execution } = await driver.start(wf);
+    ambiguous.add({
       match: isStatePut,
-      weather: 'landed-retried',
+      outcome: 'landed-retried',
       // another caller's signal commits while the first one's answer is lost
-      between: () => kit.signal(execution, 'other'),
+      between: () => driver.signal(execution, 'other'),
     });
-    const answer = await settle(kit.signal(execution, 'once'));
-    weather.clear();
-    const names = eventsOf(await kit.history(execution), 'WorkflowExecutionSignaled').map(
+    const answer = await settle(driver.signal(execution, 'once'));
+    ambiguous.clear();
+    const names = eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled').map(
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName,
     );
     expect({ answer, names: names.sort() }).toEqual({ answer: 'ok', names: ['once', 'other'] });
@@ -314,15 +314,15 @@ describe('a write that lands, then another request changes the run before the cl
 
 describe('a commit of two runs (a continue-as-new) whose transaction lands but answers a 500', () => {
   it('is answered as recorded (the store reads its landed commit back), and the new run is open', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    weather.add({ match: (op) => op === 'TransactWriteItems', weather: 'landed-500' });
-    const answered = await settle(kit.respond(task.taskToken, [decide.continueAsNew({})]));
-    weather.clear();
-    const closed = await kit.describe(execution);
-    const history = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    ambiguous.add({ match: (op) => op === 'TransactWriteItems', outcome: 'landed-500' });
+    const answered = await settle(driver.respond(task.taskToken, [decide.continueAsNew({})]));
+    ambiguous.clear();
+    const closed = await driver.describe(execution);
+    const history = await driver.history(execution);
     const next = history.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    const open = await kit.describe({ workflowId: execution.workflowId, runId: next ?? '' });
+    const open = await driver.describe({ workflowId: execution.workflowId, runId: next ?? '' });
     expect({
       answered,
       closed: closed.executionInfo?.closeStatus,

@@ -1,13 +1,13 @@
 /**
  * A realistic workload (SDK workers: activities that complete, fail and are cancelled, heartbeats,
  * timers, signals, a child that signals its parent, a Lambda task, cancelled and terminated runs)
- * under ambiguous DynamoDB weather (test/support/ambiguous-weather.ts), then SWF's invariants: every
+ * under ambiguous DynamoDB outcomes (test/support/ambiguous-outcomes.ts), then SWF's invariants: every
  * run closes as it should; histories have contiguous ids, no task started or closed twice, no timeout
  * from a lost task; a signal is recorded once per call unless the caller saw an error and tried again;
  * pending counts, open counts and the visibility lists agree with the histories.
  *
- * AMBIG_WEATHER=landed-retried (default) hits a fraction of every kind of write with a landed request
- * the client retries: no caller should see any error. AMBIG_WEATHER=mixed adds lost requests and
+ * AMBIGUOUS_OUTCOMES=landed-retried (default) hits a fraction of every kind of write with a landed request
+ * the client retries: no caller should see any error. AMBIGUOUS_OUTCOMES=mixed adds lost requests and
  * landed ones that answer 500 (reads too): callers may see 500s, the state must stay consistent.
  */
 import {
@@ -38,13 +38,13 @@ import {
   sleep,
 } from '../../lib/sdk/index.js';
 import { recordingLogger } from '../sdk/support.js';
-import { ambiguousWeather, type Weather } from '../support/ambiguous-weather.js';
+import { type AmbiguousOutcome, ambiguousOutcomes } from '../support/ambiguous-outcomes.js';
 import { uid } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
-const MODE = process.env.AMBIG_WEATHER ?? 'landed-retried';
-const FRACTION = Number(process.env.AMBIG_FRACTION ?? '0.12');
-const RUNS = Number(process.env.AMBIG_RUNS ?? '8');
+const MODE = process.env.AMBIGUOUS_OUTCOMES ?? 'landed-retried';
+const FRACTION = Number(process.env.AMBIGUOUS_FRACTION ?? '0.12');
+const RUNS = Number(process.env.AMBIGUOUS_RUNS ?? '8');
 const domain = 'ambiguous-load';
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 
@@ -54,7 +54,7 @@ const random = () => {
   seed = (seed * 1103515245 + 12345) % 2147483648;
   return seed / 2147483648;
 };
-const weather = ambiguousWeather(random);
+const ambiguous = ambiguousOutcomes(random);
 const WRITES = ['PutItem', 'DeleteItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems'];
 const READS = ['GetItem', 'Query'];
 
@@ -63,22 +63,22 @@ let client: SWFClient;
 /** The test's own calls: one attempt each, so every try that saw an error is counted (see call). */
 let direct: SWFClient;
 const MIXED = MODE === 'mixed';
-/** Lost tasks (mixed weather may lose a poll's answer) time out and are scheduled again. */
+/** Lost tasks (mixed outcomes may lose a poll's answer) time out and are scheduled again. */
 const TASK_TIMEOUT = MIXED ? '8' : '25';
 const calls: SwfCall[] = [];
 const logger = recordingLogger();
 
 beforeAll(async () => {
   server = await startTestServer({
-    dynamoIntercept: weather.intercept,
+    dynamoIntercept: ambiguous.intercept,
     polling: { maxWaitMs: 2_000 },
   });
   client = createSwfClient({
-    endpoint: server.stack.endpoint,
+    endpoint: server.service.endpoint,
     maxAttempts: MODE === 'mixed' ? 3 : 1,
     observe: (call) => calls.push(call),
   });
-  direct = createSwfClient({ endpoint: server.stack.endpoint, maxAttempts: 1 });
+  direct = createSwfClient({ endpoint: server.service.endpoint, maxAttempts: 1 });
   const swf = server.swf;
   await swf.send(
     new (await import('@aws-sdk/client-swf')).RegisterDomainCommand({
@@ -111,7 +111,7 @@ beforeAll(async () => {
         defaultTaskHeartbeatTimeout: 'NONE',
       }),
     );
-  server.stack.lambda.register('echo', async (input) => `echo ${input}`);
+  server.service.lambda.register('echo', async (input) => `echo ${input}`);
 }, 60_000);
 afterAll(async () => {
   client?.destroy();
@@ -279,7 +279,7 @@ function historyProblems(events: HistoryEvent[]): string[] {
   return problems;
 }
 
-it(`keeps SWF's invariants under ${MODE} weather`, async () => {
+it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
   const deciders = ['main', 'child'].map(
     (name) =>
       new DeciderWorker({
@@ -319,20 +319,20 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
   for (const d of deciders) d.start();
   worker.start();
 
-  // Weather on from here: every kind of request may meet it.
-  const kinds: Weather[] =
+  // AmbiguousOutcome on from here: every kind of request may meet it.
+  const kinds: AmbiguousOutcome[] =
     MODE === 'mixed' ? ['landed-retried', 'landed-500', 'lost'] : ['landed-retried'];
   for (const w of kinds)
-    weather.add({
+    ambiguous.add({
       match: (op) => WRITES.includes(op),
-      weather: w,
+      outcome: w,
       remaining: Number.POSITIVE_INFINITY,
       fraction: FRACTION / kinds.length,
     });
   if (MODE === 'mixed')
-    weather.add({
+    ambiguous.add({
       match: (op) => READS.includes(op),
-      weather: 'lost',
+      outcome: 'lost',
       remaining: Number.POSITIVE_INFINITY,
       fraction: FRACTION / 4,
     });
@@ -450,18 +450,18 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
       break;
     await sleep(500);
   }
-  weather.clear();
+  ambiguous.clear();
   await sleep(1_500); // let the outbox finish (children closed by policy, visibility)
   await Promise.all([...deciders.map((d) => d.shutdown()), worker.shutdown()]);
 
   const problems: string[] = [];
   const notes: string[] = [];
-  // The weather met the workload: each kind hit some writes (and, mixed, some reads).
+  // The outcomes met the workload: each kind hit some writes (and, mixed, some reads).
   for (const w of kinds)
-    if (!weather.log.some((l) => l.weather === w && WRITES.includes(l.operation)))
-      problems.push(`no write met ${w} weather`);
-  if (MIXED && !weather.log.some((l) => READS.includes(l.operation)))
-    problems.push('no read met lost weather');
+    if (!ambiguous.log.some((l) => l.outcome === w && WRITES.includes(l.operation)))
+      problems.push(`no write met the ${w} outcome`);
+  if (MIXED && !ambiguous.log.some((l) => READS.includes(l.operation)))
+    problems.push('no read met the lost outcome');
   for (const run of runs) {
     if (run.runId === undefined) {
       // README: a start that failed midway (its workflowId claimed, its run never written) keeps the
@@ -523,7 +523,7 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
     } else if (run.kind === 'full') problems.push(`${run.workflowId}: no child started`);
   }
   // Pending counts: nothing is left queued once every run closed (pollers ran till the end). Under
-  // mixed weather a commit that failed leaves the entries it wrote ahead of it, counted until a poll
+  // mixed outcomes a commit that failed leaves the entries it wrote ahead of it, counted until a poll
   // finds them stale (up to 60 s: UNCOMMITTED_ENTRY_GRACE_SECONDS), as SWF's counts are estimates.
   if (!MIXED)
     for (const list of ['main-decisions', 'child-decisions']) {
@@ -537,7 +537,7 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
   );
   if (acts !== 0 && !MIXED) problems.push(`workers: ${acts} pending activity tasks`);
   // Visibility agrees: no open executions listed, every run and child listed closed once.
-  await server.stack.streamCaughtUp();
+  await server.service.streamCaughtUp();
   const since = new Date(Date.now() - 600_000);
   const open = await server.swf.send(
     new ListOpenWorkflowExecutionsCommand({ domain, startTimeFilter: { oldestDate: since } }),
@@ -592,14 +592,14 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
         String(a.startedEventId) === started
       );
     });
-    // (Under mixed weather the workers' client retries a 500 itself: its retry of a response that
+    // (Under mixed outcomes the workers' client retries a 500 itself: its retry of a response that
     // landed is told the task is unknown, SWF's own ambiguity.)
     if (own !== undefined && !MIXED)
       problems.push(
         `${c.action} landed (${own.eventType} ${own.eventId}) but answered UnknownResourceFault`,
       );
   }
-  const letters = await server.stack.outbox.executions.listDeadLetters();
+  const letters = await server.service.outbox.executions.listDeadLetters();
   for (const l of letters) problems.push(`dead letter: ${l.error}`);
   const serverErrors = calls.filter((c) => {
     const e = c.error as { $metadata?: { httpStatusCode?: number }; name?: string } | undefined;
@@ -607,7 +607,7 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
   });
   const callErrors = calls
     .filter((c) => c.error !== undefined && !/^PollFor/.test(c.action))
-    // Inherent to the workload (seen without weather): a run terminated under a decider or a
+    // Inherent to the workload (seen without ambiguous outcomes): a run terminated under a decider or a
     // heartbeating activity answers their next call UnknownResourceFault.
     .filter(
       (c) =>
@@ -623,8 +623,8 @@ it(`keeps SWF's invariants under ${MODE} weather`, async () => {
       notes,
       mode: MODE,
       seed: process.env.AMBIG_SEED,
-      hits: weather.log.length,
-      byOp: countBy(weather.log.map((l) => `${l.operation}/${l.weather}`)),
+      hits: ambiguous.log.length,
+      byOp: countBy(ambiguous.log.map((l) => `${l.operation}/${l.outcome}`)),
       callErrors: countBy(callErrors),
       errors: logger.lines.filter((l) => l.level === 'error').length,
     }),

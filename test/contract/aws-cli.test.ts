@@ -47,7 +47,7 @@ async function aws(...args: string[]): Promise<{ code: number; json: unknown; st
 describe.skipIf(cliMissing)('the AWS CLI', () => {
   beforeAll(async () => {
     const server = await startTestServer({ polling: { maxWaitMs: 500 } });
-    endpoint = server.stack.endpoint;
+    endpoint = server.service.endpoint;
     close = server.close;
   });
 

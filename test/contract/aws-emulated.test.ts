@@ -35,7 +35,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createApiHandler } from '../../functions/shared/wiring.js';
+import { createApiHandler } from '../../functions/shared/api-handler.js';
 import { SwfStack } from '../../infra/swf-stack.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
@@ -46,7 +46,7 @@ import {
   StreamPump,
   TimerPump,
 } from '../support/aws-emulator.js';
-import { decide, eventTypes, SwfKit, sleep, uid } from '../support/decider.js';
+import { decide, eventTypes, SwfDriver, sleep, uid } from '../support/decider.js';
 import { lambdaContext } from '../support/lambda-events.js';
 import { dynamoClient, dynamoEndpoint, freshTable } from '../support/local.js';
 import {
@@ -104,7 +104,7 @@ let server: Server;
 let swf: SWFClient;
 /** The raw answers the SDK client was given through the API function (test/support/output-shapes). */
 let answers: RawAnswer[] = [];
-let kit: SwfKit;
+let driver: SwfDriver;
 let filters: Record<string, unknown>[];
 let apiHandler: typeof import('../../functions/api.js').handler;
 const apiEvents: APIGatewayProxyEventV2[] = [];
@@ -295,7 +295,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     maxAttempts: 1,
   });
-  kit = new SwfKit(swf, domain);
+  driver = new SwfDriver(swf, domain);
   answers = recordAnswers(swf);
 
   streams = new DynamoDBStreamsClient({
@@ -367,20 +367,20 @@ async function decisionWhen(
   const deadline = Date.now() + withinMs;
   let last: HistoryEvent[] = [];
   while (Date.now() < deadline) {
-    const task = await kit.swf.send(
+    const task = await driver.swf.send(
       new (await import('@aws-sdk/client-swf')).PollForDecisionTaskCommand({
         domain,
         taskList: { name: taskList },
       }),
     );
     if (task.taskToken) {
-      const events = await kit.history({
+      const events = await driver.history({
         workflowId: task.workflowExecution?.workflowId ?? '',
         runId: task.workflowExecution?.runId ?? '',
       });
       last = events;
       if (ready(events)) return { taskToken: task.taskToken, events };
-      await kit.respond(task.taskToken, []);
+      await driver.respond(task.taskToken, []);
     }
   }
   throw new Error(`not ready within ${withinMs} ms: ${eventTypes(last).join(', ')}`);
@@ -391,11 +391,11 @@ const count = (events: HistoryEvent[], type: string) =>
 
 describe('a workflow run by the deployed functions alone', () => {
   it('gets its timer, timeouts, child and signal exactly once, and closes', async () => {
-    const { execution, taskList } = await kit.start(parent);
+    const { execution, taskList } = await driver.start(parent);
     const childList = uid('child-deciders');
     const activities = uid('workers');
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       decide.startTimer('t1', '2'),
       decide.scheduleActivity({
         activityId: 'hb',
@@ -420,14 +420,14 @@ describe('a workflow run by the deployed functions alone', () => {
     ] satisfies Decision[]);
 
     // The activity worker starts the heartbeat activity, beats once, then goes silent.
-    const task = await kit.pollActivity(activities);
+    const task = await driver.pollActivity(activities);
     await swf.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: task.taskToken, details: 'beat' }),
     );
     // The child's decider completes it.
-    const childTask = await kit.pollDecision(childList);
-    await kit.respond(childTask.taskToken, [decide.complete('child done')]);
-    await kit.signal(execution, 'poke', 'hello');
+    const childTask = await driver.pollDecision(childList);
+    await driver.respond(childTask.taskToken, [decide.complete('child done')]);
+    await driver.signal(execution, 'poke', 'hello');
 
     const done = (events: HistoryEvent[]) =>
       count(events, 'TimerFired') === 1 &&
@@ -435,10 +435,10 @@ describe('a workflow run by the deployed functions alone', () => {
       count(events, 'ChildWorkflowExecutionCompleted') === 1 &&
       count(events, 'WorkflowExecutionSignaled') === 1;
     const ready = await decisionWhen(taskList, done, 25_000);
-    await kit.respond(ready.taskToken, [decide.complete('ok')]);
+    await driver.respond(ready.taskToken, [decide.complete('ok')]);
 
     await sleep(3_000);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const types = eventTypes(history);
     for (const once of [
       'TimerStarted',
@@ -475,10 +475,10 @@ describe('a workflow run by the deployed functions alone', () => {
   }, 60_000);
 
   it('runs its Lambda tasks: each function invoked once, its outcome recorded', async () => {
-    const { execution, taskList } = await kit.start(parent, { lambdaRole: LAMBDA_ROLE });
-    const first = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(parent, { lambdaRole: LAMBDA_ROLE });
+    const first = await driver.pollDecision(taskList);
     const calls = userFunctionCalls.length;
-    await kit.respond(first.taskToken, [
+    await driver.respond(first.taskToken, [
       {
         decisionType: 'ScheduleLambdaFunction',
         scheduleLambdaFunctionDecisionAttributes: {
@@ -492,7 +492,7 @@ describe('a workflow run by the deployed functions alone', () => {
     const deadline = Date.now() + 8_000;
     let history: HistoryEvent[] = [];
     while (Date.now() < deadline) {
-      history = await kit.history(execution);
+      history = await driver.history(execution);
       if (count(history, 'LambdaFunctionCompleted') + count(history, 'LambdaFunctionTimedOut') > 0)
         break;
       await sleep(200);
@@ -512,11 +512,11 @@ describe('a workflow run by the deployed functions alone', () => {
   it('arms a deadline over 15 minutes away as a one-time schedule, and deletes it when cancelled', async () => {
     // Decision tasks of 2 s: the run's alarm, left at the first task's timeout, fires soon and moves
     // to the timer (the alarm is brought forward at once, and moved back only when it fires).
-    const { execution, taskList } = await kit.start(parent, { taskStartToCloseTimeout: '2' });
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [decide.startTimer('long', '1200')]);
+    const { execution, taskList } = await driver.start(parent, { taskStartToCloseTimeout: '2' });
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [decide.startTimer('long', '1200')]);
     const started = async () =>
-      (await kit.history(execution)).find((e) => e.eventType === 'TimerStarted');
+      (await driver.history(execution)).find((e) => e.eventType === 'TimerStarted');
     const fireAt = ((await started())?.eventTimestamp?.getTime() ?? 0) + 1_200_000;
     const timerSchedule = () =>
       [...schedules.entries()].find(([, s]) => Math.abs(s.fireAtMs - (fireAt - 60_000)) < 2_000);
@@ -544,9 +544,9 @@ describe('a workflow run by the deployed functions alone', () => {
       actionAfterCompletion: 'DELETE',
     });
     expect(JSON.parse(schedule?.input ?? '{}')).toMatchObject({ runId: execution.runId });
-    await kit.signal(execution);
-    const next = await kit.pollDecision(taskList);
-    await kit.respond(next.taskToken, [decide.cancelTimer('long')]);
+    await driver.signal(execution);
+    const next = await driver.pollDecision(taskList);
+    await driver.respond(next.taskToken, [decide.cancelTimer('long')]);
     const until = Date.now() + 10_000;
     while (schedules.has(key) && Date.now() < until) await sleep(50);
     expect(schedules.has(key)).toBe(false);
@@ -557,11 +557,11 @@ describe('through an SQS outage and duplicate fires', () => {
   it('hands the failed stream records back (batchItemFailures) and still fires each deadline once', async () => {
     queue.duplicateOnSend = true;
     try {
-      const { execution, taskList } = await kit.start(parent);
-      const first = await kit.pollDecision(taskList);
+      const { execution, taskList } = await driver.start(parent);
+      const first = await driver.pollDecision(taskList);
       const failuresBefore = streamPump.failures.length;
       sqsOutageUntil = Date.now() + 3_000;
-      await kit.respond(first.taskToken, [
+      await driver.respond(first.taskToken, [
         decide.startTimer('t1', '1'),
         decide.startTimer('t2', '2'),
         decide.scheduleActivity({
@@ -574,9 +574,9 @@ describe('through an SQS outage and duplicate fires', () => {
       const done = (events: HistoryEvent[]) =>
         count(events, 'TimerFired') === 2 && count(events, 'ActivityTaskTimedOut') === 1;
       const ready = await decisionWhen(taskList, done, 25_000);
-      await kit.respond(ready.taskToken, [decide.complete()]);
+      await driver.respond(ready.taskToken, [decide.complete()]);
       await sleep(2_000);
-      const history = await kit.history(execution);
+      const history = await driver.history(execution);
       expect(count(history, 'TimerFired')).toBe(2);
       expect(count(history, 'ActivityTaskTimedOut')).toBe(1);
       expect(count(history, 'WorkflowExecutionCompleted')).toBe(1);

@@ -18,7 +18,7 @@ import {
   decide,
   eventsOf,
   eventTypes,
-  type SwfKit,
+  type SwfDriver,
   single,
   sleep,
   uid,
@@ -27,7 +27,7 @@ import { serveDomain } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'children';
 const parentType = { name: 'parent', version: '1' };
@@ -37,7 +37,7 @@ const bareType = { name: 'bare', version: '1' };
 const oldType = { name: 'old', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
   const defaults = {
     defaultTaskList: { name: 'unused' },
     defaultExecutionStartToCloseTimeout: '3600',
@@ -106,12 +106,12 @@ interface Family {
  */
 async function family(
   child: Partial<StartChildWorkflowExecutionDecisionAttributes> = {},
-  parentOptions: Parameters<SwfKit['start']>[1] = {},
+  parentOptions: Parameters<SwfDriver['start']>[1] = {},
 ): Promise<Family> {
-  const parent = await kit.start(parentType, parentOptions);
+  const parent = await driver.start(parentType, parentOptions);
   const childTaskList = child.taskList?.name ?? uid('child-deciders');
   const workflowId = child.workflowId ?? uid('child');
-  await kit.decide(parent.taskList, () => [
+  await driver.decide(parent.taskList, () => [
     startChild({
       workflowType: childType,
       ...child,
@@ -119,8 +119,8 @@ async function family(
       taskList: { name: childTaskList },
     }),
   ]);
-  const task = await kit.pollDecision(parent.taskList);
-  await kit.respond(task.taskToken, []);
+  const task = await driver.pollDecision(parent.taskList);
+  await driver.respond(task.taskToken, []);
   const started = single(task.events, 'ChildWorkflowExecutionStarted');
   const attributes = started.childWorkflowExecutionStartedEventAttributes;
   const runId = attributes?.workflowExecution?.runId ?? '';
@@ -137,10 +137,10 @@ async function family(
 
 describe('StartChildWorkflowExecution', () => {
   it('starts the child: Initiated, then ChildWorkflowExecutionStarted and a decision task in the parent', async () => {
-    const parent = await kit.start(parentType);
+    const parent = await driver.start(parentType);
     const workflowId = uid('child');
     const childTaskList = uid('child-deciders');
-    const first = await kit.decide(parent.taskList, () => [
+    const first = await driver.decide(parent.taskList, () => [
       startChild({
         workflowType: childType,
         workflowId,
@@ -154,7 +154,7 @@ describe('StartChildWorkflowExecution', () => {
     ]);
     const completedEventId = (first.startedEventId ?? 0) + 1;
 
-    const task = await kit.pollDecision(parent.taskList);
+    const task = await driver.pollDecision(parent.taskList);
     expect(eventTypes(task.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'StartChildWorkflowExecutionInitiated',
@@ -188,7 +188,7 @@ describe('StartChildWorkflowExecution', () => {
     });
     const child = { workflowId, runId: started?.workflowExecution?.runId ?? '' };
 
-    const childTask = await kit.pollDecision(childTaskList);
+    const childTask = await driver.pollDecision(childTaskList);
     expect(childTask.workflowExecution).toEqual(child);
     expect(eventTypes(childTask.events)).toEqual([
       'WorkflowExecutionStarted',
@@ -209,7 +209,7 @@ describe('StartChildWorkflowExecution', () => {
       lambdaRole: 'arn:aws:iam::000000000000:role/child',
     });
 
-    const described = await kit.describe(child);
+    const described = await driver.describe(child);
     expect(described.executionInfo).toMatchObject({
       execution: child,
       workflowType: childType,
@@ -222,47 +222,55 @@ describe('StartChildWorkflowExecution', () => {
       taskList: { name: childTaskList },
       executionStartToCloseTimeout: '1800',
     });
-    expect((await kit.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(1);
+    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
+      1,
+    );
   });
 
   it('counts open children in the parent until they close', async () => {
-    const parent = await kit.start(parentType);
+    const parent = await driver.start(parentType);
     const lists = [uid('c1'), uid('c2')];
-    await kit.decide(parent.taskList, () =>
+    await driver.decide(parent.taskList, () =>
       lists.map((list) =>
         startChild({ workflowType: childType, workflowId: uid('child'), taskList: { name: list } }),
       ),
     );
     // Initiated children count as open before they have started
-    const counts = await kit.describe(parent.execution);
+    const counts = await driver.describe(parent.execution);
     expect(counts.openCounts?.openChildWorkflowExecutions).toBe(2);
     await awaitHistory(
-      kit,
+      driver,
       parent.execution,
       (h) => eventsOf(h, 'ChildWorkflowExecutionStarted').length === 2,
     );
-    expect((await kit.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(2);
+    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
+      2,
+    );
 
-    await kit.decide(lists[0] ?? '', () => [decide.complete()]);
+    await driver.decide(lists[0] ?? '', () => [decide.complete()]);
     await awaitHistory(
-      kit,
+      driver,
       parent.execution,
       (h) => eventsOf(h, 'ChildWorkflowExecutionCompleted').length === 1,
     );
-    expect((await kit.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(1);
-    await kit.decide(lists[1] ?? '', () => [decide.complete()]);
+    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
+      1,
+    );
+    await driver.decide(lists[1] ?? '', () => [decide.complete()]);
     await awaitHistory(
-      kit,
+      driver,
       parent.execution,
       (h) => eventsOf(h, 'ChildWorkflowExecutionCompleted').length === 2,
     );
-    expect((await kit.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(0);
+    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
+      0,
+    );
   });
 
   describe('the parent learns how the child closed, with initiatedEventId and startedEventId', () => {
     /** The parent's decision task after the child closed, and the ids every close event carries. */
     async function parentSeesClose(f: Family) {
-      const task = await kit.pollDecision(f.parentTaskList);
+      const task = await driver.pollDecision(f.parentTaskList);
       const ids = {
         workflowExecution: f.child,
         workflowType: childType,
@@ -275,7 +283,7 @@ describe('StartChildWorkflowExecution', () => {
 
     it('ChildWorkflowExecutionCompleted {result}', async () => {
       const f = await family();
-      await kit.decide(f.childTaskList, () => [decide.complete('child-result')]);
+      await driver.decide(f.childTaskList, () => [decide.complete('child-result')]);
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionCompleted',
@@ -289,12 +297,12 @@ describe('StartChildWorkflowExecution', () => {
         ...ids,
         result: 'child-result',
       });
-      expect((await kit.describe(f.parent)).openCounts?.openChildWorkflowExecutions).toBe(0);
+      expect((await driver.describe(f.parent)).openCounts?.openChildWorkflowExecutions).toBe(0);
     });
 
     it('ChildWorkflowExecutionFailed {reason, details}', async () => {
       const f = await family();
-      await kit.decide(f.childTaskList, () => [decide.fail('broken', 'stack')]);
+      await driver.decide(f.childTaskList, () => [decide.fail('broken', 'stack')]);
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionFailed',
@@ -313,7 +321,7 @@ describe('StartChildWorkflowExecution', () => {
 
     it('ChildWorkflowExecutionCanceled {details}', async () => {
       const f = await family();
-      await kit.decide(f.childTaskList, () => [decide.cancel('bye')]);
+      await driver.decide(f.childTaskList, () => [decide.cancel('bye')]);
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionCanceled',
@@ -344,7 +352,7 @@ describe('StartChildWorkflowExecution', () => {
         ...ids,
         timeoutType: 'START_TO_CLOSE',
       });
-      expect((await kit.describe(f.child)).executionInfo?.closeStatus).toBe('TIMED_OUT');
+      expect((await driver.describe(f.child)).executionInfo?.closeStatus).toBe('TIMED_OUT');
     });
 
     it('ChildWorkflowExecutionTerminated', async () => {
@@ -373,9 +381,9 @@ describe('StartChildWorkflowExecution', () => {
   describe('start failures', () => {
     /** Starts a parent, answers its first task with `decisions`, and returns its next decision task. */
     async function failedStarts(decisions: Decision[]) {
-      const parent = await kit.start(parentType);
-      const first = await kit.decide(parent.taskList, () => decisions);
-      const task = await kit.pollDecision(parent.taskList);
+      const parent = await driver.start(parentType);
+      const first = await driver.decide(parent.taskList, () => decisions);
+      const task = await driver.pollDecision(parent.taskList);
       return { parent, task, completedEventId: (first.startedEventId ?? 0) + 1 };
     }
 
@@ -449,9 +457,9 @@ describe('StartChildWorkflowExecution', () => {
         ['DEFAULT_CHILD_POLICY_UNDEFINED', 0],
       ]);
       expect(eventsOf(task.events, 'StartChildWorkflowExecutionInitiated')).toEqual([]);
-      expect((await kit.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
-        0,
-      );
+      expect(
+        (await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+      ).toBe(0);
     });
 
     it('starts a child of a type without defaults when the decision gives every value', async () => {
@@ -470,7 +478,7 @@ describe('StartChildWorkflowExecution', () => {
         'StartChildWorkflowExecutionInitiated',
         'ChildWorkflowExecutionStarted',
       ]);
-      const childTask = await kit.pollDecision(childTaskList);
+      const childTask = await driver.pollDecision(childTaskList);
       expect(childTask.events[0]?.workflowExecutionStartedEventAttributes).toMatchObject({
         childPolicy: 'ABANDON',
         taskPriority: '0',
@@ -495,20 +503,20 @@ describe('StartChildWorkflowExecution', () => {
         task.events[4]?.startChildWorkflowExecutionInitiatedEventAttributes
           ?.executionStartToCloseTimeout,
       ).toBe('NONE');
-      const childTask = await kit.pollDecision(childTaskList);
+      const childTask = await driver.pollDecision(childTaskList);
       expect(
         childTask.events[0]?.workflowExecutionStartedEventAttributes?.executionStartToCloseTimeout,
       ).toBe('NONE');
       const child = childTask.workflowExecution;
       if (child === undefined) throw new Error('no child execution');
-      expect((await kit.describe(child)).executionConfiguration?.executionStartToCloseTimeout).toBe(
-        'NONE',
-      );
+      expect(
+        (await driver.describe(child)).executionConfiguration?.executionStartToCloseTimeout,
+      ).toBe('NONE');
     });
 
     it('reports WORKFLOW_ALREADY_RUNNING after an Initiated event, pointing at it', async () => {
-      const existing = await kit.start(childType);
-      const before = await kit.history(existing.execution);
+      const existing = await driver.start(childType);
+      const before = await driver.history(existing.execution);
       const { parent, task, completedEventId } = await failedStarts([
         startChild({
           workflowType: childType,
@@ -535,15 +543,15 @@ describe('StartChildWorkflowExecution', () => {
         decisionTaskCompletedEventId: completedEventId,
         control: 'dup',
       });
-      expect((await kit.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
-        0,
-      );
-      expect(await kit.history(existing.execution)).toEqual(before);
-      expect((await kit.describe(existing.execution)).executionInfo?.parent).toBeUndefined();
+      expect(
+        (await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+      ).toBe(0);
+      expect(await driver.history(existing.execution)).toEqual(before);
+      expect((await driver.describe(existing.execution)).executionInfo?.parent).toBeUndefined();
     });
 
     it('may reuse the workflowId of a closed execution', async () => {
-      const previous = await kit.start(childType);
+      const previous = await driver.start(childType);
       await swf.send(
         new TerminateWorkflowExecutionCommand({
           domain,
@@ -583,11 +591,11 @@ describe('child policy', () => {
   async function grandchild(f: Family, workflowType = abandonType) {
     const taskList = uid('grandchild-deciders');
     const workflowId = uid('grandchild');
-    await kit.decide(f.childTaskList, () => [
+    await driver.decide(f.childTaskList, () => [
       startChild({ workflowType, workflowId, taskList: { name: taskList } }),
     ]);
-    const task = await kit.pollDecision(f.childTaskList);
-    await kit.respond(task.taskToken, []);
+    const task = await driver.pollDecision(f.childTaskList);
+    await driver.respond(task.taskToken, []);
     const started = single(
       task.events,
       'ChildWorkflowExecutionStarted',
@@ -603,30 +611,30 @@ describe('child policy', () => {
     const g = await grandchild(f);
     await terminate(f.parent);
 
-    const childEvents = await awaitHistory(kit, f.child, closedBy);
+    const childEvents = await awaitHistory(driver, f.child, closedBy);
     expect(childEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toEqual({
       childPolicy: 'TERMINATE',
       cause: 'CHILD_POLICY_APPLIED',
     });
-    const grandchildEvents = await awaitHistory(kit, g.execution, closedBy);
+    const grandchildEvents = await awaitHistory(driver, g.execution, closedBy);
     expect(grandchildEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toEqual({
       childPolicy: 'ABANDON',
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await kit.describe(f.child)).executionInfo).toMatchObject({
+    expect((await driver.describe(f.child)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
     });
-    expect((await kit.describe(g.execution)).executionInfo).toMatchObject({
+    expect((await driver.describe(g.execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
     });
     // the closed parent records nothing more, and has nothing open
-    const parentEvents = await kit.history(f.parent);
+    const parentEvents = await driver.history(f.parent);
     expect(parentEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toMatchObject({
       childPolicy: 'TERMINATE',
     });
-    expect((await kit.describe(f.parent)).openCounts).toEqual({
+    expect((await driver.describe(f.parent)).openCounts).toEqual({
       openActivityTasks: 0,
       openDecisionTasks: 0,
       openTimers: 0,
@@ -637,10 +645,10 @@ describe('child policy', () => {
 
   it('REQUEST_CANCEL asks each open child to cancel and leaves it open', async () => {
     const f = await family({}, { childPolicy: 'REQUEST_CANCEL' });
-    await kit.decide(f.childTaskList, () => []);
+    await driver.decide(f.childTaskList, () => []);
     await terminate(f.parent);
 
-    const task = await kit.pollDecision(f.childTaskList);
+    const task = await driver.pollDecision(f.childTaskList);
     expect(eventTypes(task.events).slice(4)).toEqual([
       'WorkflowExecutionCancelRequested',
       'DecisionTaskScheduled',
@@ -652,61 +660,61 @@ describe('child policy', () => {
     ).toEqual({
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await kit.describe(f.child)).executionInfo).toMatchObject({
+    expect((await driver.describe(f.child)).executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       cancelRequested: true,
     });
     expect(
-      (await kit.history(f.parent)).at(-1)?.workflowExecutionTerminatedEventAttributes,
+      (await driver.history(f.parent)).at(-1)?.workflowExecutionTerminatedEventAttributes,
     ).toMatchObject({
       childPolicy: 'REQUEST_CANCEL',
     });
-    await kit.respond(task.taskToken, [decide.cancel()]);
-    expect((await kit.describe(f.child)).executionInfo?.closeStatus).toBe('CANCELED');
+    await driver.respond(task.taskToken, [decide.cancel()]);
+    expect((await driver.describe(f.child)).executionInfo?.closeStatus).toBe('CANCELED');
   });
 
   it('uses the childPolicy given to TerminateWorkflowExecution over the parent’s own', async () => {
     const f = await family({}, { childPolicy: 'TERMINATE' });
-    await kit.decide(f.childTaskList, () => []);
+    await driver.decide(f.childTaskList, () => []);
     await terminate(f.parent, 'REQUEST_CANCEL');
-    const task = await kit.pollDecision(f.childTaskList);
+    const task = await driver.pollDecision(f.childTaskList);
     expect(
       single(task.events, 'WorkflowExecutionCancelRequested')
         .workflowExecutionCancelRequestedEventAttributes,
     ).toEqual({
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await kit.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
   });
 
   it('ABANDON leaves children running untouched', async () => {
     const f = await family({}, { childPolicy: 'ABANDON' });
-    await kit.decide(f.childTaskList, () => []);
-    const before = await kit.history(f.child);
+    await driver.decide(f.childTaskList, () => []);
+    const before = await driver.history(f.child);
     await terminate(f.parent);
     // Another parent terminated afterwards with TERMINATE: once its child is terminated, the outbox has
     // long passed the first termination.
     const witness = await family();
-    await kit.decide(witness.childTaskList, () => []);
+    await driver.decide(witness.childTaskList, () => []);
     await terminate(witness.parent);
-    await awaitHistory(kit, witness.child, closedBy);
+    await awaitHistory(driver, witness.child, closedBy);
     await sleep(300);
-    expect(await kit.history(f.child)).toEqual(before);
-    expect((await kit.describe(f.child)).executionInfo).toMatchObject({
+    expect(await driver.history(f.child)).toEqual(before);
+    expect((await driver.describe(f.child)).executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       cancelRequested: false,
     });
-    await kit.signal(f.child);
-    expect(eventTypes((await kit.pollDecision(f.childTaskList)).events).at(-3)).toBe(
+    await driver.signal(f.child);
+    expect(eventTypes((await driver.pollDecision(f.childTaskList)).events).at(-3)).toBe(
       'WorkflowExecutionSignaled',
     );
   });
 
   it('applies the policy when the parent times out', async () => {
     const f = await family({}, { executionStartToCloseTimeout: '2' });
-    await kit.decide(f.childTaskList, () => []);
+    await driver.decide(f.childTaskList, () => []);
     const parentEvents = await awaitHistory(
-      kit,
+      driver,
       f.parent,
       (h) => h.at(-1)?.eventType === 'WorkflowExecutionTimedOut',
     );
@@ -714,7 +722,7 @@ describe('child policy', () => {
       timeoutType: 'START_TO_CLOSE',
       childPolicy: 'TERMINATE',
     });
-    const childEvents = await awaitHistory(kit, f.child, closedBy);
+    const childEvents = await awaitHistory(driver, f.child, closedBy);
     expect(childEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toEqual({
       childPolicy: 'TERMINATE',
       cause: 'CHILD_POLICY_APPLIED',
@@ -726,9 +734,9 @@ describe('child policy', () => {
       {},
       { executionStartToCloseTimeout: '2', childPolicy: 'REQUEST_CANCEL' },
     );
-    await kit.decide(f.childTaskList, () => []);
+    await driver.decide(f.childTaskList, () => []);
     const childEvents = await awaitHistory(
-      kit,
+      driver,
       f.child,
       (h) => eventsOf(h, 'WorkflowExecutionCancelRequested').length === 1,
     );
@@ -738,43 +746,43 @@ describe('child policy', () => {
     ).toEqual({
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await kit.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
   });
 
   it('a parent that completes, fails or cancels leaves its children running', async () => {
     const closes = [decide.complete('done'), decide.fail('r'), decide.cancel()];
     const families = await Promise.all(closes.map(() => family()));
     for (const [i, f] of families.entries()) {
-      await kit.decide(f.childTaskList, () => []);
-      await kit.signal(f.parent);
+      await driver.decide(f.childTaskList, () => []);
+      await driver.signal(f.parent);
       const close = closes[i];
-      if (close !== undefined) await kit.decide(f.parentTaskList, () => [close]);
+      if (close !== undefined) await driver.decide(f.parentTaskList, () => [close]);
     }
     // a terminated parent's child shows the outbox has caught up with the closes above
     const witness = await family();
-    await kit.decide(witness.childTaskList, () => []);
+    await driver.decide(witness.childTaskList, () => []);
     await terminate(witness.parent);
-    await awaitHistory(kit, witness.child, closedBy);
+    await awaitHistory(driver, witness.child, closedBy);
     await sleep(300);
     for (const f of families) {
-      const described = await kit.describe(f.child);
+      const described = await driver.describe(f.child);
       expect(described.executionInfo).toMatchObject({
         executionStatus: 'OPEN',
         cancelRequested: false,
       });
-      expect(eventTypes(await kit.history(f.child))).toEqual([
+      expect(eventTypes(await driver.history(f.child))).toEqual([
         'WorkflowExecutionStarted',
         'DecisionTaskScheduled',
         'DecisionTaskStarted',
         'DecisionTaskCompleted',
       ]);
       // a child may outlive its parent; its close is then reported to no one
-      await kit.signal(f.child);
-      await kit.decide(f.childTaskList, () => [decide.complete()]);
-      expect((await kit.describe(f.child)).executionInfo?.closeStatus).toBe('COMPLETED');
+      await driver.signal(f.child);
+      await driver.decide(f.childTaskList, () => [decide.complete()]);
+      expect((await driver.describe(f.child)).executionInfo?.closeStatus).toBe('COMPLETED');
     }
     expect(
-      (await Promise.all(families.map((f) => kit.describe(f.parent)))).map(
+      (await Promise.all(families.map((f) => driver.describe(f.parent)))).map(
         (d) => d.executionInfo?.closeStatus,
       ),
     ).toEqual(['COMPLETED', 'FAILED', 'CANCELED']);

@@ -19,13 +19,21 @@ import {
   WorkflowExecutionAlreadyStartedFault,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventIds, eventsOf, eventTypes, SwfKit, single, uid } from '../support/decider.js';
+import {
+  decide,
+  eventIds,
+  eventsOf,
+  eventTypes,
+  SwfDriver,
+  single,
+  uid,
+} from '../support/decider.js';
 import { startTestServer, swfClient } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
 let swf: SWFClient;
 let endpoint: string;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'concurrency';
 const wf = { name: 'wf', version: '1' };
@@ -34,8 +42,8 @@ const act = { name: 'act', version: '1' };
 beforeAll(async () => {
   const server = await startTestServer({ polling: { maxWaitMs: 500 } });
   ({ swf, close } = server);
-  endpoint = server.stack.endpoint;
-  kit = new SwfKit(swf, domain);
+  endpoint = server.service.endpoint;
+  driver = new SwfDriver(swf, domain);
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
@@ -97,12 +105,12 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
     const perExecution = 20;
     const total = executions * perExecution;
     const workerList = uid('workers');
-    const started = await Promise.all(Array.from({ length: executions }, () => kit.start(wf)));
+    const started = await Promise.all(Array.from({ length: executions }, () => driver.start(wf)));
     // The deciders answer at once, each scheduling its activities.
     await Promise.all(
       started.map(async ({ taskList }) => {
-        const task = await kit.pollDecision(taskList);
-        await kit.respond(
+        const task = await driver.pollDecision(taskList);
+        await driver.respond(
           task.taskToken,
           Array.from({ length: perExecution }, (_, i) =>
             decide.scheduleActivity({
@@ -115,7 +123,7 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
         );
       }),
     );
-    expect(await pendingActivities(kit, workerList)).toBe(total);
+    expect(await pendingActivities(driver, workerList)).toBe(total);
 
     const delivered: string[] = [];
     const byWorker = new Map<number, number>();
@@ -150,24 +158,24 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
 
     const startedEvents = [];
     for (const { execution } of started) {
-      startedEvents.push(...eventsOf(await kit.history(execution), 'ActivityTaskStarted'));
+      startedEvents.push(...eventsOf(await driver.history(execution), 'ActivityTaskStarted'));
     }
     // If a task is missing, tell a slow hand-out (still pending) from a lost one (neither).
     expect({
       delivered: delivered.length,
       started: startedEvents.length,
-      pending: await pendingActivities(kit, workerList),
+      pending: await pendingActivities(driver, workerList),
     }).toStrictEqual({ delivered: total, started: total, pending: 0 });
     console.log(`1000 activity tasks handed to 20 pollers in ${pollMs} ms`);
     expect(new Set(delivered).size).toBe(total);
     expect(byWorker.size).toBeGreaterThan(1);
-    expect(await pendingActivities(kit, workerList)).toBe(0);
+    expect(await pendingActivities(driver, workerList)).toBe(0);
     const late = await swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workerList } }),
     );
     expect(late.taskToken).toBeUndefined();
     for (const { execution } of started) {
-      const events = await kit.history(execution);
+      const events = await driver.history(execution);
       expectContiguous(events);
       expect(eventsOf(events, 'ActivityTaskScheduled')).toHaveLength(perExecution);
       const startedFor = eventsOf(events, 'ActivityTaskStarted').map(
@@ -175,7 +183,7 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
       );
       expect(startedFor).toHaveLength(perExecution);
       expect(new Set(startedFor).size).toBe(perExecution);
-      const described = await kit.describe(execution);
+      const described = await driver.describe(execution);
       expect(described.openCounts?.openActivityTasks).toBe(perExecution);
     }
   });
@@ -188,9 +196,9 @@ describe('several decision pollers', () => {
     const deciders = uid('deciders');
     const count = 40;
     const started = await Promise.all(
-      Array.from({ length: count }, () => kit.start(wf, { taskList: { name: deciders } })),
+      Array.from({ length: count }, () => driver.start(wf, { taskList: { name: deciders } })),
     );
-    expect(await pendingDecisions(kit, deciders)).toBe(count);
+    expect(await pendingDecisions(driver, deciders)).toBe(count);
 
     const handled: string[] = [];
     const deadline = Date.now() + 100_000;
@@ -216,9 +224,9 @@ describe('several decision pollers', () => {
 
     expect(handled).toHaveLength(count);
     expect(new Set(handled)).toStrictEqual(new Set(started.map((s) => s.execution.runId)));
-    expect(await pendingDecisions(kit, deciders)).toBe(0);
+    expect(await pendingDecisions(driver, deciders)).toBe(0);
     for (const { execution } of started) {
-      const events = await kit.history(execution);
+      const events = await driver.history(execution);
       expect(eventTypes(events)).toStrictEqual([
         'WorkflowExecutionStarted',
         'DecisionTaskScheduled',
@@ -232,21 +240,25 @@ describe('several decision pollers', () => {
 
 describe('50 concurrent signals to one execution', () => {
   it('are all recorded exactly once, with contiguous event ids', { timeout: 60_000 }, async () => {
-    const { execution } = await kit.start(wf);
+    const { execution } = await driver.start(wf);
     const inputs = Array.from({ length: 50 }, (_, i) => `signal-${i}`);
     const clients = Array.from({ length: 10 }, () => swfClient(endpoint));
 
     try {
       await Promise.all(
         inputs.map((input, i) =>
-          new SwfKit(clients[i % clients.length] ?? swf, domain).signal(execution, 'burst', input),
+          new SwfDriver(clients[i % clients.length] ?? swf, domain).signal(
+            execution,
+            'burst',
+            input,
+          ),
         ),
       );
     } finally {
       for (const client of clients) client.destroy();
     }
 
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expectContiguous(events);
     const signaled = eventsOf(events, 'WorkflowExecutionSignaled').map(
       (e) => e.workflowExecutionSignaledEventAttributes?.input,
@@ -255,7 +267,7 @@ describe('50 concurrent signals to one execution', () => {
     expect(new Set(signaled)).toStrictEqual(new Set(inputs));
     // The decision task scheduled at start was never started: the signals add no second one.
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(1);
-    const described = await kit.describe(execution);
+    const described = await driver.describe(execution);
     expect(described.openCounts?.openDecisionTasks).toBe(1);
   });
 });
@@ -264,15 +276,15 @@ describe('concurrent responders', () => {
   it('signals racing a decision response: all recorded, one decision task owed, ids contiguous', {
     timeout: 60_000,
   }, async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
 
     await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => kit.signal(execution, 'race', `r${i}`)),
-      kit.respond(task.taskToken, [decide.marker('answered')]),
+      ...Array.from({ length: 20 }, (_, i) => driver.signal(execution, 'race', `r${i}`)),
+      driver.respond(task.taskToken, [decide.marker('answered')]),
     ]);
 
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expectContiguous(events);
     expectOneDecisionTaskAtATime(events);
     expect(eventsOf(events, 'WorkflowExecutionSignaled')).toHaveLength(20);
@@ -284,40 +296,40 @@ describe('concurrent responders', () => {
     const completedAt = types.indexOf('DecisionTaskCompleted');
     expect(types.slice(completedAt)).toContain('DecisionTaskScheduled');
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(2);
-    const next = await kit.pollDecision(taskList);
+    const next = await driver.pollDecision(taskList);
     expect(next.previousStartedEventId).toBe(task.startedEventId);
   });
 
   it('a decision token answered twice at once is taken once; the other gets UnknownResourceFault', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
 
     const outcomes = await Promise.allSettled([
-      kit.respond(task.taskToken, [decide.complete('first')]),
-      kit.respond(task.taskToken, [decide.complete('second')]),
-      kit.respond(task.taskToken, [decide.marker('third')]),
+      driver.respond(task.taskToken, [decide.complete('first')]),
+      driver.respond(task.taskToken, [decide.complete('second')]),
+      driver.respond(task.taskToken, [decide.marker('third')]),
     ]);
 
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(UnknownResourceFault);
     }
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expectContiguous(events);
     single(events, 'DecisionTaskCompleted');
   });
 
   it('an activity completed and failed at once is closed once', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const workerList = uid('workers');
-    await kit.decide(taskList, () => [
+    await driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'one',
         taskList: { name: workerList },
       }),
     ]);
-    const task = await kit.pollActivity(workerList);
+    const task = await driver.pollActivity(workerList);
 
     const outcomes = await Promise.allSettled([
       swf.send(
@@ -333,7 +345,7 @@ describe('concurrent responders', () => {
     for (const o of outcomes) {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(UnknownResourceFault);
     }
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expectContiguous(events);
     const closes = events.filter((e) =>
       ['ActivityTaskCompleted', 'ActivityTaskFailed'].includes(e.eventType ?? ''),
@@ -342,9 +354,9 @@ describe('concurrent responders', () => {
   });
 
   it('activity completions racing each other and a signal keep one decision task open', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const workerList = uid('workers');
-    await kit.decide(taskList, () =>
+    await driver.decide(taskList, () =>
       Array.from({ length: 10 }, (_, i) =>
         decide.scheduleActivity({
           activityType: act,
@@ -354,21 +366,21 @@ describe('concurrent responders', () => {
       ),
     );
     const tasks = [];
-    for (let i = 0; i < 10; i++) tasks.push(await kit.pollActivity(workerList));
+    for (let i = 0; i < 10; i++) tasks.push(await driver.pollActivity(workerList));
 
     await Promise.all([
       ...tasks.map((t) =>
         swf.send(new RespondActivityTaskCompletedCommand({ taskToken: t.taskToken })),
       ),
-      kit.signal(execution, 'meanwhile'),
+      driver.signal(execution, 'meanwhile'),
     ]);
 
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expectContiguous(events);
     expectOneDecisionTaskAtATime(events);
     expect(eventsOf(events, 'ActivityTaskCompleted')).toHaveLength(10);
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(2);
-    expect((await kit.describe(execution)).openCounts).toMatchObject({
+    expect((await driver.describe(execution)).openCounts).toMatchObject({
       openActivityTasks: 0,
       openDecisionTasks: 1,
     });

@@ -11,18 +11,18 @@ import {
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, eventTypes, type SwfKit, single, uid } from '../support/decider.js';
+import { eventsOf, eventTypes, type SwfDriver, single, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'cross';
 const wf = { name: 'wf', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -69,8 +69,8 @@ type Run = {
 
 /** An execution whose first decision task has been answered: it waits with no decision task open. */
 async function idle(): Promise<Run> {
-  const run = await kit.start(wf);
-  await kit.decide(run.taskList, () => []);
+  const run = await driver.start(wf);
+  await driver.decide(run.taskList, () => []);
   return run;
 }
 
@@ -79,8 +79,8 @@ async function idle(): Promise<Run> {
  * id of that task's DecisionTaskCompleted event.
  */
 async function send(decisions: Decision[]): Promise<Run & { completedEventId: number }> {
-  const run = await kit.start(wf);
-  const first = await kit.decide(run.taskList, () => decisions);
+  const run = await driver.start(wf);
+  const first = await driver.decide(run.taskList, () => decisions);
   return { ...run, completedEventId: (first.startedEventId ?? 0) + 1 };
 }
 
@@ -96,7 +96,7 @@ describe('SignalExternalWorkflowExecution', () => {
       }),
     ]);
 
-    const senderTask = await kit.pollDecision(sender.taskList);
+    const senderTask = await driver.pollDecision(sender.taskList);
     expect(eventTypes(senderTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'SignalExternalWorkflowExecutionInitiated',
@@ -118,7 +118,7 @@ describe('SignalExternalWorkflowExecution', () => {
         .externalWorkflowExecutionSignaledEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
 
-    const targetTask = await kit.pollDecision(target.taskList);
+    const targetTask = await driver.pollDecision(target.taskList);
     expect(eventTypes(targetTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'WorkflowExecutionSignaled',
@@ -142,7 +142,7 @@ describe('SignalExternalWorkflowExecution', () => {
       signalExternal(target.execution.workflowId, { signalName: 'no-run-id' }),
     ]);
 
-    const senderTask = await kit.pollDecision(sender.taskList);
+    const senderTask = await driver.pollDecision(sender.taskList);
     const initiated = single(senderTask.events, 'SignalExternalWorkflowExecutionInitiated');
     expect(initiated.signalExternalWorkflowExecutionInitiatedEventAttributes).toEqual({
       workflowId: target.execution.workflowId,
@@ -154,7 +154,7 @@ describe('SignalExternalWorkflowExecution', () => {
         .externalWorkflowExecutionSignaledEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
 
-    const targetTask = await kit.pollDecision(target.taskList);
+    const targetTask = await driver.pollDecision(target.taskList);
     expect(
       single(targetTask.events, 'WorkflowExecutionSignaled')
         .workflowExecutionSignaledEventAttributes,
@@ -166,11 +166,11 @@ describe('SignalExternalWorkflowExecution', () => {
   });
 
   it('adds no second decision task to a target whose decision task is already scheduled', async () => {
-    const target = await kit.start(wf);
+    const target = await driver.start(wf);
     const sender = await send([signalExternal(target.execution.workflowId)]);
-    await kit.pollDecision(sender.taskList);
+    await driver.pollDecision(sender.taskList);
 
-    const targetTask = await kit.pollDecision(target.taskList);
+    const targetTask = await driver.pollDecision(target.taskList);
     expect(eventTypes(targetTask.events)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -183,7 +183,7 @@ describe('SignalExternalWorkflowExecution', () => {
     const workflowId = uid('nobody');
     const sender = await send([signalExternal(workflowId, { control: 'c1' })]);
 
-    const senderTask = await kit.pollDecision(sender.taskList);
+    const senderTask = await driver.pollDecision(sender.taskList);
     expect(eventTypes(senderTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'SignalExternalWorkflowExecutionInitiated',
@@ -205,7 +205,7 @@ describe('SignalExternalWorkflowExecution', () => {
   });
 
   it('fails for a closed target, with or without its runId, and leaves its history alone', async () => {
-    const target = await kit.start(wf);
+    const target = await driver.start(wf);
     await swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
@@ -213,14 +213,14 @@ describe('SignalExternalWorkflowExecution', () => {
         runId: target.execution.runId,
       }),
     );
-    const closedHistory = await kit.history(target.execution);
+    const closedHistory = await driver.history(target.execution);
     const sender = await send([
       signalExternal(target.execution.workflowId, { runId: target.execution.runId }),
       signalExternal(target.execution.workflowId),
     ]);
 
     const events = await awaitHistory(
-      kit,
+      driver,
       sender.execution,
       (h) => eventsOf(h, 'SignalExternalWorkflowExecutionFailed').length === 2,
     );
@@ -246,7 +246,7 @@ describe('SignalExternalWorkflowExecution', () => {
       ]),
     );
     expect(eventsOf(events, 'ExternalWorkflowExecutionSignaled')).toEqual([]);
-    expect(await kit.history(target.execution)).toEqual(closedHistory);
+    expect(await driver.history(target.execution)).toEqual(closedHistory);
   });
 
   it('fails for a runId that belongs to another workflowId', async () => {
@@ -256,25 +256,25 @@ describe('SignalExternalWorkflowExecution', () => {
       signalExternal(target.execution.workflowId, { runId: other.execution.runId }),
     ]);
 
-    const senderTask = await kit.pollDecision(sender.taskList);
+    const senderTask = await driver.pollDecision(sender.taskList);
     expect(
       single(senderTask.events, 'SignalExternalWorkflowExecutionFailed')
         .signalExternalWorkflowExecutionFailedEventAttributes,
     ).toMatchObject({ cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION', runId: other.execution.runId });
-    const untouched = [other, target].map((r) => kit.history(r.execution));
+    const untouched = [other, target].map((r) => driver.history(r.execution));
     for (const history of await Promise.all(untouched)) {
       expect(eventsOf(history, 'WorkflowExecutionSignaled')).toEqual([]);
     }
   });
 
   it('lets an execution signal itself: it sees the signal and the outcome in one new decision task', async () => {
-    const sender = await kit.start(wf);
-    const first = await kit.decide(sender.taskList, () => [
+    const sender = await driver.start(wf);
+    const first = await driver.decide(sender.taskList, () => [
       signalExternal(sender.execution.workflowId, { signalName: 'self', input: 'me' }),
     ]);
     const completedEventId = (first.startedEventId ?? 0) + 1;
 
-    const task = await kit.pollDecision(sender.taskList);
+    const task = await driver.pollDecision(sender.taskList);
     const after = eventTypes(task.events).slice(3);
     expect(after.slice(0, 2)).toEqual([
       'DecisionTaskCompleted',
@@ -314,7 +314,7 @@ describe('SignalExternalWorkflowExecution', () => {
       cancelExternal(b.execution.workflowId),
     ]);
     const events = await awaitHistory(
-      kit,
+      driver,
       sender.execution,
       (h) =>
         eventsOf(h, 'ExternalWorkflowExecutionSignaled').length === 2 &&
@@ -339,7 +339,7 @@ describe('SignalExternalWorkflowExecution', () => {
     ).toBe(initiated[2]);
 
     const bHistory = await awaitHistory(
-      kit,
+      driver,
       b.execution,
       (h) =>
         eventsOf(h, 'WorkflowExecutionSignaled').length === 1 &&
@@ -351,7 +351,7 @@ describe('SignalExternalWorkflowExecution', () => {
     ).toBe('to-b');
     expect(eventsOf(bHistory, 'DecisionTaskScheduled')).toHaveLength(2);
     const aHistory = await awaitHistory(
-      kit,
+      driver,
       a.execution,
       (h) => eventsOf(h, 'WorkflowExecutionSignaled').length === 1,
     );
@@ -372,7 +372,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       }),
     ]);
 
-    const senderTask = await kit.pollDecision(sender.taskList);
+    const senderTask = await driver.pollDecision(sender.taskList);
     expect(eventTypes(senderTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'RequestCancelExternalWorkflowExecutionInitiated',
@@ -392,7 +392,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
         .externalWorkflowExecutionCancelRequestedEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
 
-    const targetTask = await kit.pollDecision(target.taskList);
+    const targetTask = await driver.pollDecision(target.taskList);
     expect(eventTypes(targetTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'WorkflowExecutionCancelRequested',
@@ -406,7 +406,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       externalWorkflowExecution: sender.execution,
       externalInitiatedEventId: initiated.eventId,
     });
-    const described = await kit.describe(target.execution);
+    const described = await driver.describe(target.execution);
     expect(described.executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       cancelRequested: true,
@@ -416,7 +416,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
   it('without a runId reaches the open run of the workflowId', async () => {
     const target = await idle();
     const sender = await send([cancelExternal(target.execution.workflowId)]);
-    const senderTask = await kit.pollDecision(sender.taskList);
+    const senderTask = await driver.pollDecision(sender.taskList);
     const initiated = single(senderTask.events, 'RequestCancelExternalWorkflowExecutionInitiated');
     expect(initiated.requestCancelExternalWorkflowExecutionInitiatedEventAttributes).toEqual({
       workflowId: target.execution.workflowId,
@@ -426,11 +426,11 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       single(senderTask.events, 'ExternalWorkflowExecutionCancelRequested')
         .externalWorkflowExecutionCancelRequestedEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
-    expect((await kit.describe(target.execution)).executionInfo?.cancelRequested).toBe(true);
+    expect((await driver.describe(target.execution)).executionInfo?.cancelRequested).toBe(true);
   });
 
   it('fails with UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION for an unknown or closed target', async () => {
-    const closed = await kit.start(wf);
+    const closed = await driver.start(wf);
     await swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
@@ -444,7 +444,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       cancelExternal(closed.execution.workflowId, { runId: closed.execution.runId }),
     ]);
     const events = await awaitHistory(
-      kit,
+      driver,
       sender.execution,
       (h) => eventsOf(h, 'RequestCancelExternalWorkflowExecutionFailed').length === 2,
     );
@@ -472,7 +472,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       ]),
     );
     expect(eventsOf(events, 'ExternalWorkflowExecutionCancelRequested')).toEqual([]);
-    const described = await kit.describe(closed.execution);
+    const described = await driver.describe(closed.execution);
     expect(described.executionInfo).toMatchObject({
       closeStatus: 'TERMINATED',
       cancelRequested: false,

@@ -19,8 +19,8 @@ import {
 } from '@aws-sdk/client-swf';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
-import { expectFault, type SwfKit, uid } from '../support/decider.js';
+import type { LocalService } from '../../lib/local/local-service.js';
+import { expectFault, type SwfDriver, uid } from '../support/decider.js';
 import {
   closeKinds,
   type ExpectedEvent,
@@ -33,8 +33,8 @@ import { serveDomain } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
-let stack: LocalStack;
+let driver: SwfDriver;
+let service: LocalService;
 let close: () => Promise<void>;
 const domain = 'combos';
 const lambdaRole = 'arn:aws:iam::000000000000:role/combos';
@@ -70,7 +70,7 @@ const world: ModelWorld = {
 };
 
 beforeAll(async () => {
-  ({ swf, close, kit, stack } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, driver, service } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -109,7 +109,7 @@ beforeAll(async () => {
     new DeprecateActivityTypeCommand({ domain, activityType: world.activityTypes.old }),
   );
   // A function that never answers: its tasks stay open, as a long-running Lambda task's would.
-  stack.lambda.register(world.lambdaName, () => new Promise<string>(() => {}));
+  service.lambda.register(world.lambdaName, () => new Promise<string>(() => {}));
 });
 afterAll(async () => {
   await close();
@@ -473,12 +473,12 @@ async function act(
 ): Promise<void> {
   switch (action.k) {
     case 'signal':
-      await kit.signal(run.execution, `sig${n}`, `in${n}`);
+      await driver.signal(run.execution, `sig${n}`, `in${n}`);
       model.signal(`sig${n}`, `in${n}`);
       return;
     case 'startActivity': {
       if (model.waitingActivities().length === 0) return;
-      const task = await kit.pollActivity(run.activityTaskList, 'worker');
+      const task = await driver.pollActivity(run.activityTaskList, 'worker');
       const activityId = task.activityId ?? '';
       expect(activityId, 'the poll hands out the highest priority, then the oldest').toBe(
         model.nextActivity()?.activityId,
@@ -518,7 +518,7 @@ describe('generated decision combinations against the model', () => {
     'scenario %i: %s',
     async (_i, _name, steps) => {
       const activityTaskList = uid('acts');
-      const { execution, taskList } = await kit.start(world.workflowType, { lambdaRole });
+      const { execution, taskList } = await driver.start(world.workflowType, { lambdaRole });
       const run = { execution, taskList, activityTaskList };
       const model = new RunModel(world, taskList, activityTaskList);
       const worker: Worker = { tokens: new Map() };
@@ -529,7 +529,7 @@ describe('generated decision combinations against the model', () => {
         if (model.decisionTask.status === 'none')
           await act({ k: 'signal' }, model, run, worker, n++);
 
-        const task = await kit.pollDecision(taskList, { identity: 'decider' });
+        const task = await driver.pollDecision(taskList, { identity: 'decider' });
         const startedEventId = model.decisionTaskStarted('decider');
         expect(task.startedEventId, `${label}: startedEventId`).toBe(startedEventId);
         expect(task.previousStartedEventId ?? 0, `${label}: previousStartedEventId`).toBe(
@@ -539,13 +539,13 @@ describe('generated decision combinations against the model', () => {
 
         for (const a of s.during) await act(a, model, run, worker, n++);
         expect(
-          (await kit.describe(execution)).openCounts,
+          (await driver.describe(execution)).openCounts,
           `${label}: openCounts while the task is out`,
         ).toEqual(model.openCounts());
 
         let decisions = s.decisions;
         if (RunModel.refuses(decisions)) {
-          const before = await kit.history(execution);
+          const before = await driver.history(execution);
           await expectFault(
             swf.send(
               new RespondDecisionTaskCompletedCommand({
@@ -555,38 +555,40 @@ describe('generated decision combinations against the model', () => {
             ),
             'ValidationException',
           );
-          expect(await kit.history(execution), `${label}: a refused list records nothing`).toEqual(
-            before,
-          );
+          expect(
+            await driver.history(execution),
+            `${label}: a refused list records nothing`,
+          ).toEqual(before);
           // The token stays good: answer again without the close decisions.
           decisions = decisions.filter((d) => !closeKinds.has(d.kind));
         }
-        await kit.respond(
+        await driver.respond(
           task.taskToken,
           decisions.map((d) => toWire(d, run)),
           s.executionContext === undefined ? {} : { executionContext: s.executionContext },
         );
         const openBefore = [...model.activities.keys()];
         model.respond(decisions, s.executionContext);
-        await stack.streamCaughtUp();
+        await service.streamCaughtUp();
         model.lambdasStarted();
 
-        expectHistory(await kit.history(execution), model.events, `${label}: the history`);
-        const described = await kit.describe(execution);
+        expectHistory(await driver.history(execution), model.events, `${label}: the history`);
+        const described = await driver.describe(execution);
         expect(described.executionInfo?.executionStatus, `${label}: status`).toBe(model.status);
         expect(described.latestExecutionContext, `${label}: latestExecutionContext`).toBe(
           model.latestExecutionContext,
         );
-        const history = await kit.history(execution);
+        const history = await driver.history(execution);
         const lastScheduled = history.filter((e) => e.eventType === 'ActivityTaskScheduled').at(-1);
         expect(
           described.latestActivityTaskTimestamp,
           `${label}: latestActivityTaskTimestamp`,
         ).toEqual(lastScheduled?.eventTimestamp);
-        expect(await pendingActivities(kit, activityTaskList), `${label}: pending activities`).toBe(
-          model.waitingActivities().length,
-        );
-        expect(await pendingDecisions(kit, taskList), `${label}: pending decision tasks`).toBe(
+        expect(
+          await pendingActivities(driver, activityTaskList),
+          `${label}: pending activities`,
+        ).toBe(model.waitingActivities().length);
+        expect(await pendingDecisions(driver, taskList), `${label}: pending decision tasks`).toBe(
           // a run continued as new has its successor's first decision task on the same list
           model.decisionTask.status === 'scheduled' || model.closeStatus === 'CONTINUED_AS_NEW'
             ? 1
@@ -666,8 +668,8 @@ async function historyWhen(
 ): Promise<HistoryEvent[]> {
   const deadline = Date.now() + withinMs;
   for (;;) {
-    await stack.streamCaughtUp();
-    const events = await kit.history(execution);
+    await service.streamCaughtUp();
+    const events = await driver.history(execution);
     if (done(events)) return events;
     if (Date.now() > deadline)
       throw new Error(`history not as awaited within ${withinMs} ms: ${types(events).join(', ')}`);
@@ -677,9 +679,9 @@ async function historyWhen(
 
 describe('timers across decisions', () => {
   it('StartTimer, CancelTimer, StartTimer of one id in one list: only the second timer fires', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1', control: 'first' }),
       w({ kind: 'cancelTimer', timerId: 't' }),
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '2', control: 'second' }),
@@ -704,26 +706,26 @@ describe('timers across decisions', () => {
     expect(events[7]?.timerFiredEventAttributes).toEqual({ timerId: 't', startedEventId: 7 });
     // the first timer's second would have come by now; nothing more is recorded
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    expect(types(await kit.history(execution))).toHaveLength(9);
+    expect(types(await driver.history(execution))).toHaveLength(9);
   });
 
   it('a timer that fired while the task was out: CancelTimer fails TIMER_ID_UNKNOWN, the id is free again, and a close is UNHANDLED_DECISION', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
     ]);
-    await kit.signal(execution, 'wake');
-    const second = await kit.pollDecision(taskList);
+    await driver.signal(execution, 'wake');
+    const second = await driver.pollDecision(taskList);
     expect(types(second.events).at(-1)).toBe('DecisionTaskStarted');
     expect(find(second.events, 'TimerFired')).toHaveLength(0);
     await historyWhen(execution, (h) => find(h, 'TimerFired').length === 1);
-    await kit.respond(second.taskToken, [
+    await driver.respond(second.taskToken, [
       w({ kind: 'cancelTimer', timerId: 't' }),
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '3600' }),
       w({ kind: 'complete', result: 'done' }),
     ]);
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expect(types(events).slice(8)).toEqual([
       'TimerFired',
       'DecisionTaskCompleted',
@@ -741,21 +743,21 @@ describe('timers across decisions', () => {
       cause: 'UNHANDLED_DECISION',
       decisionTaskCompletedEventId: 10,
     });
-    expect((await kit.describe(execution)).openCounts).toMatchObject({
+    expect((await driver.describe(execution)).openCounts).toMatchObject({
       openTimers: 1,
       openDecisionTasks: 1,
     });
   });
 
   it('a timerId is reused after its timer fired: the second fires with its own startedEventId', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
     ]);
     await historyWhen(execution, (h) => find(h, 'TimerFired').length === 1);
-    const second = await kit.pollDecision(taskList);
-    await kit.respond(second.taskToken, [
+    const second = await driver.pollDecision(taskList);
+    await driver.respond(second.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
     ]);
     const events = await historyWhen(execution, (h) => find(h, 'TimerFired').length === 2);
@@ -767,23 +769,23 @@ describe('timers across decisions', () => {
   });
 
   it('a timer started and cancelled in one list never fires, and one left open by a close never fires', async () => {
-    const a = await kit.start(world.workflowType);
-    const b = await kit.start(world.workflowType);
-    const ta = await kit.pollDecision(a.taskList);
-    await kit.respond(ta.taskToken, [
+    const a = await driver.start(world.workflowType);
+    const b = await driver.start(world.workflowType);
+    const ta = await driver.pollDecision(a.taskList);
+    await driver.respond(ta.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
       w({ kind: 'cancelTimer', timerId: 't' }),
     ]);
-    const tb = await kit.pollDecision(b.taskList);
-    await kit.respond(tb.taskToken, [
+    const tb = await driver.pollDecision(b.taskList);
+    await driver.respond(tb.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
       w({ kind: 'complete' }),
     ]);
-    const [ha, hb] = [await kit.history(a.execution), await kit.history(b.execution)];
+    const [ha, hb] = [await driver.history(a.execution), await driver.history(b.execution)];
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    await stack.streamCaughtUp();
-    expect(await kit.history(a.execution)).toEqual(ha);
-    expect(await kit.history(b.execution)).toEqual(hb);
+    await service.streamCaughtUp();
+    expect(await driver.history(a.execution)).toEqual(ha);
+    expect(await driver.history(b.execution)).toEqual(hb);
     expect(types(ha).slice(3)).toEqual(['DecisionTaskCompleted', 'TimerStarted', 'TimerCanceled']);
     expect(types(hb).slice(3)).toEqual([
       'DecisionTaskCompleted',
@@ -796,14 +798,14 @@ describe('timers across decisions', () => {
 describe('activities across decisions', () => {
   it('Schedule, RequestCancel, Schedule of one activityId in one list: the second is the one handed out', async () => {
     const acts = uid('acts');
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       w({ kind: 'schedule', activityId: 'a', type: 'act', input: 'one' }, acts),
       w({ kind: 'cancelActivity', activityId: 'a' }),
       w({ kind: 'schedule', activityId: 'a', type: 'act', input: 'two' }, acts),
     ]);
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expect(types(events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'ActivityTaskScheduled',
@@ -817,13 +819,13 @@ describe('activities across decisions', () => {
       startedEventId: 0,
       latestCancelRequestedEventId: 6,
     });
-    const worker = await kit.pollActivity(acts);
+    const worker = await driver.pollActivity(acts);
     expect(worker).toMatchObject({ activityId: 'a', input: 'two', startedEventId: 10 });
-    const after = await kit.history(execution);
+    const after = await driver.history(execution);
     expect(after[9]?.activityTaskStartedEventAttributes?.scheduledEventId).toBe(8);
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: worker.taskToken }));
-    const done = await kit.history(execution);
+    const done = await driver.history(execution);
     expect(done[10]?.activityTaskCompletedEventAttributes).toEqual({
       scheduledEventId: 8,
       startedEventId: 10,
@@ -833,9 +835,9 @@ describe('activities across decisions', () => {
 
 describe('signals and cancel requests combined', () => {
   it('an execution that signals itself and asks itself to cancel in one list sees both, then cancels', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       { ...signalExternal(execution.workflowId, { control: 'c-sig' }) },
       cancelExternal(execution.workflowId, { runId: execution.runId, control: 'c-can' }),
       w({ kind: 'marker', markerName: 'm' }),
@@ -888,21 +890,21 @@ describe('signals and cancel requests combined', () => {
       find(events, 'ExternalWorkflowExecutionCancelRequested')[0]
         ?.externalWorkflowExecutionCancelRequestedEventAttributes,
     ).toEqual({ workflowExecution: execution, initiatedEventId: 6 });
-    expect((await kit.describe(execution)).executionInfo?.cancelRequested).toBe(true);
-    const next = await kit.pollDecision(taskList);
-    await kit.respond(next.taskToken, [w({ kind: 'cancel', details: 'asked myself' })]);
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
+    expect((await driver.describe(execution)).executionInfo?.cancelRequested).toBe(true);
+    const next = await driver.pollDecision(taskList);
+    await driver.respond(next.taskToken, [w({ kind: 'cancel', details: 'asked myself' })]);
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
   });
 
   it('requests to an unknown, a closed and an open execution in one list each get their own outcome', async () => {
-    const open = await kit.start(world.workflowType);
-    const closed = await kit.start(world.workflowType);
-    const ct = await kit.pollDecision(closed.taskList);
-    await kit.respond(ct.taskToken, [w({ kind: 'complete' })]);
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const task = await kit.pollDecision(taskList);
+    const open = await driver.start(world.workflowType);
+    const closed = await driver.start(world.workflowType);
+    const ct = await driver.pollDecision(closed.taskList);
+    await driver.respond(ct.taskToken, [w({ kind: 'complete' })]);
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const task = await driver.pollDecision(taskList);
     const ghost = uid('ghost');
-    await kit.respond(task.taskToken, [
+    await driver.respond(task.taskToken, [
       signalExternal(ghost, { control: 'c1' }),
       signalExternal(closed.execution.workflowId, { runId: closed.execution.runId, control: 'c2' }),
       cancelExternal(closed.execution.workflowId, { control: 'c3' }),
@@ -965,10 +967,10 @@ describe('signals and cancel requests combined', () => {
 
 describe('child workflows combined', () => {
   it('StartChildWorkflowExecution twice with one workflowId in one list: the first starts, the second is WORKFLOW_ALREADY_RUNNING', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const task = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const task = await driver.pollDecision(taskList);
     const childId = uid('child');
-    await kit.respond(task.taskToken, [
+    await driver.respond(task.taskToken, [
       startChild(childId, { control: 'one' }),
       startChild(childId, { control: 'two' }),
     ]);
@@ -999,14 +1001,14 @@ describe('child workflows combined', () => {
       decisionTaskCompletedEventId: 4,
       control: 'two',
     });
-    expect((await kit.describe(execution)).openCounts?.openChildWorkflowExecutions).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openChildWorkflowExecutions).toBe(1);
   });
 
   it('a child with the parent’s own workflowId is WORKFLOW_ALREADY_RUNNING; a failed start beside a good one', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const task = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const task = await driver.pollDecision(taskList);
     const childId = uid('child');
-    await kit.respond(task.taskToken, [
+    await driver.respond(task.taskToken, [
       startChild(execution.workflowId, { control: 'self' }),
       startChild(childId, { control: 'ghost', workflowType: { name: 'no-such-wf', version: '1' } }),
       startChild(childId, { control: 'good' }),
@@ -1059,11 +1061,11 @@ describe('child workflows combined', () => {
   ] as const)(
     'a parent closed by %s leaves its open child running (child policy applies only to terminate and time-out)',
     async (_name, closeDecision) => {
-      const { execution, taskList } = await kit.start(world.workflowType);
+      const { execution, taskList } = await driver.start(world.workflowType);
       const childId = uid('child');
       const childList = uid('child-deciders');
-      const first = await kit.pollDecision(taskList);
-      await kit.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
+      const first = await driver.pollDecision(taskList);
+      await driver.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
       const started = await historyWhen(
         execution,
         (h) => find(h, 'ChildWorkflowExecutionStarted').length === 1,
@@ -1074,22 +1076,22 @@ describe('child workflows combined', () => {
           find(started, 'ChildWorkflowExecutionStarted')[0]
             ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? '',
       };
-      const second = await kit.pollDecision(taskList);
-      await kit.respond(second.taskToken, [closeDecision]);
-      await stack.streamCaughtUp();
-      const childEvents = await kit.history(child);
+      const second = await driver.pollDecision(taskList);
+      await driver.respond(second.taskToken, [closeDecision]);
+      await service.streamCaughtUp();
+      const childEvents = await driver.history(child);
       expect(types(childEvents)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
-      expect((await kit.describe(child)).executionInfo).toMatchObject({
+      expect((await driver.describe(child)).executionInfo).toMatchObject({
         executionStatus: 'OPEN',
         cancelRequested: false,
         parent: execution,
       });
       // the child closing later records nothing in the closed parent
-      const parentEvents = await kit.history(execution);
-      const ct = await kit.pollDecision(childList);
-      await kit.respond(ct.taskToken, [w({ kind: 'complete' })]);
-      await stack.streamCaughtUp();
-      expect(await kit.history(execution)).toEqual(parentEvents);
+      const parentEvents = await driver.history(execution);
+      const ct = await driver.pollDecision(childList);
+      await driver.respond(ct.taskToken, [w({ kind: 'complete' })]);
+      await service.streamCaughtUp();
+      expect(await driver.history(execution)).toEqual(parentEvents);
     },
   );
 });
@@ -1097,16 +1099,16 @@ describe('child workflows combined', () => {
 describe('Lambda tasks combined', () => {
   it('a Lambda task that ends while the task is out makes a close UNHANDLED_DECISION', async () => {
     let release: (value: string) => void = () => {};
-    stack.lambda.register(
+    service.lambda.register(
       'gate',
       () =>
         new Promise<string>((resolve) => {
           release = resolve;
         }),
     );
-    const { execution, taskList } = await kit.start(world.workflowType, { lambdaRole });
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType, { lambdaRole });
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       {
         decisionType: 'ScheduleLambdaFunction',
         scheduleLambdaFunctionDecisionAttributes: {
@@ -1117,12 +1119,15 @@ describe('Lambda tasks combined', () => {
       },
     ]);
     await historyWhen(execution, (h) => find(h, 'LambdaFunctionStarted').length === 1);
-    await kit.signal(execution, 'wake');
-    const second = await kit.pollDecision(taskList);
+    await driver.signal(execution, 'wake');
+    const second = await driver.pollDecision(taskList);
     release('opened');
     await historyWhen(execution, (h) => find(h, 'LambdaFunctionCompleted').length === 1);
-    await kit.respond(second.taskToken, [w({ kind: 'lambda', id: 'g' }), w({ kind: 'complete' })]);
-    const events = await kit.history(execution);
+    await driver.respond(second.taskToken, [
+      w({ kind: 'lambda', id: 'g' }),
+      w({ kind: 'complete' }),
+    ]);
+    const events = await driver.history(execution);
     expect(types(events).slice(9)).toEqual([
       'LambdaFunctionCompleted',
       'DecisionTaskCompleted',
@@ -1139,17 +1144,17 @@ describe('Lambda tasks combined', () => {
 
 describe('outcomes the decider has not seen', () => {
   it('a child that closed while the parent’s task was out: requests to it fail, the close is UNHANDLED_DECISION', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
+    const { execution, taskList } = await driver.start(world.workflowType);
     const childId = uid('child');
     const childList = uid('child-deciders');
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
     await historyWhen(execution, (h) => find(h, 'ChildWorkflowExecutionStarted').length === 1);
-    const second = await kit.pollDecision(taskList);
-    const ct = await kit.pollDecision(childList);
-    await kit.respond(ct.taskToken, [w({ kind: 'complete', result: 'child done' })]);
+    const second = await driver.pollDecision(taskList);
+    const ct = await driver.pollDecision(childList);
+    await driver.respond(ct.taskToken, [w({ kind: 'complete', result: 'child done' })]);
     await historyWhen(execution, (h) => find(h, 'ChildWorkflowExecutionCompleted').length === 1);
-    await kit.respond(second.taskToken, [
+    await driver.respond(second.taskToken, [
       cancelExternal(childId, { control: 'c1' }),
       signalExternal(childId, { control: 'c2' }),
       w({ kind: 'complete' }),
@@ -1178,15 +1183,15 @@ describe('outcomes the decider has not seen', () => {
       decisionTaskCompletedEventId: completed,
       control: 'c1',
     });
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
     expect(find(events, 'DecisionTaskScheduled').length).toBe(3);
   });
 
   it('an activity that timed out while the task was out: RequestCancelActivityTask fails ACTIVITY_ID_UNKNOWN and the id is free', async () => {
     const acts = uid('acts');
-    const { execution, taskList } = await kit.start(world.workflowType);
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const { execution, taskList } = await driver.start(world.workflowType);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       {
         decisionType: 'ScheduleActivityTask',
         scheduleActivityTaskDecisionAttributes: {
@@ -1197,15 +1202,15 @@ describe('outcomes the decider has not seen', () => {
         },
       },
     ]);
-    await kit.signal(execution, 'wake');
-    const second = await kit.pollDecision(taskList);
+    await driver.signal(execution, 'wake');
+    const second = await driver.pollDecision(taskList);
     await historyWhen(execution, (h) => find(h, 'ActivityTaskTimedOut').length === 1);
-    await kit.respond(second.taskToken, [
+    await driver.respond(second.taskToken, [
       w({ kind: 'cancelActivity', activityId: 'a' }),
       w({ kind: 'schedule', activityId: 'a', type: 'act' }, acts),
       w({ kind: 'fail', reason: 'too late' }),
     ]);
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     const completed = find(events, 'DecisionTaskCompleted').at(-1)?.eventId ?? -1;
     expect(types(events).slice(completed - 2)).toEqual([
       'ActivityTaskTimedOut',
@@ -1225,15 +1230,15 @@ describe('outcomes the decider has not seen', () => {
       cause: 'ACTIVITY_ID_UNKNOWN',
       decisionTaskCompletedEventId: completed,
     });
-    expect(await pendingActivities(kit, acts)).toBe(1);
+    expect(await pendingActivities(driver, acts)).toBe(1);
   });
 
   it('the decision task owed after failures goes to the task list the response names', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
+    const { execution, taskList } = await driver.start(world.workflowType);
     const moved = uid('moved');
-    const first = await kit.pollDecision(taskList);
-    await kit.signal(execution, 'during');
-    await kit.swf.send(
+    const first = await driver.pollDecision(taskList);
+    await driver.signal(execution, 'during');
+    await driver.swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: first.taskToken,
         decisions: [
@@ -1244,7 +1249,7 @@ describe('outcomes the decider has not seen', () => {
         executionContext: 'ctx',
       }),
     );
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expect(types(events).slice(4)).toEqual([
       'DecisionTaskCompleted',
       'ScheduleActivityTaskFailed',
@@ -1258,8 +1263,8 @@ describe('outcomes the decider has not seen', () => {
       taskList: { name: moved },
     });
     expect(events[7]?.decisionTaskScheduledEventAttributes?.taskList).toEqual({ name: moved });
-    expect(await pendingDecisions(kit, taskList)).toBe(0);
-    const next = await kit.pollDecision(moved);
+    expect(await pendingDecisions(driver, taskList)).toBe(0);
+    const next = await driver.pollDecision(moved);
     expect(next.previousStartedEventId).toBe(3);
   });
 });
@@ -1285,10 +1290,10 @@ describe('requests to a child started in the same list', () => {
   ] as const)(
     'StartChildWorkflowExecution, then %s to that child: the request reaches the child',
     async (decisionType, outcome, arrival) => {
-      const { execution, taskList } = await kit.start(world.workflowType);
+      const { execution, taskList } = await driver.start(world.workflowType);
       const childId = uid('child');
-      const task = await kit.pollDecision(taskList);
-      await kit.respond(task.taskToken, [
+      const task = await driver.pollDecision(taskList);
+      await driver.respond(task.taskToken, [
         startChild(childId),
         decisionType === 'SignalExternalWorkflowExecution'
           ? signalExternal(childId)
@@ -1334,10 +1339,10 @@ describe('requests to a child started in the same list', () => {
   );
 
   it('a signal listed before the child’s start does not find it; the child starts', async () => {
-    const { execution, taskList } = await kit.start(world.workflowType);
+    const { execution, taskList } = await driver.start(world.workflowType);
     const childId = uid('child');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [signalExternal(childId), startChild(childId)]);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [signalExternal(childId), startChild(childId)]);
     const events = await historyWhen(
       execution,
       (h) =>

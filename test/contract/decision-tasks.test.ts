@@ -27,14 +27,14 @@ import {
   eventsOf,
   eventTypes,
   expectFault,
-  type SwfKit,
+  type SwfDriver,
   single,
   uid,
 } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'decisions';
 const wf = { name: 'wf', version: '1' };
@@ -47,7 +47,7 @@ const oldAct = { name: 'old-act', version: '1' };
 const POLL_WAIT_MS = 1_000;
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -99,23 +99,26 @@ const countDecisions = async (taskList: string) =>
     .count;
 
 /** Starts an execution and answers its first decision task with `decisions`. */
-async function startAndDecide(decisions: Decision[], options: Parameters<SwfKit['start']>[1] = {}) {
-  const started = await kit.start(wf, options);
-  const task = await kit.pollDecision(started.taskList);
-  await kit.respond(task.taskToken, decisions);
+async function startAndDecide(
+  decisions: Decision[],
+  options: Parameters<SwfDriver['start']>[1] = {},
+) {
+  const started = await driver.start(wf, options);
+  const task = await driver.pollDecision(started.taskList);
+  await driver.respond(task.taskToken, decisions);
   return started;
 }
 
 /** Signals the execution and polls the decision task that follows. */
 async function nextTask(execution: { workflowId: string; runId: string }, taskList: string) {
-  await kit.signal(execution);
-  return kit.pollDecision(taskList);
+  await driver.signal(execution);
+  return driver.pollDecision(taskList);
 }
 
 describe('PollForDecisionTask', () => {
   it('returns the task with startedEventId, previousStartedEventId and the poller identity', async () => {
-    const { execution, taskList } = await kit.start(wf, { input: 'in' });
-    const first = await kit.pollDecision(taskList, { identity: 'decider-a' });
+    const { execution, taskList } = await driver.start(wf, { input: 'in' });
+    const first = await driver.pollDecision(taskList, { identity: 'decider-a' });
     expect(first.startedEventId).toBe(3);
     expect(first.previousStartedEventId).toBe(0);
     expect(first.workflowExecution).toEqual(execution);
@@ -132,7 +135,7 @@ describe('PollForDecisionTask', () => {
     });
     // one decision task at a time: nothing else to hand out
     expect(await countDecisions(taskList)).toBe(0);
-    await kit.respond(first.taskToken, []);
+    await driver.respond(first.taskToken, []);
 
     const second = await nextTask(execution, taskList);
     expect(second.previousStartedEventId).toBe(3);
@@ -146,7 +149,7 @@ describe('PollForDecisionTask', () => {
     expect(second.events.at(-1)?.decisionTaskStartedEventAttributes).toEqual({
       scheduledEventId: 6,
     });
-    await kit.respond(second.taskToken, [], {});
+    await driver.respond(second.taskToken, [], {});
     const third = await nextTask(execution, taskList);
     expect(third.previousStartedEventId).toBe(7);
   });
@@ -154,16 +157,16 @@ describe('PollForDecisionTask', () => {
   /** An execution whose second decision task sees 12 events. */
   async function twelveEvents() {
     const started = await startAndDecide(['m1', 'm2', 'm3', 'm4'].map((m) => decide.marker(m)));
-    await kit.signal(started.execution, 'one');
-    await kit.signal(started.execution, 'two');
+    await driver.signal(started.execution, 'one');
+    await driver.signal(started.execution, 'two');
     // 1 started, 2-4 task, 5-8 markers, 9 signal, 10 scheduled, 11 signal, then 12 DecisionTaskStarted
     return started;
   }
 
   it('pages the history with maximumPageSize, repeating the other members and the same token', async () => {
     const { execution, taskList } = await twelveEvents();
-    const other = await kit.start(wf, { taskList: { name: taskList } });
-    const first = await kit.pollDecision(taskList, { maximumPageSize: 5, identity: 'pager' });
+    const other = await driver.start(wf, { taskList: { name: taskList } });
+    const first = await driver.pollDecision(taskList, { maximumPageSize: 5, identity: 'pager' });
     expect(first.workflowExecution).toEqual(execution);
     expect(first.startedEventId).toBe(12);
     expect(eventIds(first.events)).toEqual([1, 2, 3, 4, 5]);
@@ -196,21 +199,21 @@ describe('PollForDecisionTask', () => {
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     // the pages took no other task and recorded nothing
     expect(await countDecisions(taskList)).toBe(1);
-    expect(eventIds(await kit.history(execution)).at(-1)).toBe(12);
-    await kit.respond(first.taskToken, []);
-    const otherTask = await kit.pollDecision(taskList);
+    expect(eventIds(await driver.history(execution)).at(-1)).toBe(12);
+    await driver.respond(first.taskToken, []);
+    const otherTask = await driver.pollDecision(taskList);
     expect(otherTask.workflowExecution).toEqual(other.execution);
   });
 
   it('returns the history newest first with reverseOrder, also across pages', async () => {
     const { taskList } = await twelveEvents();
-    const all = await kit.pollDecision(taskList, { reverseOrder: true });
+    const all = await driver.pollDecision(taskList, { reverseOrder: true });
     expect(eventIds(all.events)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
     expect(all.events[0]?.eventType).toBe('DecisionTaskStarted');
-    await kit.respond(all.taskToken, []);
+    await driver.respond(all.taskToken, []);
 
     const paged = await twelveEvents();
-    const first = await kit.pollDecision(paged.taskList, {
+    const first = await driver.pollDecision(paged.taskList, {
       reverseOrder: true,
       maximumPageSize: 7,
     });
@@ -230,13 +233,13 @@ describe('PollForDecisionTask', () => {
   });
 
   it('starts at the previous DecisionTaskStarted with startAtPreviousStartedEvent', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const first = await kit.pollDecision(taskList, { startAtPreviousStartedEvent: true });
+    const { execution, taskList } = await driver.start(wf);
+    const first = await driver.pollDecision(taskList, { startAtPreviousStartedEvent: true });
     // no previous task: the whole history
     expect(eventIds(first.events)).toEqual([1, 2, 3]);
-    await kit.respond(first.taskToken, [decide.marker('m')]);
-    await kit.signal(execution);
-    const second = await kit.pollDecision(taskList, { startAtPreviousStartedEvent: true });
+    await driver.respond(first.taskToken, [decide.marker('m')]);
+    await driver.signal(execution);
+    const second = await driver.pollDecision(taskList, { startAtPreviousStartedEvent: true });
     expect(second.previousStartedEventId).toBe(3);
     expect(eventIds(second.events)).toEqual([3, 4, 5, 6, 7, 8]);
     expect(eventTypes(second.events)).toEqual([
@@ -251,16 +254,16 @@ describe('PollForDecisionTask', () => {
 
   it('hands out the highest taskPriority first, then the oldest', async () => {
     const taskList = uid('priorities');
-    const low = await kit.start(wf, { taskList: { name: taskList }, taskPriority: '1' });
-    const high = await kit.start(wf, { taskList: { name: taskList }, taskPriority: '10' });
-    const negative = await kit.start(wf, { taskList: { name: taskList }, taskPriority: '-5' });
-    const alsoHigh = await kit.start(wf, { taskList: { name: taskList }, taskPriority: '10' });
-    const zero = await kit.start(wf, { taskList: { name: taskList } });
+    const low = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '1' });
+    const high = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '10' });
+    const negative = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '-5' });
+    const alsoHigh = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '10' });
+    const zero = await driver.start(wf, { taskList: { name: taskList } });
     const order: (string | undefined)[] = [];
     for (let i = 0; i < 5; i++) {
-      const task = await kit.pollDecision(taskList);
+      const task = await driver.pollDecision(taskList);
       order.push(task.workflowExecution?.workflowId);
-      await kit.respond(task.taskToken, [decide.complete()]);
+      await driver.respond(task.taskToken, [decide.complete()]);
     }
     expect(order).toEqual([high, alsoHigh, low, zero, negative].map((s) => s.execution.workflowId));
   });
@@ -281,17 +284,17 @@ describe('PollForDecisionTask', () => {
     const taskList = uid('wake');
     const poll = swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const { execution } = await kit.start(wf, { taskList: { name: taskList } });
+    const { execution } = await driver.start(wf, { taskList: { name: taskList } });
     const task = await poll;
     expect(task.taskToken).toBeTruthy();
     expect(task.workflowExecution).toEqual(execution);
   });
 
   it('keeps one decision task: triggers before the task starts add events, not tasks', async () => {
-    const { execution, taskList } = await kit.start(wf, { taskPriority: '3' });
-    await kit.signal(execution, 'a');
-    await kit.signal(execution, 'b');
-    const history = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf, { taskPriority: '3' });
+    await driver.signal(execution, 'a');
+    await driver.signal(execution, 'b');
+    const history = await driver.history(execution);
     expect(eventTypes(history)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -305,8 +308,8 @@ describe('PollForDecisionTask', () => {
       scheduleToStartTimeout: 'NONE',
     });
     expect(await countDecisions(taskList)).toBe(1);
-    expect((await kit.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
-    const task = await kit.pollDecision(taskList);
+    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    const task = await driver.pollDecision(taskList);
     expect(eventTypes(task.events).slice(-3)).toEqual([
       'WorkflowExecutionSignaled',
       'WorkflowExecutionSignaled',
@@ -315,13 +318,13 @@ describe('PollForDecisionTask', () => {
   });
 
   it('schedules the owed decision task after DecisionTaskCompleted and the decision events', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    await kit.signal(execution, 'while-out-1');
-    await kit.signal(execution, 'while-out-2');
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    await driver.signal(execution, 'while-out-1');
+    await driver.signal(execution, 'while-out-2');
     expect(await countDecisions(taskList)).toBe(0);
-    await kit.respond(task.taskToken, [decide.marker('m'), decide.startTimer('t')]);
-    expect(eventTypes(await kit.history(execution))).toEqual([
+    await driver.respond(task.taskToken, [decide.marker('m'), decide.startTimer('t')]);
+    expect(eventTypes(await driver.history(execution))).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
       'DecisionTaskStarted',
@@ -336,20 +339,20 @@ describe('PollForDecisionTask', () => {
   });
 
   it('sends later decision tasks to the task list a response names', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const elsewhere = uid('override');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [], { taskList: { name: elsewhere } });
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [], { taskList: { name: elsewhere } });
     expect(
-      single(await kit.history(execution), 'DecisionTaskCompleted')
+      single(await driver.history(execution), 'DecisionTaskCompleted')
         .decisionTaskCompletedEventAttributes,
     ).toMatchObject({
       taskList: { name: elsewhere },
     });
-    await kit.signal(execution);
+    await driver.signal(execution);
     expect(await countDecisions(taskList)).toBe(0);
     expect(await countDecisions(elsewhere)).toBe(1);
-    const next = await kit.pollDecision(elsewhere);
+    const next = await driver.pollDecision(elsewhere);
     expect(next.workflowExecution).toEqual(execution);
     expect(next.events.at(-2)?.decisionTaskScheduledEventAttributes?.taskList).toEqual({
       name: elsewhere,
@@ -358,7 +361,7 @@ describe('PollForDecisionTask', () => {
 
   it('refuses a page token of PollForDecisionTask in GetWorkflowExecutionHistory', async () => {
     const { execution, taskList } = await twelveEvents();
-    const first = await kit.pollDecision(taskList, { maximumPageSize: 5 });
+    const first = await driver.pollDecision(taskList, { maximumPageSize: 5 });
     expect(first.nextPageToken).toBeTruthy();
     await expectFault(
       swf.send(
@@ -403,7 +406,7 @@ describe('ScheduleActivityTask', () => {
         heartbeatTimeout: '5',
       }),
     ]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -499,7 +502,7 @@ describe('ScheduleActivityTask', () => {
       }),
       decide.scheduleActivity({ activityType: bareAct, activityId: 'all-given', ...full }),
     ]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const failures = eventsOf(history, 'ScheduleActivityTaskFailed').map(
       (e) => e.scheduleActivityTaskFailedEventAttributes,
     );
@@ -578,11 +581,11 @@ describe('ScheduleActivityTask', () => {
       taskList: { name: workers },
     });
     const { execution, taskList } = await startAndDecide([schedule]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
-    const next = await kit.pollDecision(taskList);
-    await kit.respond(next.taskToken, [schedule]);
-    const history = await kit.history(execution);
+    const next = await driver.pollDecision(taskList);
+    await driver.respond(next.taskToken, [schedule]);
+    const history = await driver.history(execution);
     expect(eventsOf(history, 'ActivityTaskScheduled')).toHaveLength(2);
     expect(eventsOf(history, 'ScheduleActivityTaskFailed')).toHaveLength(0);
   });
@@ -595,14 +598,14 @@ describe('ScheduleActivityTask', () => {
       decide.scheduleActivity({ activityType: act, activityId: `a${i}`, taskList: workers }),
     );
     const { execution } = await startAndDecide(decisions);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventsOf(history, 'ActivityTaskScheduled')).toHaveLength(1000);
     const failed = single(history, 'ScheduleActivityTaskFailed');
     expect(failed.scheduleActivityTaskFailedEventAttributes).toMatchObject({
       activityId: 'a1000',
       cause: 'OPEN_ACTIVITIES_LIMIT_EXCEEDED',
     });
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(1000);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1000);
   });
 });
 
@@ -612,7 +615,7 @@ describe('RecordMarker', () => {
       decide.marker('customer elected special shipping offer'),
       decide.marker('counter', '3'),
     ]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventsOf(history, 'MarkerRecorded').map((e) => e.markerRecordedEventAttributes)).toEqual(
       [
         { markerName: 'customer elected special shipping offer', decisionTaskCompletedEventId: 4 },
@@ -621,14 +624,14 @@ describe('RecordMarker', () => {
     );
     expect(history.at(-1)?.eventType).toBe('MarkerRecorded');
     expect(await countDecisions(taskList)).toBe(0);
-    expect((await kit.describe(execution)).openCounts?.openDecisionTasks).toBe(0);
+    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(0);
   });
 });
 
 describe('StartTimer and CancelTimer', () => {
   it('starts, refuses a duplicate id, cancels, refuses an unknown id and reuses a canceled id', async () => {
     const { execution, taskList } = await startAndDecide([decide.startTimer('t1', '3600', 'ctl')]);
-    let history = await kit.history(execution);
+    let history = await driver.history(execution);
     const started = single(history, 'TimerStarted');
     expect(started.timerStartedEventAttributes).toEqual({
       timerId: 't1',
@@ -637,11 +640,11 @@ describe('StartTimer and CancelTimer', () => {
       decisionTaskCompletedEventId: 4,
     });
     expect(await countDecisions(taskList)).toBe(0);
-    expect((await kit.describe(execution)).openCounts?.openTimers).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(1);
 
     const second = await nextTask(execution, taskList);
-    await kit.respond(second.taskToken, [decide.startTimer('t1', '60')]);
-    history = await kit.history(execution);
+    await driver.respond(second.taskToken, [decide.startTimer('t1', '60')]);
+    history = await driver.history(execution);
     const duplicate = single(history, 'StartTimerFailed');
     expect(duplicate.startTimerFailedEventAttributes).toEqual({
       timerId: 't1',
@@ -650,11 +653,11 @@ describe('StartTimer and CancelTimer', () => {
         second.startedEventId !== undefined ? second.startedEventId + 1 : -1,
     });
     expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
-    expect((await kit.describe(execution)).openCounts?.openTimers).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(1);
 
-    const third = await kit.pollDecision(taskList);
-    await kit.respond(third.taskToken, [decide.cancelTimer('t1'), decide.cancelTimer('t1')]);
-    history = await kit.history(execution);
+    const third = await driver.pollDecision(taskList);
+    await driver.respond(third.taskToken, [decide.cancelTimer('t1'), decide.cancelTimer('t1')]);
+    history = await driver.history(execution);
     const completedId = (third.startedEventId ?? 0) + 1;
     expect(single(history, 'TimerCanceled').timerCanceledEventAttributes).toEqual({
       timerId: 't1',
@@ -672,16 +675,16 @@ describe('StartTimer and CancelTimer', () => {
       'CancelTimerFailed',
       'DecisionTaskScheduled',
     ]);
-    expect((await kit.describe(execution)).openCounts?.openTimers).toBe(0);
+    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(0);
 
-    const fourth = await kit.pollDecision(taskList);
-    await kit.respond(fourth.taskToken, [
+    const fourth = await driver.pollDecision(taskList);
+    await driver.respond(fourth.taskToken, [
       decide.startTimer('t1', '30'),
       decide.startTimer('t2', '3600'),
     ]);
-    history = await kit.history(execution);
+    history = await driver.history(execution);
     expect(eventsOf(history, 'TimerStarted')).toHaveLength(3);
-    expect((await kit.describe(execution)).openCounts?.openTimers).toBe(2);
+    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(2);
     expect(eventTypes(history).at(-1)).toBe('TimerStarted');
   });
 });
@@ -689,39 +692,39 @@ describe('StartTimer and CancelTimer', () => {
 describe('close decisions', () => {
   it('CompleteWorkflowExecution closes COMPLETED with the result', async () => {
     const { execution, taskList } = await startAndDecide([decide.complete('the result')]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(history.at(-1)?.eventType).toBe('WorkflowExecutionCompleted');
     expect(history.at(-1)?.workflowExecutionCompletedEventAttributes).toEqual({
       result: 'the result',
       decisionTaskCompletedEventId: 4,
     });
-    expect((await kit.describe(execution)).executionInfo).toMatchObject({
+    expect((await driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'COMPLETED',
     });
     expect(await countDecisions(taskList)).toBe(0);
-    await expectFault(kit.signal(execution), 'UnknownResourceFault');
+    await expectFault(driver.signal(execution), 'UnknownResourceFault');
   });
 
   it('FailWorkflowExecution closes FAILED with reason and details', async () => {
     const { execution } = await startAndDecide([decide.fail('broken', 'stack')]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(history.at(-1)?.workflowExecutionFailedEventAttributes).toEqual({
       reason: 'broken',
       details: 'stack',
       decisionTaskCompletedEventId: 4,
     });
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
   });
 
   it('CancelWorkflowExecution closes CANCELED with the details, with or without a cancel request', async () => {
     const { execution } = await startAndDecide([decide.cancel('gone')]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(history.at(-1)?.workflowExecutionCanceledEventAttributes).toEqual({
       details: 'gone',
       decisionTaskCompletedEventId: 4,
     });
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
   });
 
   it('a close decision abandons open activities and timers; their tokens die', async () => {
@@ -731,10 +734,10 @@ describe('close decisions', () => {
       decide.scheduleActivity({ activityType: act, activityId: 'b', taskList: { name: workers } }),
       decide.startTimer('t'),
     ]);
-    const running = await kit.pollActivity(workers);
+    const running = await driver.pollActivity(workers);
     const task = await nextTask(execution, taskList);
-    await kit.respond(task.taskToken, [decide.complete()]);
-    expect((await kit.describe(execution)).openCounts).toMatchObject({
+    await driver.respond(task.taskToken, [decide.complete()]);
+    expect((await driver.describe(execution)).openCounts).toMatchObject({
       openActivityTasks: 0,
       openTimers: 0,
       openDecisionTasks: 0,
@@ -755,17 +758,17 @@ describe('close decisions', () => {
 
 describe('ContinueAsNewWorkflowExecution', () => {
   it('closes the run CONTINUED_AS_NEW and starts a new run that takes the workflowId', async () => {
-    const { execution, taskList } = await kit.start(wf, {
+    const { execution, taskList } = await driver.start(wf, {
       taskStartToCloseTimeout: '99',
       tagList: ['old-tag'],
     });
     const newList = uid('continued');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       decide.continueAsNew({ input: 'next', taskList: { name: newList }, tagList: ['loop'] }),
     ]);
 
-    const old = await kit.history(execution);
+    const old = await driver.history(execution);
     const continued = old.at(-1);
     expect(continued?.eventType).toBe('WorkflowExecutionContinuedAsNew');
     const attributes = continued?.workflowExecutionContinuedAsNewEventAttributes;
@@ -783,13 +786,13 @@ describe('ContinueAsNewWorkflowExecution', () => {
       tagList: ['loop'],
       workflowType: wf,
     });
-    expect((await kit.describe(execution)).executionInfo).toMatchObject({
+    expect((await driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'CONTINUED_AS_NEW',
     });
 
     const next = { workflowId: execution.workflowId, runId: newRunId };
-    const nextDetail = await kit.describe(next);
+    const nextDetail = await driver.describe(next);
     expect(nextDetail.executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       workflowType: wf,
@@ -799,7 +802,7 @@ describe('ContinueAsNewWorkflowExecution', () => {
       taskList: { name: newList },
       taskStartToCloseTimeout: '30',
     });
-    const nextHistory = await kit.history(next);
+    const nextHistory = await driver.history(next);
     expect(eventTypes(nextHistory)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
     expect(nextHistory[0]?.workflowExecutionStartedEventAttributes).toMatchObject({
       input: 'next',
@@ -818,8 +821,8 @@ describe('ContinueAsNewWorkflowExecution', () => {
         signalName: 'hello',
       }),
     );
-    expect(eventsOf(await kit.history(next), 'WorkflowExecutionSignaled')).toHaveLength(1);
-    expect(eventsOf(await kit.history(execution), 'WorkflowExecutionSignaled')).toHaveLength(0);
+    expect(eventsOf(await driver.history(next), 'WorkflowExecutionSignaled')).toHaveLength(1);
+    expect(eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled')).toHaveLength(0);
     await expectFault(
       swf.send(
         new StartWorkflowExecutionCommand({
@@ -831,7 +834,7 @@ describe('ContinueAsNewWorkflowExecution', () => {
       'WorkflowExecutionAlreadyStartedFault',
     );
 
-    const first = await kit.pollDecision(newList);
+    const first = await driver.pollDecision(newList);
     expect(first.workflowExecution).toEqual(next);
     expect(first.previousStartedEventId).toBe(0);
     expect(eventTypes(first.events)).toEqual([
@@ -840,38 +843,38 @@ describe('ContinueAsNewWorkflowExecution', () => {
       'WorkflowExecutionSignaled',
       'DecisionTaskStarted',
     ]);
-    await kit.respond(first.taskToken, [decide.complete()]);
-    expect((await kit.describe(next)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await driver.respond(first.taskToken, [decide.complete()]);
+    expect((await driver.describe(next)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 
   it('takes NONE for the new run’s execution timeout, as SWF documents for this decision', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const newList = uid('unlimited');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       decide.continueAsNew({ executionStartToCloseTimeout: 'NONE', taskList: { name: newList } }),
     ]);
-    const continued = single(await kit.history(execution), 'WorkflowExecutionContinuedAsNew');
+    const continued = single(await driver.history(execution), 'WorkflowExecutionContinuedAsNew');
     const attributes = continued.workflowExecutionContinuedAsNewEventAttributes;
     expect(attributes?.executionStartToCloseTimeout).toBe('NONE');
-    const next = await kit.pollDecision(newList);
+    const next = await driver.pollDecision(newList);
     expect(
       next.events[0]?.workflowExecutionStartedEventAttributes?.executionStartToCloseTimeout,
     ).toBe('NONE');
     const run = { workflowId: execution.workflowId, runId: attributes?.newExecutionRunId ?? '' };
-    expect((await kit.describe(run)).executionConfiguration?.executionStartToCloseTimeout).toBe(
+    expect((await driver.describe(run)).executionConfiguration?.executionStartToCloseTimeout).toBe(
       'NONE',
     );
   });
 
   it('continues as another version of the type with workflowTypeVersion', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const newList = uid('v2');
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [
       decide.continueAsNew({ workflowTypeVersion: '2', taskList: { name: newList } }),
     ]);
-    const continued = single(await kit.history(execution), 'WorkflowExecutionContinuedAsNew');
+    const continued = single(await driver.history(execution), 'WorkflowExecutionContinuedAsNew');
     const attributes = continued.workflowExecutionContinuedAsNewEventAttributes;
     expect(attributes).toMatchObject({
       workflowType: wf2,
@@ -880,16 +883,16 @@ describe('ContinueAsNewWorkflowExecution', () => {
       childPolicy: 'ABANDON',
       taskPriority: '4',
     });
-    const next = await kit.pollDecision(newList);
+    const next = await driver.pollDecision(newList);
     expect(next.workflowType).toEqual(wf2);
     expect(next.workflowExecution?.runId).toBe(attributes?.newExecutionRunId);
   });
 
   it('records ContinueAsNewWorkflowExecutionFailed for an unknown version and keeps the run open', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.continueAsNew({ workflowTypeVersion: '99' })]);
-    const history = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.continueAsNew({ workflowTypeVersion: '99' })]);
+    const history = await driver.history(execution);
     expect(
       single(history, 'ContinueAsNewWorkflowExecutionFailed')
         .continueAsNewWorkflowExecutionFailedEventAttributes,
@@ -898,7 +901,7 @@ describe('ContinueAsNewWorkflowExecution', () => {
       decisionTaskCompletedEventId: 4,
     });
     expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
   });
 });
 
@@ -919,14 +922,14 @@ describe('ContinueAsNewWorkflowExecution failures', () => {
   it.each(Object.keys(causes) as (keyof typeof causes)[])(
     'records %s missing (no type default) as its DEFAULT_*_UNDEFINED cause',
     async (field) => {
-      const { execution, taskList } = await kit.start(bareWf, {
+      const { execution, taskList } = await driver.start(bareWf, {
         ...config,
         taskList: { name: uid('bare') },
       });
-      const task = await kit.pollDecision(taskList);
+      const task = await driver.pollDecision(taskList);
       const { [field]: _omitted, ...rest } = config;
-      await kit.respond(task.taskToken, [decide.continueAsNew(rest)]);
-      const history = await kit.history(execution);
+      await driver.respond(task.taskToken, [decide.continueAsNew(rest)]);
+      const history = await driver.history(execution);
       expect(
         single(history, 'ContinueAsNewWorkflowExecutionFailed')
           .continueAsNewWorkflowExecutionFailedEventAttributes,
@@ -935,16 +938,16 @@ describe('ContinueAsNewWorkflowExecution failures', () => {
         decisionTaskCompletedEventId: 4,
       });
       expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
-      expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+      expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
     },
   );
 
   it('records WORKFLOW_TYPE_DEPRECATED for a deprecated version', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.continueAsNew({ workflowTypeVersion: '3' })]);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.continueAsNew({ workflowTypeVersion: '3' })]);
     expect(
-      single(await kit.history(execution), 'ContinueAsNewWorkflowExecutionFailed')
+      single(await driver.history(execution), 'ContinueAsNewWorkflowExecutionFailed')
         .continueAsNewWorkflowExecutionFailedEventAttributes?.cause,
     ).toBe('WORKFLOW_TYPE_DEPRECATED');
   });
@@ -963,12 +966,12 @@ describe('UNHANDLED_DECISION', () => {
   ] as const)(
     'refuses %s when a signal arrived while the task was out',
     async (_name, close, failed) => {
-      const { execution, taskList } = await kit.start(wf);
-      const task = await kit.pollDecision(taskList);
-      await kit.signal(execution, 'late');
-      await kit.respond(task.taskToken, [decide.marker('before-close'), close]);
+      const { execution, taskList } = await driver.start(wf);
+      const task = await driver.pollDecision(taskList);
+      await driver.signal(execution, 'late');
+      await driver.respond(task.taskToken, [decide.marker('before-close'), close]);
 
-      const history = await kit.history(execution);
+      const history = await driver.history(execution);
       expect(eventTypes(history)).toEqual([
         'WorkflowExecutionStarted',
         'DecisionTaskScheduled',
@@ -986,14 +989,14 @@ describe('UNHANDLED_DECISION', () => {
         event?.cancelWorkflowExecutionFailedEventAttributes ??
         event?.continueAsNewWorkflowExecutionFailedEventAttributes;
       expect(attributes).toEqual({ cause: 'UNHANDLED_DECISION', decisionTaskCompletedEventId: 5 });
-      expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+      expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
 
       // the next task shows the signal; closing now works
-      const next = await kit.pollDecision(taskList);
+      const next = await driver.pollDecision(taskList);
       expect(next.previousStartedEventId).toBe(3);
       expect(eventTypes(next.events)).toContain('WorkflowExecutionSignaled');
-      await kit.respond(next.taskToken, [decide.complete('now')]);
-      expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+      await driver.respond(next.taskToken, [decide.complete('now')]);
+      expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
     },
   );
 
@@ -1002,24 +1005,24 @@ describe('UNHANDLED_DECISION', () => {
     const { execution, taskList } = await startAndDecide([
       decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
     ]);
-    const activity = await kit.pollActivity(workers);
+    const activity = await driver.pollActivity(workers);
     const task = await nextTask(execution, taskList);
     await swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken, result: 'late' }),
     );
-    await kit.respond(task.taskToken, [decide.complete()]);
-    const history = await kit.history(execution);
+    await driver.respond(task.taskToken, [decide.complete()]);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-3)).toEqual([
       'DecisionTaskCompleted',
       'CompleteWorkflowExecutionFailed',
       'DecisionTaskScheduled',
     ]);
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
   });
 
   it('refuses CancelWorkflowExecution when a cancel request arrived while the task was out', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
     await swf.send(
       new RequestCancelWorkflowExecutionCommand({
         domain,
@@ -1027,16 +1030,16 @@ describe('UNHANDLED_DECISION', () => {
         runId: execution.runId,
       }),
     );
-    await kit.respond(task.taskToken, [decide.cancel()]);
-    const history = await kit.history(execution);
+    await driver.respond(task.taskToken, [decide.cancel()]);
+    const history = await driver.history(execution);
     expect(
       single(history, 'CancelWorkflowExecutionFailed').cancelWorkflowExecutionFailedEventAttributes
         ?.cause,
     ).toBe('UNHANDLED_DECISION');
-    const next = await kit.pollDecision(taskList);
+    const next = await driver.pollDecision(taskList);
     expect(eventTypes(next.events)).toContain('WorkflowExecutionCancelRequested');
-    await kit.respond(next.taskToken, [decide.cancel('now')]);
-    expect((await kit.describe(execution)).executionInfo).toMatchObject({
+    await driver.respond(next.taskToken, [decide.cancel('now')]);
+    expect((await driver.describe(execution)).executionInfo).toMatchObject({
       closeStatus: 'CANCELED',
       cancelRequested: true,
     });
@@ -1048,9 +1051,9 @@ describe('UNHANDLED_DECISION', () => {
       decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
     ]);
     const task = await nextTask(execution, taskList);
-    await kit.pollActivity(workers);
-    await kit.respond(task.taskToken, [decide.complete()]);
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await driver.pollActivity(workers);
+    await driver.respond(task.taskToken, [decide.complete()]);
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
@@ -1061,31 +1064,31 @@ describe('validation of RespondDecisionTaskCompleted', () => {
   ] as const)(
     'refuses %s before another decision; records nothing; the token stays usable',
     async (_n, close) => {
-      const { execution, taskList } = await kit.start(wf);
-      const task = await kit.pollDecision(taskList);
-      const before = await kit.history(execution);
+      const { execution, taskList } = await driver.start(wf);
+      const task = await driver.pollDecision(taskList);
+      const before = await driver.history(execution);
       await expectFault(
-        kit.respond(task.taskToken, [close, decide.marker('after')]),
+        driver.respond(task.taskToken, [close, decide.marker('after')]),
         'ValidationException',
         /Close must be last decision in list/,
       );
-      expect(await kit.history(execution)).toEqual(before);
-      await kit.respond(task.taskToken, [decide.marker('after'), decide.complete('ok')]);
-      expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+      expect(await driver.history(execution)).toEqual(before);
+      await driver.respond(task.taskToken, [decide.marker('after'), decide.complete('ok')]);
+      expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
     },
   );
 
   it('answers a used token UnknownResourceFault before judging its decisions (swf-api.md §6.3)', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.marker('once')]);
-    const before = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.marker('once')]);
+    const before = await driver.history(execution);
     await expectFault(
-      kit.respond(task.taskToken, [decide.complete(), decide.marker('after')]),
+      driver.respond(task.taskToken, [decide.complete(), decide.marker('after')]),
       'UnknownResourceFault',
       /Unknown decision task/,
     );
-    expect(await kit.history(execution)).toEqual(before);
+    expect(await driver.history(execution)).toEqual(before);
   });
 
   it.each([
@@ -1097,24 +1100,24 @@ describe('validation of RespondDecisionTaskCompleted', () => {
   ] as const)(
     'refuses a %s decision without its attributes; the token stays usable',
     async (decisionType) => {
-      const { execution, taskList } = await kit.start(wf);
-      const task = await kit.pollDecision(taskList);
-      const before = await kit.history(execution);
+      const { execution, taskList } = await driver.start(wf);
+      const task = await driver.pollDecision(taskList);
+      const before = await driver.history(execution);
       await expectFault(
-        kit.respond(task.taskToken, [decide.marker('ok'), { decisionType }]),
+        driver.respond(task.taskToken, [decide.marker('ok'), { decisionType }]),
         'ValidationException',
         /decisions\.2\.member/,
       );
-      expect(await kit.history(execution)).toEqual(before);
-      await kit.respond(task.taskToken, []);
-      expect(eventTypes(await kit.history(execution)).at(-1)).toBe('DecisionTaskCompleted');
+      expect(await driver.history(execution)).toEqual(before);
+      await driver.respond(task.taskToken, []);
+      expect(eventTypes(await driver.history(execution)).at(-1)).toBe('DecisionTaskCompleted');
     },
   );
 
   it('refuses an unknown decisionType with ValidationException', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    const before = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    const before = await driver.history(execution);
     await expectFault(
       swf.send(
         new RespondDecisionTaskCompletedCommand({
@@ -1125,15 +1128,15 @@ describe('validation of RespondDecisionTaskCompleted', () => {
       'ValidationException',
       /decisionType/,
     );
-    expect(await kit.history(execution)).toEqual(before);
+    expect(await driver.history(execution)).toEqual(before);
   });
 
   it('refuses attributes that break their constraints, naming the member', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    const before = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    const before = await driver.history(execution);
     await expectFault(
-      kit.respond(task.taskToken, [
+      driver.respond(task.taskToken, [
         {
           decisionType: 'StartTimer',
           startTimerDecisionAttributes: { timerId: 't', startToFireTimeout: '' },
@@ -1143,53 +1146,53 @@ describe('validation of RespondDecisionTaskCompleted', () => {
       /decisions\.1\.member\.startTimerDecisionAttributes\.startToFireTimeout/,
     );
     await expectFault(
-      kit.respond(task.taskToken, [
+      driver.respond(task.taskToken, [
         decide.scheduleActivity({ activityType: act, activityId: 'x'.repeat(257) }),
       ]),
       'ValidationException',
       /activityId/,
     );
-    expect(await kit.history(execution)).toEqual(before);
+    expect(await driver.history(execution)).toEqual(before);
   });
 });
 
 describe('decision task tokens', () => {
   it('refuses a token used twice with UnknownResourceFault', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.marker('once')]);
-    const after = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.marker('once')]);
+    const after = await driver.history(execution);
     await expectFault(
-      kit.respond(task.taskToken, [decide.marker('twice')]),
+      driver.respond(task.taskToken, [decide.marker('twice')]),
       'UnknownResourceFault',
     );
-    expect(await kit.history(execution)).toEqual(after);
+    expect(await driver.history(execution)).toEqual(after);
     // an old token does not open the next task either
     const next = await nextTask(execution, taskList);
-    await expectFault(kit.respond(task.taskToken, []), 'UnknownResourceFault');
-    await kit.respond(next.taskToken, []);
+    await expectFault(driver.respond(task.taskToken, []), 'UnknownResourceFault');
+    await driver.respond(next.taskToken, []);
   });
 
   it('refuses a tampered token with UnknownResourceFault', async () => {
-    const { taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
+    const { taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
     const middle = Math.floor(task.taskToken.length / 2);
     const flipped = task.taskToken[middle] === 'A' ? 'B' : 'A';
     const tampered = `${task.taskToken.slice(0, middle)}${flipped}${task.taskToken.slice(middle + 1)}`;
-    await expectFault(kit.respond(tampered, []), 'UnknownResourceFault');
-    await kit.respond(task.taskToken, []);
+    await expectFault(driver.respond(tampered, []), 'UnknownResourceFault');
+    await driver.respond(task.taskToken, []);
   });
 
   it('refuses the token of a task whose response closed the execution', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
     await swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: task.taskToken,
         decisions: [decide.complete()],
       }),
     );
-    await expectFault(kit.respond(task.taskToken, []), 'UnknownResourceFault');
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await expectFault(driver.respond(task.taskToken, []), 'UnknownResourceFault');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });

@@ -9,22 +9,22 @@
 import { RegisterActivityTypeCommand, type SWFClient } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { operationInputs, shapes } from '../../lib/http/swf-model.js';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { isSwfFault, rawCall } from '../support/contract.js';
-import { decide, eventIds, type SwfKit, uid } from '../support/decider.js';
+import { decide, eventIds, type SwfDriver, uid } from '../support/decider.js';
 import { registerWorkflowType, serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
+let service: LocalService;
 let close: () => Promise<void>;
-let kit: SwfKit;
+let driver: SwfDriver;
 const domain = 'fuzz-domain';
 const wf = { name: 'wf', version: '1' };
 /** Live values the fuzzer mixes in: runIds, workflowIds, and an activity and a decision task token. */
 const pool = { runIds: [] as string[], tokens: [] as string[], workflowIds: [] as string[] };
 
 beforeAll(async () => {
-  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 50 } }));
+  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 50 } }));
   await registerWorkflowType(swf, domain, wf);
   await swf.send(
     new RegisterActivityTypeCommand({
@@ -35,11 +35,11 @@ beforeAll(async () => {
     }),
   );
   for (let i = 0; i < 3; i++) {
-    const { execution, taskList } = await kit.start(wf, { taskList: { name: 'tl' } });
+    const { execution, taskList } = await driver.start(wf, { taskList: { name: 'tl' } });
     pool.runIds.push(execution.runId);
     pool.workflowIds.push(execution.workflowId);
     if (i === 0) {
-      await kit.decide(taskList, () => [
+      await driver.decide(taskList, () => [
         decide.scheduleActivity({
           activityType: { name: 'act', version: '1' },
           activityId: 'a',
@@ -50,10 +50,10 @@ beforeAll(async () => {
           heartbeatTimeout: 'NONE',
         }),
       ]);
-      const a = await kit.pollActivity('atl');
+      const a = await driver.pollActivity('atl');
       pool.tokens.push(a.taskToken);
-      await kit.signal(execution);
-      const d = await kit.pollDecision(taskList);
+      await driver.signal(execution);
+      const d = await driver.pollDecision(taskList);
       pool.tokens.push(d.taskToken);
     }
   }
@@ -201,7 +201,7 @@ it('no action answers 500 to well-typed edgy input', async () => {
     edgyRate = [0.02, 0.1, 0.3][round % 3] ?? 0.1;
     for (const action of actions) {
       const body = fuzzValue(operationInputs[action], '', 0);
-      const r = await rawCall(stack.endpoint, action, body);
+      const r = await rawCall(service.endpoint, action, body);
       if (r.status !== 200 && !isSwfFault(r))
         failures.push(
           `${action} ${JSON.stringify(body).slice(0, 600)} → ${r.status} ${r.text.slice(0, 300)}`,
@@ -218,12 +218,12 @@ it('RespondDecisionTaskCompleted with fuzzed decisions: no 500, histories stay w
     | { token: string; execution: { workflowId: string; runId: string }; taskList: string }
     | undefined;
   // the domain may have been deprecated by the other test: undeprecate it (ignore failures)
-  await rawCall(stack.endpoint, 'UndeprecateDomain', { name: domain });
-  await rawCall(stack.endpoint, 'UndeprecateWorkflowType', {
+  await rawCall(service.endpoint, 'UndeprecateDomain', { name: domain });
+  await rawCall(service.endpoint, 'UndeprecateWorkflowType', {
     domain,
     workflowType: wf,
   });
-  await rawCall(stack.endpoint, 'UndeprecateActivityType', {
+  await rawCall(service.endpoint, 'UndeprecateActivityType', {
     domain,
     activityType: { name: 'act', version: '1' },
   });
@@ -233,12 +233,12 @@ it('RespondDecisionTaskCompleted with fuzzed decisions: no 500, histories stay w
     edgyRate = [0.0, 0.02, 0.1][i % 3] ?? 0.05;
     if (live === undefined) {
       const taskList = uid('fz');
-      const { execution } = await kit.start(wf2, {
+      const { execution } = await driver.start(wf2, {
         taskList: { name: taskList },
         lambdaRole: 'arn:aws:iam::000000000000:role/x',
       });
       runs.push(execution);
-      const t = await kit.pollDecision(taskList);
+      const t = await driver.pollDecision(taskList);
       live = { token: t.taskToken, execution, taskList };
     }
     const decisions = Array.from({ length: pick([1, 1, 2, 3, 5]) }, () => {
@@ -252,26 +252,26 @@ it('RespondDecisionTaskCompleted with fuzzed decisions: no 500, histories stay w
       if (attrShape !== undefined && rand() < 0.9) d[attr] = fuzzValue(attrShape, attr, 2);
       return d;
     });
-    const r = await rawCall(stack.endpoint, 'RespondDecisionTaskCompleted', {
+    const r = await rawCall(service.endpoint, 'RespondDecisionTaskCompleted', {
       taskToken: live.token,
       decisions,
     });
     if (r.status !== 200 && !isSwfFault(r))
       failures.push(`${JSON.stringify(decisions).slice(0, 800)} → ${r.status} ${r.text}`);
     if (r.status === 200) {
-      const d = await kit.describe(live.execution);
+      const d = await driver.describe(live.execution);
       if (d.executionInfo?.executionStatus !== 'OPEN') {
         live = undefined;
         continue;
       }
-      await kit.signal(live.execution);
-      const t = await kit.pollDecision(live.taskList).catch(() => undefined);
+      await driver.signal(live.execution);
+      const t = await driver.pollDecision(live.taskList).catch(() => undefined);
       live = t === undefined ? undefined : { ...live, token: t.taskToken };
     }
   }
-  await stack.streamCaughtUp();
+  await service.streamCaughtUp();
   for (const execution of runs) {
-    const h = await kit.history(execution);
+    const h = await driver.history(execution);
     expect(eventIds(h)).toStrictEqual(h.map((_, i) => i + 1));
   }
   expect(failures).toStrictEqual([]);

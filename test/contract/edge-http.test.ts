@@ -8,19 +8,19 @@
 import net from 'node:net';
 import { ListDomainsCommand, type SWFClient } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { expectSwfFault, rawCall, rawRequest, wireType } from '../support/contract.js';
 import { sleep } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
+let service: LocalService;
 let close: () => Promise<void>;
 let port: number;
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 300 } }));
-  port = Number(new URL(stack.endpoint).port);
+  ({ swf, close, service } = await startTestServer({ polling: { maxWaitMs: 300 } }));
+  port = Number(new URL(service.endpoint).port);
 });
 afterAll(() => close());
 
@@ -31,7 +31,7 @@ const domains = async () =>
 
 /** The server still answers a well-formed call. */
 async function alive() {
-  const r = await rawCall(stack.endpoint, 'ListDomains', { registrationStatus: 'REGISTERED' });
+  const r = await rawCall(service.endpoint, 'ListDomains', { registrationStatus: 'REGISTERED' });
   expect(r.status, r.text).toBe(200);
 }
 
@@ -87,7 +87,7 @@ describe('HTTP edge', () => {
       'x'.repeat(8000),
     ];
     for (const target of targets) {
-      const r = await rawRequest(stack.endpoint, { target, body: listDomains });
+      const r = await rawRequest(service.endpoint, { target, body: listDomains });
       // header values are trimmed by HTTP itself
       if (target.trim() === 'SimpleWorkflowService.ListDomains') continue;
       expectSwfFault(r, wireType.unknownOperation, target);
@@ -119,7 +119,7 @@ describe('HTTP edge', () => {
       '{"registrationStatus":"NOPE"}',
     ];
     for (const body of bodies) {
-      const r = await rawRequest(stack.endpoint, {
+      const r = await rawRequest(service.endpoint, {
         target: 'SimpleWorkflowService.ListDomains',
         body,
       });
@@ -135,20 +135,20 @@ describe('HTTP edge', () => {
       '{"name":"typed","workflowExecutionRetentionPeriodInDays":"1","tags":[null]}',
       '{"name":"typed","workflowExecutionRetentionPeriodInDays":"1","description":{}}',
     ]) {
-      const r = await rawRequest(stack.endpoint, {
+      const r = await rawRequest(service.endpoint, {
         target: 'SimpleWorkflowService.RegisterDomain',
         body,
       });
       expectSwfFault(r, undefined, body);
     }
     // duplicated keys and unknown members: accepted (last value wins)
-    const dup = await rawRequest(stack.endpoint, {
+    const dup = await rawRequest(service.endpoint, {
       target: 'SimpleWorkflowService.ListDomains',
       body: '{"registrationStatus":"NOPE","registrationStatus":"REGISTERED","extra":{"deep":[1,2,{"x":null}]},"__proto__":{"x":1},"constructor":1}',
     });
     expect(dup.status, dup.text).toBe(200);
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
-      const r = await fetch(stack.endpoint, {
+      const r = await fetch(service.endpoint, {
         method,
         headers: { 'x-amz-target': 'SimpleWorkflowService.ListDomains' },
         ...(method === 'GET' || method === 'OPTIONS' ? {} : { body: '{}' }),
@@ -156,7 +156,7 @@ describe('HTTP edge', () => {
       const response = { status: r.status, headers: r.headers, text: await r.text() };
       expectSwfFault(response, wireType.unknownOperation, method);
     }
-    const head = await fetch(stack.endpoint, { method: 'HEAD' });
+    const head = await fetch(service.endpoint, { method: 'HEAD' });
     expect(head.status).toBe(400);
     for (const contentType of [
       'text/plain',
@@ -164,7 +164,7 @@ describe('HTTP edge', () => {
       'application/x-www-form-urlencoded',
       '',
     ]) {
-      const r = await rawRequest(stack.endpoint, {
+      const r = await rawRequest(service.endpoint, {
         target: 'SimpleWorkflowService.ListDomains',
         body: listDomains,
         headers: { 'content-type': contentType },
@@ -172,7 +172,7 @@ describe('HTTP edge', () => {
       expect([200, 400], r.text).toContain(r.status);
     }
     // 10 MB body
-    const big = await rawRequest(stack.endpoint, {
+    const big = await rawRequest(service.endpoint, {
       target: 'SimpleWorkflowService.RegisterDomain',
       body: JSON.stringify({
         name: 'big',
@@ -226,7 +226,7 @@ describe('HTTP edge', () => {
     ]);
     expect(both.data.startsWith('HTTP/1.1 5')).toBe(false);
     // very long header value
-    const long = await rawRequest(stack.endpoint, {
+    const long = await rawRequest(service.endpoint, {
       target: 'SimpleWorkflowService.ListDomains',
       body: listDomains,
       headers: { 'x-long': 'a'.repeat(100_000) },

@@ -17,18 +17,18 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { expectCallFault, wireType } from '../support/contract.js';
-import { decide, eventsOf, SwfKit } from '../support/decider.js';
+import { decide, eventsOf, SwfDriver } from '../support/decider.js';
 import { registerDomain, registerWorkflowType, startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
+let service: LocalService;
 let close: () => Promise<void>;
 const wf = { name: 'wf', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await startTestServer({ polling: { maxWaitMs: 300 } }));
+  ({ swf, close, service } = await startTestServer({ polling: { maxWaitMs: 300 } }));
 });
 afterAll(() => close());
 
@@ -46,17 +46,17 @@ const FORBIDDEN = [
 ];
 
 const expectValidation = (action: string, body: Record<string, unknown>) =>
-  expectCallFault(stack.endpoint, action, body, wireType.validation);
+  expectCallFault(service.endpoint, action, body, wireType.validation);
 
 /** Registers workflow type `name`, version `version`, in `domain`. */
 const registerWf = (domain: string, name: string, version = '1') =>
   registerWorkflowType(swf, domain, { name, version });
 
-/** Registers `domain` and workflow type wf/1 in it; a kit for the domain. */
-async function domainWithWf(domain: string): Promise<SwfKit> {
+/** Registers `domain` and workflow type wf/1 in it; a driver for the domain. */
+async function domainWithWf(domain: string): Promise<SwfDriver> {
   await registerDomain(swf, domain);
   await registerWf(domain, wf.name);
-  return new SwfKit(swf, domain);
+  return new SwfDriver(swf, domain);
 }
 
 describe('names', () => {
@@ -162,7 +162,7 @@ describe('names', () => {
 
   it('workflowIds and task lists: the rule, look-alikes apart, round trips', async () => {
     const domain = 'exec-names';
-    const kit = await domainWithWf(domain);
+    const driver = await domainWithWf(domain);
     for (const ch of FORBIDDEN) {
       await expectValidation('StartWorkflowExecution', {
         domain,
@@ -196,14 +196,14 @@ describe('names', () => {
     for (const [i, id] of ids.entries())
       runs.set(id, { runId: '', taskList: lists[i % lists.length] ?? 'tl' });
     for (const [workflowId, entry] of runs) {
-      const { execution } = await kit.start(wf, {
+      const { execution } = await driver.start(wf, {
         workflowId,
         taskList: { name: entry.taskList },
         input: workflowId,
       });
       entry.runId = execution.runId;
     }
-    await stack.streamCaughtUp();
+    await service.streamCaughtUp();
     for (const [workflowId, entry] of runs) {
       const d = await swf.send(
         new DescribeWorkflowExecutionCommand({
@@ -223,7 +223,7 @@ describe('names', () => {
       expect(listed.executionInfos?.map((e) => e.execution)).toStrictEqual([
         { workflowId, runId: entry.runId },
       ]);
-      await kit.signal({ workflowId }, `sig-${workflowId}`);
+      await driver.signal({ workflowId }, `sig-${workflowId}`);
     }
     // each task list hands out only its own executions' tasks
     const polled = new Map<string, string[]>();
@@ -241,7 +241,7 @@ describe('names', () => {
         ).toStrictEqual([`sig-${t.workflowExecution?.workflowId}`]);
         const started = (t.events ?? [])[0]?.workflowExecutionStartedEventAttributes;
         expect(started?.input).toBe(t.workflowExecution?.workflowId);
-        await kit.respond(t.taskToken, [decide.complete()]);
+        await driver.respond(t.taskToken, [decide.complete()]);
       }
       polled.set(tl, got.sort());
     }
@@ -256,11 +256,11 @@ describe('names', () => {
 
   it('activityIds and timerIds follow the rule; signal and marker names with any character round-trip', async () => {
     const domain = 'decision-names';
-    const kit = await domainWithWf(domain);
+    const driver = await domainWithWf(domain);
     await swf.send(new RegisterActivityTypeCommand({ domain, name: 'act', version: '1' }));
-    const { execution, taskList } = await kit.start(wf);
-    const task = await kit.pollDecision(taskList);
-    const before = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const task = await driver.pollDecision(taskList);
+    const before = await driver.history(execution);
     const scheduling = (activityId: string) =>
       decide.scheduleActivity({
         activityType: { name: 'act', version: '1' },
@@ -290,9 +290,9 @@ describe('names', () => {
       taskToken: task.taskToken,
       decisions: [timer('arn')],
     });
-    expect(await kit.history(execution)).toStrictEqual(before);
+    expect(await driver.history(execution)).toStrictEqual(before);
     const odd = ['a:b', 'a/b', 'a|b', 'a\u0000b', 'a\u0001b', '#', '😀', ' x ', 'arn'];
-    await kit.respond(task.taskToken, [
+    await driver.respond(task.taskToken, [
       ...odd.map((m) => decide.marker(m, m)),
       scheduling('a#1'),
       scheduling('a#'),
@@ -300,8 +300,8 @@ describe('names', () => {
       timer('t#1'),
       timer('t 1'),
     ]);
-    for (const s of odd) await kit.signal(execution, s, s);
-    const h = await kit.history(execution);
+    for (const s of odd) await driver.signal(execution, s, s);
+    const h = await driver.history(execution);
     const markers = eventsOf(h, 'MarkerRecorded').map((e) => [
       e.markerRecordedEventAttributes?.markerName,
       e.markerRecordedEventAttributes?.details,
@@ -320,21 +320,21 @@ describe('names', () => {
     expect(
       eventsOf(h, 'TimerStarted').map((e) => e.timerStartedEventAttributes?.timerId),
     ).toStrictEqual(['t#1', 't 1']);
-    const d = await kit.describe(execution);
+    const d = await driver.describe(execution);
     expect(d.openCounts?.openActivityTasks).toBe(3);
     expect(d.openCounts?.openTimers).toBe(2);
   }, 60_000);
 
   it('execution tags with separators do not mix in tag listings', async () => {
     const domain = 'tag-names';
-    const kit = await domainWithWf(domain);
+    const driver = await domainWithWf(domain);
     const tags = ['a', 'a|1', 'a|', '|a', 'a#1', 'a|1|2', '1', 'a:1', 'a\u0000', ''];
     const byTag = new Map<string, string>();
     for (const tag of tags) {
-      const { execution } = await kit.start(wf, { tagList: [tag] });
+      const { execution } = await driver.start(wf, { tagList: [tag] });
       byTag.set(tag, execution.workflowId);
     }
-    await stack.streamCaughtUp();
+    await service.streamCaughtUp();
     for (const tag of tags) {
       const listed = await swf.send(
         new ListOpenWorkflowExecutionsCommand({

@@ -12,13 +12,13 @@ import {
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { expectCallFault, rawCall, wireType } from '../support/contract.js';
-import { SwfKit, uid } from '../support/decider.js';
+import { SwfDriver, uid } from '../support/decider.js';
 import { registerDomain, registerWorkflowType, serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
+let service: LocalService;
 let close: () => Promise<void>;
 const A = 'edge-pages-a';
 const B = 'edge-pages-b';
@@ -28,7 +28,7 @@ const executions: Record<string, { workflowId: string; runId: string }[]> = {};
 const deciders: Record<string, string> = {};
 
 beforeAll(async () => {
-  ({ swf, close, stack } = await serveDomain(A, { polling: { maxWaitMs: 300 } }));
+  ({ swf, close, service } = await serveDomain(A, { polling: { maxWaitMs: 300 } }));
   for (const d of [B, `${A}-x`, `${A}-y`]) await registerDomain(swf, d);
   for (const d of [A, B]) {
     for (const [name, version] of [
@@ -39,24 +39,27 @@ beforeAll(async () => {
       await registerWorkflowType(swf, d, { name, version }, 'wf-defaults');
       await swf.send(new RegisterActivityTypeCommand({ domain: d, name, version }));
     }
-    const kit = new SwfKit(swf, d);
+    const driver = new SwfDriver(swf, d);
     executions[d] = [];
     const taskList = uid('dl');
     deciders[d] = taskList;
     for (let i = 0; i < 4; i++) {
-      const { execution } = await kit.start(wf, { tagList: ['t'], taskList: { name: taskList } });
+      const { execution } = await driver.start(wf, {
+        tagList: ['t'],
+        taskList: { name: taskList },
+      });
       executions[d]?.push(execution);
-      for (let s = 0; s < 3; s++) await kit.signal(execution, `s${s}`);
+      for (let s = 0; s < 3; s++) await driver.signal(execution, `s${s}`);
     }
     for (let i = 0; i < 3; i++) {
-      const { execution } = await kit.start(wf, { tagList: ['t'] });
+      const { execution } = await driver.start(wf, { tagList: ['t'] });
       await swf.send(
         new TerminateWorkflowExecutionCommand({ domain: d, workflowId: execution.workflowId }),
       );
     }
   }
   // visibility is eventually consistent
-  await stack.streamCaughtUp();
+  await service.streamCaughtUp();
 });
 afterAll(() => close());
 
@@ -106,7 +109,7 @@ const listings = (): Listing[] => {
 };
 
 async function call(action: string, body: Body) {
-  const response = await rawCall(stack.endpoint, action, body);
+  const response = await rawCall(service.endpoint, action, body);
   return {
     status: response.status,
     text: response.text,
@@ -115,7 +118,7 @@ async function call(action: string, body: Body) {
 }
 
 const expectValidation = (action: string, body: Body) =>
-  expectCallFault(stack.endpoint, action, body, wireType.validation);
+  expectCallFault(service.endpoint, action, body, wireType.validation);
 
 /** Every item of a listing, page by page; `pageSize` is one size, or the size of each page by its index. */
 async function all(
@@ -259,7 +262,7 @@ describe('page tokens', () => {
       nextPageToken: token,
     });
     // same run, wrong domain in the request (the run is not in B: UnknownResourceFault is also fine)
-    await expectCallFault(stack.endpoint, 'GetWorkflowExecutionHistory', {
+    await expectCallFault(service.endpoint, 'GetWorkflowExecutionHistory', {
       domain: B,
       execution: e1,
       nextPageToken: token,

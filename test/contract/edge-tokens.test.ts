@@ -9,7 +9,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SWFClient } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { expectCallFault, expectSwfFault, rawCall, wireType } from '../support/contract.js';
 import {
   decide,
@@ -17,29 +17,29 @@ import {
   eventsOf,
   eventTypes,
   liveRun,
-  SwfKit,
+  SwfDriver,
   uid,
 } from '../support/decider.js';
 import { dynamoClient, registerDomain, serveDomain, tableItems } from '../support/local.js';
 import { awaitDecision } from '../support/waiting.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
+let service: LocalService;
 let close: () => Promise<void>;
 let dynamo: DynamoDBClient;
-let kit: SwfKit;
-let kitB: SwfKit;
+let driver: SwfDriver;
+let driverB: SwfDriver;
 const domain = 'edge-tokens-a';
 const domainB = 'edge-tokens-b';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
+  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
   dynamo = dynamoClient();
   await registerDomain(swf, domainB);
-  kitB = new SwfKit(swf, domainB);
-  for (const k of [kit, kitB]) await k.registerTypes(wf, act);
+  driverB = new SwfDriver(swf, domainB);
+  for (const k of [driver, driverB]) await k.registerTypes(wf, act);
 });
 afterAll(async () => {
   dynamo.destroy();
@@ -48,8 +48,8 @@ afterAll(async () => {
 
 /** Every item of the table, once the stream has caught up with what was written. */
 async function scanTable(): Promise<string[]> {
-  await stack.streamCaughtUp();
-  return tableItems(dynamo, stack.tableName);
+  await service.streamCaughtUp();
+  return tableItems(dynamo, service.tableName);
 }
 
 const TOKEN_ACTIONS = [
@@ -139,17 +139,17 @@ const overLimit = (token: string) => [
 ];
 
 const expectRefused = (action: string, taskToken: string, type: string) =>
-  expectCallFault(stack.endpoint, action, { taskToken }, type);
+  expectCallFault(service.endpoint, action, { taskToken }, type);
 
 const UNKNOWN = wireType.fault('UnknownResourceFault');
 const VALIDATION = wireType.validation;
 
 describe('tampered task tokens', () => {
   it('every variant of a live decision or activity token is UnknownResourceFault and changes nothing', async () => {
-    const live = await liveRun(kit, wf, act);
-    const liveB = await liveRun(kitB, wf, act);
-    const history = await kit.history(live.execution);
-    const historyB = await kitB.history(liveB.execution);
+    const live = await liveRun(driver, wf, act);
+    const liveB = await liveRun(driverB, wf, act);
+    const history = await driver.history(live.execution);
+    const historyB = await driverB.history(liveB.execution);
     const before = await scanTable();
     for (const token of [live.decision.taskToken, live.activity.taskToken]) {
       for (const bad of variants(token))
@@ -162,16 +162,16 @@ describe('tampered task tokens', () => {
     for (const action of TOKEN_ACTIONS.slice(1))
       await expectRefused(action, live.decision.taskToken, UNKNOWN);
     await expectRefused('RespondDecisionTaskCompleted', live.activity.taskToken, UNKNOWN);
-    expect(await kit.history(live.execution)).toStrictEqual(history);
-    expect(await kitB.history(liveB.execution)).toStrictEqual(historyB);
+    expect(await driver.history(live.execution)).toStrictEqual(history);
+    expect(await driverB.history(liveB.execution)).toStrictEqual(historyB);
     expect(await scanTable()).toStrictEqual(before);
     // genuine tokens still work
-    const hb = await rawCall(stack.endpoint, 'RecordActivityTaskHeartbeat', {
+    const hb = await rawCall(service.endpoint, 'RecordActivityTaskHeartbeat', {
       taskToken: live.activity.taskToken,
     });
     expect(hb.status, hb.text).toBe(200);
-    await kit.respond(live.decision.taskToken, []);
-    const done = await rawCall(stack.endpoint, 'RespondActivityTaskCompleted', {
+    await driver.respond(live.decision.taskToken, []);
+    const done = await rawCall(service.endpoint, 'RespondActivityTaskCompleted', {
       taskToken: live.activity.taskToken,
       result: 'ok',
     });
@@ -179,9 +179,9 @@ describe('tampered task tokens', () => {
   }, 300_000);
 
   it("an earlier attempt's activity token (timed out, rescheduled under the same activityId) is refused", async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const workers = uid('workers');
-    await kit.decide(taskList, () => [
+    await driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'same',
@@ -189,42 +189,42 @@ describe('tampered task tokens', () => {
         startToCloseTimeout: '1',
       }),
     ]);
-    const first = await kit.pollActivity(workers);
+    const first = await driver.pollActivity(workers);
     // the START_TO_CLOSE timeout, and the decision task it schedules
-    const task = await awaitDecision(kit, taskList, 10_000);
+    const task = await awaitDecision(driver, taskList, 10_000);
     expect(eventTypes(task.events)).toContain('ActivityTaskTimedOut');
-    await kit.respond(task.taskToken, [
+    await driver.respond(task.taskToken, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'same',
         taskList: { name: workers },
       }),
     ]);
-    const second = await kit.pollActivity(workers);
+    const second = await driver.pollActivity(workers);
     expect(second.activityId).toBe('same');
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const before = await scanTable();
     for (const action of TOKEN_ACTIONS.slice(1))
       await expectRefused(action, first.taskToken, UNKNOWN);
-    expect(await kit.history(execution)).toStrictEqual(history);
+    expect(await driver.history(execution)).toStrictEqual(history);
     expect(await scanTable()).toStrictEqual(before);
-    const ok = await rawCall(stack.endpoint, 'RecordActivityTaskHeartbeat', {
+    const ok = await rawCall(service.endpoint, 'RecordActivityTaskHeartbeat', {
       taskToken: second.taskToken,
     });
     expect(ok.status, ok.text).toBe(200);
   }, 60_000);
 
   it("an earlier attempt's decision token (task timed out, rescheduled) is refused", async () => {
-    const { execution, taskList } = await kit.start(wf, { taskStartToCloseTimeout: '1' });
-    const first = await kit.pollDecision(taskList);
+    const { execution, taskList } = await driver.start(wf, { taskStartToCloseTimeout: '1' });
+    const first = await driver.pollDecision(taskList);
     // the first task times out, and the decision task scheduled again is handed out
-    const second = await awaitDecision(kit, taskList, 10_000);
-    const history = await kit.history(execution);
+    const second = await awaitDecision(driver, taskList, 10_000);
+    const history = await driver.history(execution);
     const before = await scanTable();
     for (const action of TOKEN_ACTIONS) await expectRefused(action, first.taskToken, UNKNOWN);
-    expect(await kit.history(execution)).toStrictEqual(history);
+    expect(await driver.history(execution)).toStrictEqual(history);
     expect(await scanTable()).toStrictEqual(before);
-    await kit.respond(second.taskToken, [decide.complete('done')]);
+    await driver.respond(second.taskToken, [decide.complete('done')]);
     // closed: every token of it is refused
     for (const action of TOKEN_ACTIONS) await expectRefused(action, second.taskToken, UNKNOWN);
   }, 60_000);
@@ -233,7 +233,7 @@ describe('tampered task tokens', () => {
 describe('one token, many concurrent uses', () => {
   it('exactly one of concurrent responses with one token wins; the rest are UnknownResourceFault', async () => {
     for (let round = 0; round < 3; round++) {
-      const live = await liveRun(kit, wf, act);
+      const live = await liveRun(driver, wf, act);
       const actions = [
         ['RespondActivityTaskCompleted', { result: 'r' }],
         ['RespondActivityTaskFailed', { reason: 'f' }],
@@ -241,10 +241,10 @@ describe('one token, many concurrent uses', () => {
       ] as const;
       const calls = Array.from({ length: 12 }, (_, i) => {
         const [action, extra] = actions[i % 3] ?? actions[0];
-        return rawCall(stack.endpoint, action, { taskToken: live.activity.taskToken, ...extra });
+        return rawCall(service.endpoint, action, { taskToken: live.activity.taskToken, ...extra });
       });
       const decisions = Array.from({ length: 6 }, () =>
-        rawCall(stack.endpoint, 'RespondDecisionTaskCompleted', {
+        rawCall(service.endpoint, 'RespondDecisionTaskCompleted', {
           taskToken: live.decision.taskToken,
           decisions: [decide.marker('m')],
         }),
@@ -257,7 +257,7 @@ describe('one token, many concurrent uses', () => {
       }
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
       expect(dresults.filter((r) => r.status === 200)).toHaveLength(1);
-      const h = await kit.history(live.execution);
+      const h = await driver.history(live.execution);
       const closed = h.filter((e) =>
         ['ActivityTaskCompleted', 'ActivityTaskFailed', 'ActivityTaskCanceled'].includes(
           e.eventType ?? '',

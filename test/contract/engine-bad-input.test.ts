@@ -26,12 +26,12 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectWireError, rawCall, rawRequest, wireType } from '../support/contract.js';
-import { decide, eventTypes, expectFault, liveRun, SwfKit } from '../support/decider.js';
+import { decide, eventTypes, expectFault, liveRun, SwfDriver } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
 let endpoint: string;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'engine-bad-input';
 const wf = { name: 'wf', version: '1' };
@@ -41,8 +41,8 @@ const big = (n: number) => 'x'.repeat(n);
 beforeAll(async () => {
   const server = await startTestServer({ polling: { maxWaitMs: 300 } });
   ({ swf, close } = server);
-  endpoint = server.stack.endpoint;
-  kit = new SwfKit(swf, domain);
+  endpoint = server.service.endpoint;
+  driver = new SwfDriver(swf, domain);
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
@@ -72,9 +72,9 @@ afterAll(() => close());
 
 describe('refused calls on an execution', () => {
   it('leave its history unchanged, and its tokens usable', async () => {
-    const { execution, activity, decision } = await liveRun(kit, wf, act);
+    const { execution, activity, decision } = await liveRun(driver, wf, act);
     const { workflowId } = execution;
-    const before = await kit.history(execution);
+    const before = await driver.history(execution);
     const otherRun = 'r'.repeat(20);
 
     // Sent one at a time: each call is made only when its turn comes, so no refusal goes unobserved.
@@ -229,12 +229,12 @@ describe('refused calls on an execution', () => {
     });
     expectWireError(halfPair, wireType.serialization, /'signalName' .* surrogate pair/);
 
-    expect(await kit.history(execution)).toStrictEqual(before);
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect(await driver.history(execution)).toStrictEqual(before);
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
     await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
     await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }));
-    await kit.respond(decision.taskToken, []);
-    expect(eventTypes(await kit.history(execution)).slice(before.length)).toStrictEqual([
+    await driver.respond(decision.taskToken, []);
+    expect(eventTypes(await driver.history(execution)).slice(before.length)).toStrictEqual([
       'ActivityTaskCompleted',
       'DecisionTaskCompleted',
       'DecisionTaskScheduled',
@@ -293,26 +293,26 @@ describe('refused calls on an execution', () => {
   ])(
     'a response with %s is refused whole; the history is unchanged',
     async (_, decisions, message) => {
-      const { execution, decision } = await liveRun(kit, wf, act);
-      const before = await kit.history(execution);
+      const { execution, decision } = await liveRun(driver, wf, act);
+      const before = await driver.history(execution);
 
       await expectFault(
-        kit.respond(decision.taskToken, [decide.marker('fine'), ...decisions]),
+        driver.respond(decision.taskToken, [decide.marker('fine'), ...decisions]),
         'ValidationException',
         message,
       );
 
-      expect(await kit.history(execution)).toStrictEqual(before);
-      await kit.respond(decision.taskToken, [decide.marker('fine')]);
+      expect(await driver.history(execution)).toStrictEqual(before);
+      await driver.respond(decision.taskToken, [decide.marker('fine')]);
       expect(
-        eventTypes(await kit.history(execution)).slice(before.length, before.length + 2),
+        eventTypes(await driver.history(execution)).slice(before.length, before.length + 2),
       ).toStrictEqual(['DecisionTaskCompleted', 'MarkerRecorded']);
     },
   );
 
   it('a refused StartWorkflowExecution leaves the open run of that workflowId alone', async () => {
-    const { execution } = await liveRun(kit, wf, act);
-    const before = await kit.history(execution);
+    const { execution } = await liveRun(driver, wf, act);
+    const before = await driver.history(execution);
 
     await expectFault(
       swf.send(
@@ -338,7 +338,7 @@ describe('refused calls on an execution', () => {
       /tagList/,
     );
 
-    expect(await kit.history(execution)).toStrictEqual(before);
+    expect(await driver.history(execution)).toStrictEqual(before);
   });
 });
 
@@ -366,7 +366,7 @@ describe('an unknown domain or execution', () => {
       await expectFault(call(), 'UnknownResourceFault', `Unknown domain: ${missing}`);
     }
 
-    const { execution: real } = await kit.start(wf);
+    const { execution: real } = await driver.start(wf);
     const unknownRun = { workflowId: real.workflowId, runId: 'r'.repeat(10) };
     const message = `Unknown execution: WorkflowExecution=[workflowId=${real.workflowId}, runId=${unknownRun.runId}]`;
     await expectFault(

@@ -22,18 +22,18 @@ import {
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventTypes, expectFault, type SwfKit, uid } from '../support/decider.js';
+import { decide, eventTypes, expectFault, type SwfDriver, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'engine-closing';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -81,16 +81,16 @@ const activityCalls = (taskToken: string): (() => Promise<unknown>)[] => [
  * task is out, one more signal: everything a close must clean up.
  */
 async function busyExecution() {
-  const { execution, taskList } = await kit.start(wf);
+  const { execution, taskList } = await driver.start(wf);
   const workers = uid('workers');
-  await kit.decide(taskList, () =>
+  await driver.decide(taskList, () =>
     ['started', 'queued-1', 'queued-2'].map((activityId) =>
       decide.scheduleActivity({ activityType: act, activityId, taskList: { name: workers } }),
     ),
   );
-  const activity = await kit.pollActivity(workers);
+  const activity = await driver.pollActivity(workers);
   expect(await count('activity', workers)).toBe(2);
-  await kit.signal(execution, 'wake');
+  await driver.signal(execution, 'wake');
   return { execution, taskList, workers, activity };
 }
 
@@ -102,22 +102,22 @@ const closings: [
   [
     'CompleteWorkflowExecution',
     'COMPLETED',
-    ({ taskToken }) => kit.respond(taskToken, [decide.complete('done')]),
+    ({ taskToken }) => driver.respond(taskToken, [decide.complete('done')]),
   ],
   [
     'FailWorkflowExecution',
     'FAILED',
-    ({ taskToken }) => kit.respond(taskToken, [decide.fail('broken', 'details')]),
+    ({ taskToken }) => driver.respond(taskToken, [decide.fail('broken', 'details')]),
   ],
   [
     'CancelWorkflowExecution',
     'CANCELED',
-    ({ taskToken }) => kit.respond(taskToken, [decide.cancel('stop')]),
+    ({ taskToken }) => driver.respond(taskToken, [decide.cancel('stop')]),
   ],
   [
     'ContinueAsNewWorkflowExecution',
     'CONTINUED_AS_NEW',
-    ({ taskToken }) => kit.respond(taskToken, [decide.continueAsNew({ input: 'next' })]),
+    ({ taskToken }) => driver.respond(taskToken, [decide.continueAsNew({ input: 'next' })]),
   ],
   [
     'TerminateWorkflowExecution (a decision task started)',
@@ -138,11 +138,11 @@ const closings: [
 describe.each(closings)('closing with %s', (_name, closeStatus, closeIt) => {
   it('withdraws queued activity tasks, kills every token and freezes the history', async () => {
     const { execution, taskList, workers, activity } = await busyExecution();
-    const decision = await kit.pollDecision(taskList);
+    const decision = await driver.pollDecision(taskList);
 
     await closeIt({ taskToken: decision.taskToken, execution });
 
-    const described = await kit.describe(execution);
+    const described = await driver.describe(execution);
     expect(described.executionInfo?.executionStatus).toBe('CLOSED');
     expect(described.executionInfo?.closeStatus).toBe(closeStatus);
     expect(described.openCounts).toMatchObject({
@@ -151,7 +151,7 @@ describe.each(closings)('closing with %s', (_name, closeStatus, closeIt) => {
       openTimers: 0,
     });
     expect(await count('activity', workers)).toBe(0);
-    const final = await kit.history(execution);
+    const final = await driver.history(execution);
 
     const poll = await swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
@@ -160,10 +160,10 @@ describe.each(closings)('closing with %s', (_name, closeStatus, closeIt) => {
     for (const call of activityCalls(activity.taskToken)) {
       await expectFault(call(), 'UnknownResourceFault');
     }
-    await expectFault(kit.respond(decision.taskToken, []), 'UnknownResourceFault');
-    await expectFault(kit.signal(execution, 'too-late'), 'UnknownResourceFault');
+    await expectFault(driver.respond(decision.taskToken, []), 'UnknownResourceFault');
+    await expectFault(driver.signal(execution, 'too-late'), 'UnknownResourceFault');
 
-    expect(await kit.history(execution)).toStrictEqual(final);
+    expect(await driver.history(execution)).toStrictEqual(final);
     expect(eventTypes(final).filter((t) => t === 'ActivityTaskStarted')).toHaveLength(1);
   });
 });
@@ -202,8 +202,8 @@ describe('task tokens', () => {
 
   it('refuses forged tokens, garbage and a token with parts added, changing nothing', async () => {
     const { execution, taskList, activity } = await busyExecution();
-    const decision = await kit.pollDecision(taskList);
-    const before = await kit.history(execution);
+    const decision = await driver.pollDecision(taskList);
+    const before = await driver.history(execution);
     const runId = execution.runId;
     const bad = [
       forged(`D.${runId}.${(decision.startedEventId ?? 0) - 1}.${decision.startedEventId}`),
@@ -215,17 +215,17 @@ describe('task tokens', () => {
     ];
 
     for (const token of bad) {
-      await expectFault(kit.respond(token, [decide.complete()]), 'UnknownResourceFault');
+      await expectFault(driver.respond(token, [decide.complete()]), 'UnknownResourceFault');
       await expectFault(
         swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
         'UnknownResourceFault',
       );
     }
 
-    expect(await kit.history(execution)).toStrictEqual(before);
+    expect(await driver.history(execution)).toStrictEqual(before);
     // The genuine tokens still work.
     await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
-    await kit.respond(decision.taskToken, []);
+    await driver.respond(decision.taskToken, []);
   });
 
   it('refuses a token over 1024 characters with ValidationException', async () => {
@@ -238,8 +238,8 @@ describe('task tokens', () => {
 
   it('refuses an activity token for decision calls and a decision token for activity calls', async () => {
     const { execution, taskList, activity } = await busyExecution();
-    const decision = await kit.pollDecision(taskList);
-    const before = await kit.history(execution);
+    const decision = await driver.pollDecision(taskList);
+    const before = await driver.history(execution);
 
     await expectFault(
       swf.send(
@@ -254,33 +254,33 @@ describe('task tokens', () => {
       await expectFault(call(), 'UnknownResourceFault');
     }
 
-    expect(await kit.history(execution)).toStrictEqual(before);
+    expect(await driver.history(execution)).toStrictEqual(before);
   });
 
   it('refuses a stale decision token: the task of an earlier attempt, once a later one started', async () => {
-    const { execution, taskList } = await kit.start(wf);
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, []);
-    await kit.signal(execution, 'again');
-    const second = await kit.pollDecision(taskList);
-    const before = await kit.history(execution);
+    const { execution, taskList } = await driver.start(wf);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, []);
+    await driver.signal(execution, 'again');
+    const second = await driver.pollDecision(taskList);
+    const before = await driver.history(execution);
 
-    await expectFault(kit.respond(first.taskToken, [decide.complete()]), 'UnknownResourceFault');
+    await expectFault(driver.respond(first.taskToken, [decide.complete()]), 'UnknownResourceFault');
 
-    expect(await kit.history(execution)).toStrictEqual(before);
-    await kit.respond(second.taskToken, [decide.complete()]);
+    expect(await driver.history(execution)).toStrictEqual(before);
+    await driver.respond(second.taskToken, [decide.complete()]);
   });
 
   it('refuses a reused activity token after the task was canceled', async () => {
     const { execution, taskList, activity } = await busyExecution();
-    const decision = await kit.pollDecision(taskList);
-    await kit.respond(decision.taskToken, [decide.requestCancelActivity('started')]);
+    const decision = await driver.pollDecision(taskList);
+    await driver.respond(decision.taskToken, [decide.requestCancelActivity('started')]);
     const heartbeat = await swf.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }),
     );
     expect(heartbeat.cancelRequested).toBe(true);
     await swf.send(new RespondActivityTaskCanceledCommand({ taskToken: activity.taskToken }));
-    const before = await kit.history(execution);
+    const before = await driver.history(execution);
 
     for (const call of activityCalls(activity.taskToken)) {
       await expectFault(
@@ -290,27 +290,27 @@ describe('task tokens', () => {
       );
     }
 
-    expect(await kit.history(execution)).toStrictEqual(before);
+    expect(await driver.history(execution)).toStrictEqual(before);
   });
 });
 
 describe('decisions that cannot be applied', () => {
   it('leave the run open with their failure events; nothing else changes', async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const decisions: Decision[] = [
       decide.cancelTimer('never-started'),
       decide.requestCancelActivity('never-scheduled'),
       decide.scheduleActivity({ activityType: { name: 'missing', version: '1' }, activityId: 'm' }),
     ];
-    await kit.decide(taskList, () => decisions);
+    await driver.decide(taskList, () => decisions);
 
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     expect(eventTypes(events).slice(-4)).toStrictEqual([
       'CancelTimerFailed',
       'RequestCancelActivityTaskFailed',
       'ScheduleActivityTaskFailed',
       'DecisionTaskScheduled',
     ]);
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
   });
 });

@@ -29,14 +29,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.js';
 import {
   at,
   decide,
   eventIds,
   eventTypes,
   expectFault,
-  type SwfKit,
+  type SwfDriver,
   single,
   sleep,
   uid,
@@ -44,8 +44,8 @@ import {
 import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
-let kit: SwfKit;
+let service: LocalService;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'executions';
 const full = { name: 'full', version: '1' };
@@ -55,7 +55,7 @@ const act = { name: 'act', version: '1' };
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 
 beforeAll(async () => {
-  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -109,7 +109,7 @@ describe('StartWorkflowExecution', () => {
     );
     expect(runId).toMatch(/^.{1,64}$/);
     const execution = { workflowId, runId };
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
     expect(eventIds(history)).toEqual([1, 2]);
     expect(history[0]?.workflowExecutionStartedEventAttributes).toEqual({
@@ -129,7 +129,7 @@ describe('StartWorkflowExecution', () => {
       startToCloseTimeout: '45',
     });
 
-    const detail = await kit.describe(execution);
+    const detail = await driver.describe(execution);
     expect(detail.executionConfiguration).toEqual({
       taskStartToCloseTimeout: '45',
       executionStartToCloseTimeout: '3600',
@@ -158,7 +158,7 @@ describe('StartWorkflowExecution', () => {
   });
 
   it('prefers the request values over the type defaults', async () => {
-    const { execution } = await kit.start(full, {
+    const { execution } = await driver.start(full, {
       executionStartToCloseTimeout: '600',
       taskStartToCloseTimeout: '15',
       childPolicy: 'REQUEST_CANCEL',
@@ -166,7 +166,7 @@ describe('StartWorkflowExecution', () => {
       lambdaRole: 'arn:aws:iam::000000000000:role/other',
       tagList: ['a', 'b'],
     });
-    const detail = await kit.describe(execution);
+    const detail = await driver.describe(execution);
     expect(detail.executionConfiguration).toMatchObject({
       taskStartToCloseTimeout: '15',
       executionStartToCloseTimeout: '600',
@@ -175,7 +175,7 @@ describe('StartWorkflowExecution', () => {
       lambdaRole: 'arn:aws:iam::000000000000:role/other',
     });
     expect(detail.executionInfo?.tagList).toEqual(['a', 'b']);
-    const [started] = await kit.history(execution);
+    const [started] = await driver.history(execution);
     expect(started?.workflowExecutionStartedEventAttributes).toMatchObject({
       taskPriority: '-3',
       childPolicy: 'REQUEST_CANCEL',
@@ -206,8 +206,8 @@ describe('StartWorkflowExecution', () => {
   });
 
   it('starts a type without defaults when the request supplies everything', async () => {
-    const { execution } = await kit.start(bare, bareConfig);
-    const detail = await kit.describe(execution);
+    const { execution } = await driver.start(bare, bareConfig);
+    const detail = await driver.describe(execution);
     expect(detail.executionConfiguration).toMatchObject({
       taskList: { name: bareConfig.taskList.name },
       executionStartToCloseTimeout: '120',
@@ -265,7 +265,7 @@ describe('StartWorkflowExecution', () => {
   });
 
   it('refuses a second open execution with the same workflowId, and reuses the id once closed', async () => {
-    const { execution, taskList } = await kit.start(full);
+    const { execution, taskList } = await driver.start(full);
     const again = () =>
       swf.send(
         new StartWorkflowExecutionCommand({
@@ -277,18 +277,18 @@ describe('StartWorkflowExecution', () => {
       );
     await expectFault(again(), 'WorkflowExecutionAlreadyStartedFault');
 
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.complete('done')]);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.complete('done')]);
 
     const { runId } = await again();
     expect(runId).toBeTruthy();
     expect(runId).not.toBe(execution.runId);
-    expect((await kit.describe(execution)).executionInfo).toMatchObject({
+    expect((await driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'COMPLETED',
     });
     expect(
-      (await kit.describe({ workflowId: execution.workflowId, runId })).executionInfo
+      (await driver.describe({ workflowId: execution.workflowId, runId })).executionInfo
         ?.executionStatus,
     ).toBe('OPEN');
     // a third start while the second run is open is refused again
@@ -355,18 +355,18 @@ describe('StartWorkflowExecution', () => {
   });
 
   it('treats a workflowId whose pointer still names a closed run (its removal failed) as having no open run', async () => {
-    const { execution, taskList } = await kit.start(full);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(task.taskToken, [decide.complete('done')]);
+    const { execution, taskList } = await driver.start(full);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(task.taskToken, [decide.complete('done')]);
     // The close left the pointer; write it again, as a pointer left by an older close would read.
     const client = createDocumentClient({
-      endpoint: stack.dynamoEndpoint,
+      endpoint: service.dynamoEndpoint,
       region: LOCAL_REGION,
       credentials: localCredentials,
     });
     try {
       await client.put({
-        TableName: stack.tableName,
+        TableName: service.tableName,
         Item: {
           ...keys.openRun(domain, execution.workflowId),
           entity: 'OpenRun',
@@ -406,28 +406,31 @@ describe('StartWorkflowExecution', () => {
       }),
     );
     await swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 'here' }));
-    const events = await kit.history({ workflowId: execution.workflowId, runId: next.runId ?? '' });
+    const events = await driver.history({
+      workflowId: execution.workflowId,
+      runId: next.runId ?? '',
+    });
     expect(eventTypes(events)).toContain('WorkflowExecutionSignaled');
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
   });
 
   it('accepts 5 tags and refuses 6 with ValidationException', async () => {
     const tags = ['t1', 't2', 't3', 't4', 't5'];
-    const { execution } = await kit.start(full, { tagList: tags });
-    expect((await kit.describe(execution)).executionInfo?.tagList).toEqual(tags);
+    const { execution } = await driver.start(full, { tagList: tags });
+    expect((await driver.describe(execution)).executionInfo?.tagList).toEqual(tags);
     await expectFault(
-      kit.start(full, { tagList: [...tags, 't6'] }),
+      driver.start(full, { tagList: [...tags, 't6'] }),
       'ValidationException',
       /tagList/,
     );
   });
 
   it('accepts an input of 32768 characters and refuses 32769 with ValidationException', async () => {
-    const { execution } = await kit.start(full, { input: 'x'.repeat(32768) });
-    const [started] = await kit.history(execution);
+    const { execution } = await driver.start(full, { input: 'x'.repeat(32768) });
+    const [started] = await driver.history(execution);
     expect(started?.workflowExecutionStartedEventAttributes?.input).toHaveLength(32768);
     await expectFault(
-      kit.start(full, { input: 'x'.repeat(32769) }),
+      driver.start(full, { input: 'x'.repeat(32769) }),
       'ValidationException',
       /input/,
     );
@@ -436,15 +439,15 @@ describe('StartWorkflowExecution', () => {
 
 describe('DescribeWorkflowExecution', () => {
   it('counts open activities, timers and decision tasks; keeps the latest activity time and context', async () => {
-    const { execution, taskList } = await kit.start(full);
+    const { execution, taskList } = await driver.start(full);
     const workers = uid('workers');
-    expect((await kit.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
 
-    const first = await kit.pollDecision(taskList);
+    const first = await driver.pollDecision(taskList);
     // a started decision task is still open
-    expect((await kit.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
-    expect((await kit.describe(execution)).latestActivityTaskTimestamp).toBeUndefined();
-    await kit.respond(
+    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect((await driver.describe(execution)).latestActivityTaskTimestamp).toBeUndefined();
+    await driver.respond(
       first.taskToken,
       [
         decide.scheduleActivity({
@@ -461,7 +464,7 @@ describe('DescribeWorkflowExecution', () => {
       ],
       { executionContext: 'ctx-1' },
     );
-    let detail = await kit.describe(execution);
+    let detail = await driver.describe(execution);
     expect(detail.openCounts).toEqual({
       openActivityTasks: 2,
       openDecisionTasks: 0,
@@ -470,28 +473,30 @@ describe('DescribeWorkflowExecution', () => {
       openLambdaFunctions: 0,
     });
     expect(detail.latestExecutionContext).toBe('ctx-1');
-    const scheduled = (await kit.history(execution)).filter(
+    const scheduled = (await driver.history(execution)).filter(
       (e) => e.eventType === 'ActivityTaskScheduled',
     );
     expect(scheduled).toHaveLength(2);
     expect(detail.latestActivityTaskTimestamp?.getTime()).toBe(at(scheduled.at(-1)));
 
     // started activities stay open until they close
-    const task = await kit.pollActivity(workers);
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(2);
+    const task = await driver.pollActivity(workers);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(2);
     await swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'r' }),
     );
-    detail = await kit.describe(execution);
+    detail = await driver.describe(execution);
     expect(detail.openCounts).toMatchObject({
       openActivityTasks: 1,
       openDecisionTasks: 1,
       openTimers: 1,
     });
 
-    const second = await kit.pollDecision(taskList);
-    await kit.respond(second.taskToken, [decide.cancelTimer('t1')], { executionContext: 'ctx-2' });
-    detail = await kit.describe(execution);
+    const second = await driver.pollDecision(taskList);
+    await driver.respond(second.taskToken, [decide.cancelTimer('t1')], {
+      executionContext: 'ctx-2',
+    });
+    detail = await driver.describe(execution);
     expect(detail.openCounts).toMatchObject({
       openActivityTasks: 1,
       openDecisionTasks: 0,
@@ -501,16 +506,16 @@ describe('DescribeWorkflowExecution', () => {
     expect(detail.latestActivityTaskTimestamp?.getTime()).toBe(at(scheduled.at(-1)));
 
     // a response without executionContext leaves the latest one in place
-    await kit.signal(execution);
-    const third = await kit.pollDecision(taskList);
-    await kit.respond(third.taskToken, []);
-    expect((await kit.describe(execution)).latestExecutionContext).toBe('ctx-2');
+    await driver.signal(execution);
+    const third = await driver.pollDecision(taskList);
+    await driver.respond(third.taskToken, []);
+    expect((await driver.describe(execution)).latestExecutionContext).toBe('ctx-2');
   });
 
   it('shows cancelRequested after RequestCancelWorkflowExecution, and the close once canceled', async () => {
-    const { execution, taskList } = await kit.start(full);
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, []);
+    const { execution, taskList } = await driver.start(full);
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, []);
     await swf.send(
       new RequestCancelWorkflowExecutionCommand({
         domain,
@@ -518,20 +523,20 @@ describe('DescribeWorkflowExecution', () => {
         runId: execution.runId,
       }),
     );
-    let detail = await kit.describe(execution);
+    let detail = await driver.describe(execution);
     expect(detail.executionInfo).toMatchObject({ executionStatus: 'OPEN', cancelRequested: true });
     expect(detail.openCounts?.openDecisionTasks).toBe(1);
-    const requested = single(await kit.history(execution), 'WorkflowExecutionCancelRequested');
+    const requested = single(await driver.history(execution), 'WorkflowExecutionCancelRequested');
     expect(
       requested.workflowExecutionCancelRequestedEventAttributes?.externalWorkflowExecution,
     ).toBeUndefined();
     expect(requested.workflowExecutionCancelRequestedEventAttributes?.cause).toBeUndefined();
 
-    const second = await kit.pollDecision(taskList);
+    const second = await driver.pollDecision(taskList);
     expect(eventTypes(second.events)).toContain('WorkflowExecutionCancelRequested');
-    await kit.respond(second.taskToken, [decide.cancel('bye')]);
-    detail = await kit.describe(execution);
-    const history = await kit.history(execution);
+    await driver.respond(second.taskToken, [decide.cancel('bye')]);
+    detail = await driver.describe(execution);
+    const history = await driver.history(execution);
     const canceled = single(history, 'WorkflowExecutionCanceled');
     expect(canceled.workflowExecutionCanceledEventAttributes).toMatchObject({ details: 'bye' });
     expect(detail.executionInfo).toMatchObject({
@@ -553,11 +558,11 @@ describe('DescribeWorkflowExecution', () => {
   ] as const)(
     'reports closeStatus %s with its closeTimestamp',
     async (status, decision, eventType) => {
-      const { execution, taskList } = await kit.start(full);
-      const task = await kit.pollDecision(taskList);
-      await kit.respond(task.taskToken, [decision]);
-      const detail = await kit.describe(execution);
-      const closed = single(await kit.history(execution), eventType);
+      const { execution, taskList } = await driver.start(full);
+      const task = await driver.pollDecision(taskList);
+      await driver.respond(task.taskToken, [decision]);
+      const detail = await driver.describe(execution);
+      const closed = single(await driver.history(execution), eventType);
       expect(detail.executionInfo).toMatchObject({
         executionStatus: 'CLOSED',
         closeStatus: status,
@@ -571,7 +576,7 @@ describe('DescribeWorkflowExecution', () => {
 
   it('refuses an unknown execution with UnknownResourceFault', async () => {
     await expectFault(
-      kit.describe({ workflowId: uid('none'), runId: 'no-such-run' }),
+      driver.describe({ workflowId: uid('none'), runId: 'no-such-run' }),
       'UnknownResourceFault',
     );
   });
@@ -580,14 +585,14 @@ describe('DescribeWorkflowExecution', () => {
 describe('GetWorkflowExecutionHistory', () => {
   /** An execution with 10 events: started, decision task 2–4, 5 markers, one signal and its decision task. */
   async function tenEvents() {
-    const { execution, taskList } = await kit.start(full);
-    const task = await kit.pollDecision(taskList);
-    await kit.respond(
+    const { execution, taskList } = await driver.start(full);
+    const task = await driver.pollDecision(taskList);
+    await driver.respond(
       task.taskToken,
       ['m1', 'm2', 'm3', 'm4'].map((m) => decide.marker(m)),
     );
-    await kit.signal(execution, 'ping');
-    const history = await kit.history(execution);
+    await driver.signal(execution, 'ping');
+    const history = await driver.history(execution);
     expect(eventTypes(history)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -701,10 +706,10 @@ describe('GetWorkflowExecutionHistory', () => {
 
 describe('TerminateWorkflowExecution', () => {
   it('closes at once with reason, details and childPolicy; every token dies; queued tasks vanish', async () => {
-    const { execution, taskList } = await kit.start(full, { childPolicy: 'TERMINATE' });
+    const { execution, taskList } = await driver.start(full, { childPolicy: 'TERMINATE' });
     const workers = uid('workers');
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'started',
@@ -721,11 +726,11 @@ describe('TerminateWorkflowExecution', () => {
         taskList: { name: workers },
       }),
     ]);
-    const activity = await kit.pollActivity(workers, 'worker');
-    await kit.signal(execution);
-    const decision = await kit.pollDecision(taskList);
+    const activity = await driver.pollActivity(workers, 'worker');
+    await driver.signal(execution);
+    const decision = await driver.pollDecision(taskList);
     // one more trigger while the decision task is out: a decision task is owed
-    await kit.signal(execution);
+    await driver.signal(execution);
     expect(
       (
         await swf.send(
@@ -745,7 +750,7 @@ describe('TerminateWorkflowExecution', () => {
       }),
     );
 
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const terminated = history.at(-1);
     expect(terminated?.eventType).toBe('WorkflowExecutionTerminated');
     expect(terminated?.workflowExecutionTerminatedEventAttributes).toMatchObject({
@@ -756,7 +761,7 @@ describe('TerminateWorkflowExecution', () => {
     expect(['OPERATOR_INITIATED', undefined]).toContain(
       terminated?.workflowExecutionTerminatedEventAttributes?.cause,
     );
-    const detail = await kit.describe(execution);
+    const detail = await driver.describe(execution);
     expect(detail.executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
@@ -830,20 +835,20 @@ describe('TerminateWorkflowExecution', () => {
       'UnknownResourceFault',
     );
     // the history is final
-    expect(eventIds(await kit.history(execution))).toEqual(eventIds(history));
+    expect(eventIds(await driver.history(execution))).toEqual(eventIds(history));
   });
 
   it("records the execution's own child policy when the request gives none", async () => {
-    const { execution } = await kit.start(full, { childPolicy: 'REQUEST_CANCEL' });
+    const { execution } = await driver.start(full, { childPolicy: 'REQUEST_CANCEL' });
     await swf.send(
       new TerminateWorkflowExecutionCommand({ domain, workflowId: execution.workflowId }),
     );
-    const terminated = single(await kit.history(execution), 'WorkflowExecutionTerminated');
+    const terminated = single(await driver.history(execution), 'WorkflowExecutionTerminated');
     expect(terminated.workflowExecutionTerminatedEventAttributes?.childPolicy).toBe(
       'REQUEST_CANCEL',
     );
     expect(terminated.workflowExecutionTerminatedEventAttributes?.reason).toBeUndefined();
-    expect(eventTypes(await kit.history(execution))).toEqual([
+    expect(eventTypes(await driver.history(execution))).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
       'WorkflowExecutionTerminated',

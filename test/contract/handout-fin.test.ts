@@ -6,13 +6,13 @@
 import net from 'node:net';
 import { PollForActivityTaskCommand } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { decide, type SwfKit, sleep, uid } from '../support/decider.js';
+import { decide, type SwfDriver, sleep, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 
 const domain = 'handout-fin';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
-let kit: SwfKit;
+let driver: SwfDriver;
 let endpoint: string;
 let close: () => Promise<void>;
 /**
@@ -23,9 +23,9 @@ let held: Promise<void> | undefined;
 
 beforeAll(async () => {
   ({
-    kit,
+    driver,
     close,
-    stack: { endpoint },
+    service: { endpoint },
   } = await serveDomain(domain, {
     polling: { maxWaitMs: 2_000 },
     dynamoIntercept: async (operation, _input, send) => {
@@ -34,14 +34,14 @@ beforeAll(async () => {
       return out;
     },
   }));
-  await kit.registerTypes(wf, act);
+  await driver.registerTypes(wf, act);
 });
 afterAll(() => close());
 
 it('hands a task whose start landed between the caller FIN and the socket close to the next poll', async () => {
-  const { taskList } = await kit.start(wf);
+  const { taskList } = await driver.start(wf);
   const workers = uid('workers');
-  await kit.decide(taskList, () => [
+  await driver.decide(taskList, () => [
     decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
   ]);
 
@@ -74,7 +74,7 @@ it('hands a task whose start landed between the caller FIN and the socket close 
     release();
   }
 
-  const next = await kit.swf.send(
+  const next = await driver.swf.send(
     new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
   );
   expect(next.activityId).toBe('a1');

@@ -20,7 +20,7 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { decide, eventsOf, type SwfKit, sleep, uid } from '../support/decider.js';
+import { decide, eventsOf, type SwfDriver, sleep, uid } from '../support/decider.js';
 import { serveDomain, swfClient } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
@@ -50,7 +50,7 @@ const keyOf = (a: Answer) => `${a.workflowExecution?.runId}|${a.startedEventId}`
 const errors: string[] = [];
 const lists = { activity: uid('workers'), decision: uid('deciders') };
 
-let kit: SwfKit;
+let driver: SwfDriver;
 let endpoint: string;
 let close: () => Promise<void>;
 /** While set, each write (a commit) waits this long before it is sent. */
@@ -58,9 +58,9 @@ let holdWritesMs = 0;
 
 beforeAll(async () => {
   ({
-    kit,
+    driver,
     close,
-    stack: { endpoint },
+    service: { endpoint },
   } = await serveDomain(domain, {
     polling: { maxWaitMs: 1_000 },
     dynamoIntercept: async (operation, _input, send) => {
@@ -68,7 +68,7 @@ beforeAll(async () => {
       return send();
     },
   }));
-  await kit.registerTypes(wf, act);
+  await driver.registerTypes(wf, act);
   // Every answer the server writes to a connection, seen as it is written.
   const end = ServerResponse.prototype.end;
   vi.spyOn(ServerResponse.prototype, 'end').mockImplementation(function (
@@ -148,10 +148,10 @@ async function work(kind: Kind, task: Answer): Promise<void> {
   const taskToken = task.taskToken ?? '';
   try {
     if (kind === 'activity') {
-      await kit.swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'ok' }));
+      await driver.swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'ok' }));
     } else {
       const decisions = decisionsFor(task.events ?? []);
-      await kit.respond(taskToken, decisions);
+      await driver.respond(taskToken, decisions);
       if (decisions[0]?.decisionType === 'CompleteWorkflowExecution') completed++;
     }
     lastProgress = Date.now();
@@ -281,7 +281,7 @@ describe('16 activity and 4 decision pollers, a quarter of whose callers leave',
     // Executions start one every 20 ms as the pollers run: decision tasks go to waiting polls too.
     const starting = Array.from({ length: EXECUTIONS }, async (_, i) => {
       await sleep(i * 20);
-      executions.push((await kit.start(wf, { taskList: { name: lists.decision } })).execution);
+      executions.push((await driver.start(wf, { taskList: { name: lists.decision } })).execution);
       lastProgress = Date.now();
     });
     await Promise.all([
@@ -297,7 +297,7 @@ describe('16 activity and 4 decision pollers, a quarter of whose callers leave',
     const startedFor = new Map<string, string>();
     const wrong: string[] = [];
     for (const { runId, workflowId } of executions) {
-      const events = await kit.history({ runId, workflowId });
+      const events = await driver.history({ runId, workflowId });
       const n = (type: string) => eventsOf(events, type).length;
       const ids = eventsOf(events, 'ActivityTaskScheduled')
         .map((e) => e.activityTaskScheduledEventAttributes?.activityId)
@@ -341,8 +341,8 @@ describe('16 activity and 4 decision pollers, a quarter of whose callers leave',
       ),
       errors,
       pending: [
-        await pendingActivities(kit, lists.activity),
-        await pendingDecisions(kit, lists.decision),
+        await pendingActivities(driver, lists.activity),
+        await pendingDecisions(driver, lists.decision),
       ],
     }).toStrictEqual({
       executions: EXECUTIONS,

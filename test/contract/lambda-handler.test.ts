@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApiHandler } from '../../functions/shared/wiring.js';
+import { createApiHandler } from '../../functions/shared/api-handler.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import type { DynamoDocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_IDENTITY, LOCAL_REGION } from '../../lib/local/stack.js';
-import { decide, SwfKit, single } from '../support/decider.js';
+import { LOCAL_IDENTITY, LOCAL_REGION } from '../../lib/local/local-service.js';
+import { decide, SwfDriver, single } from '../support/decider.js';
 import { dynamoEndpoint, registerDomain, startTestServer } from '../support/local.js';
 
 /**
@@ -49,7 +49,7 @@ beforeAll(async () => {
   handler = createApiHandler(
     {
       doc,
-      tableName: server.stack.tableName,
+      tableName: server.service.tableName,
       region: LOCAL_REGION,
       polling: { maxWaitMs: POLL_MS },
     },
@@ -70,7 +70,7 @@ const swf = (action: string, input: unknown): WireRequest => ({
 async function viaHttp(request: WireRequest): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/x-amz-json-1.0' };
   if (request.target !== undefined) headers['x-amz-target'] = request.target;
-  const response = await fetch(server.stack.endpoint, {
+  const response = await fetch(server.service.endpoint, {
     method: 'POST',
     headers,
     ...(request.body === undefined ? {} : { body: request.body }),
@@ -241,7 +241,7 @@ describe('the Lambda handler', () => {
     const patient = createApiHandler(
       {
         doc,
-        tableName: server.stack.tableName,
+        tableName: server.service.tableName,
         region: LOCAL_REGION,
         polling: { maxWaitMs: 60_000 },
       },
@@ -274,17 +274,17 @@ describe('the Lambda handler', () => {
       },
     });
     const container = createApiHandler(
-      { doc: slow, tableName: server.stack.tableName, region: LOCAL_REGION },
+      { doc: slow, tableName: server.service.tableName, region: LOCAL_REGION },
       { timeoutEarlyInMillis: 0, windDownMs: 3_000 },
     );
     const domain = `deadline-${randomUUID().slice(0, 8)}`;
-    const kit = new SwfKit(server.swf, domain);
+    const driver = new SwfDriver(server.swf, domain);
     await registerDomain(server.swf, domain);
-    await kit.registerTypes({ name: 'wf', version: '1' }, { name: 'act', version: '1' });
+    await driver.registerTypes({ name: 'wf', version: '1' }, { name: 'act', version: '1' });
     try {
-      const { taskList, execution } = await kit.start({ name: 'wf', version: '1' });
-      const decision = await kit.pollDecision(taskList);
-      await kit.respond(decision.taskToken, [
+      const { taskList, execution } = await driver.start({ name: 'wf', version: '1' });
+      const decision = await driver.pollDecision(taskList);
+      await driver.respond(decision.taskToken, [
         decide.scheduleActivity({
           activityType: { name: 'act', version: '1' },
           activityId: 'a1',
@@ -302,7 +302,7 @@ describe('the Lambda handler', () => {
       const first = await poll('w1').finally(() => {
         holdWritesMs = 0;
       });
-      single(await kit.history(execution), 'ActivityTaskStarted');
+      single(await driver.history(execution), 'ActivityTaskStarted');
       // Before, it answered an empty task and its container kept the task for a later request.
       expect(JSON.parse(first.body)).toMatchObject({ activityId: 'a1' });
       expect(JSON.parse((await poll('w2')).body).activityId).toBeUndefined();
@@ -313,7 +313,7 @@ describe('the Lambda handler', () => {
 
   it('answers InternalFailure (500, SWF shape) when it cannot be wired, and logs why', async () => {
     const unwired = createApiHandler(
-      { doc, tableName: server.stack.tableName, region: LOCAL_REGION },
+      { doc, tableName: server.service.tableName, region: LOCAL_REGION },
       { timeoutEarlyInMillis: 0, windDownMs: 200 },
     );
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);

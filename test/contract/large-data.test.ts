@@ -16,15 +16,15 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { HISTORY_PAGE_BYTES } from '../../lib/operations/paging.js';
-import { eventIds, eventsOf, type SwfKit, uid } from '../support/decider.js';
+import { eventIds, eventsOf, type SwfDriver, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
 let swf: SWFClient;
-let stack: LocalStack;
-let kit: SwfKit;
+let service: LocalService;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'large-data';
 const wf = { name: 'large', version: '1' };
@@ -42,7 +42,7 @@ const multiByte = () =>
 const FAN_OUT = 28;
 
 beforeAll(async () => {
-  ({ swf, close, stack, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -52,15 +52,15 @@ beforeAll(async () => {
       defaultChildPolicy: 'ABANDON',
     }),
   );
-  stack.lambda.register('length', async (input) => String(input?.length ?? 0));
+  service.lambda.register('length', async (input) => String(input?.length ?? 0));
 });
 afterAll(() => close());
 
 /** Starts an execution and answers its first decision task with `decisions`. */
 async function startWith(decisions: Decision[]) {
-  const started = await kit.start(wf, { lambdaRole });
-  const task = await kit.pollDecision(started.taskList);
-  await kit.respond(task.taskToken, decisions);
+  const started = await driver.start(wf, { lambdaRole });
+  const task = await driver.pollDecision(started.taskList);
+  await driver.respond(task.taskToken, decisions);
   return started;
 }
 
@@ -97,7 +97,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       })),
     );
     const events = await awaitHistory(
-      kit,
+      driver,
       execution,
       (e) => eventsOf(e, 'ChildWorkflowExecutionStarted').length === FAN_OUT,
       15_000,
@@ -112,13 +112,16 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       const child = started?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.runId === undefined || child.workflowId === undefined)
         throw new Error('child not started');
-      const childEvents = await kit.history({ workflowId: child.workflowId, runId: child.runId });
+      const childEvents = await driver.history({
+        workflowId: child.workflowId,
+        runId: child.runId,
+      });
       expect(childEvents[0]?.workflowExecutionStartedEventAttributes?.input).toBe(inputs[i]);
     }
   });
 
   it('signals executions with inputs that together pass 400 KB, each with its own input', async () => {
-    const targets = await Promise.all(Array.from({ length: FAN_OUT }, () => kit.start(wf)));
+    const targets = await Promise.all(Array.from({ length: FAN_OUT }, () => driver.start(wf)));
     const inputs = targets.map(incompressible);
     const { execution } = await startWith(
       targets.map(({ execution: target }, i) => ({
@@ -132,7 +135,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       })),
     );
     await awaitHistory(
-      kit,
+      driver,
       execution,
       (e) => eventsOf(e, 'ExternalWorkflowExecutionSignaled').length === FAN_OUT,
       15_000,
@@ -140,7 +143,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
     for (const i of [0, FAN_OUT - 1]) {
       const target = targets[i]?.execution;
       if (target === undefined) throw new Error('no target');
-      const signaled = eventsOf(await kit.history(target), 'WorkflowExecutionSignaled');
+      const signaled = eventsOf(await driver.history(target), 'WorkflowExecutionSignaled');
       expect(signaled.map((e) => e.workflowExecutionSignaledEventAttributes?.input)).toEqual([
         inputs[i],
       ]);
@@ -159,7 +162,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       })),
     );
     const events = await awaitHistory(
-      kit,
+      driver,
       execution,
       (e) => eventsOf(e, 'LambdaFunctionCompleted').length === FAN_OUT,
       15_000,
@@ -181,7 +184,7 @@ describe('history past a megabyte', () => {
         recordMarkerDecisionAttributes: { markerName: `m${i}`, details: text },
       })),
     );
-    const markers = eventsOf(await kit.history(execution), 'MarkerRecorded');
+    const markers = eventsOf(await driver.history(execution), 'MarkerRecorded');
     expect(markers.map((e) => e.markerRecordedEventAttributes?.details)).toEqual(details);
   });
 
@@ -198,8 +201,8 @@ describe('history past a megabyte', () => {
         startTimerDecisionAttributes: { timerId: 't', startToFireTimeout: '0' },
       },
     ]);
-    const second = await awaitDecision(kit, taskList);
-    await kit.respond(
+    const second = await awaitDecision(driver, taskList);
+    await driver.respond(
       second.taskToken,
       Array.from({ length: FAN_OUT }, (_, i) => marker(FAN_OUT + i)),
     );
@@ -211,8 +214,8 @@ describe('history past a megabyte', () => {
     expect(eventsOf(all, 'MarkerRecorded')).toHaveLength(2 * FAN_OUT);
 
     // A decision task's history, page by page: the run is signalled for a third task.
-    await kit.signal(execution);
-    const first = await awaitDecision(kit, taskList);
+    await driver.signal(execution);
+    const first = await awaitDecision(driver, taskList);
     const taskPages = [first.events];
     for (let token = first.nextPageToken; token !== undefined; ) {
       const page = await swf.send(
@@ -243,12 +246,12 @@ describe('the history limit of 25,000 events', () => {
   it('terminates a run whose history a response would take past it (EVENT_LIMIT_EXCEEDED), recording nothing of the response', async () => {
     const { execution, taskList } = await startWith(markers(12_000));
     for (const count of [12_000, 1_000]) {
-      await kit.signal(execution);
-      const task = await awaitDecision(kit, taskList);
-      await kit.respond(task.taskToken, markers(count));
+      await driver.signal(execution);
+      const task = await awaitDecision(driver, taskList);
+      await driver.respond(task.taskToken, markers(count));
     }
     // 24,008 events before the last response; its 1,001 would make 25,009.
-    const described = await kit.describe(execution);
+    const described = await driver.describe(execution);
     expect(described.executionInfo?.executionStatus).toBe('CLOSED');
     expect(described.executionInfo?.closeStatus).toBe('TERMINATED');
     const last = await swf.send(
@@ -283,22 +286,22 @@ describe('the history limit of 25,000 events', () => {
         },
       },
     ]);
-    const first = await awaitDecision(kit, childList);
+    const first = await awaitDecision(driver, childList);
     const child = { workflowId: childId, runId: first.workflowExecution?.runId ?? '' };
-    await kit.respond(first.taskToken, markers(12_000));
+    await driver.respond(first.taskToken, markers(12_000));
     for (const count of [12_000, 1_000]) {
-      await kit.signal(child);
-      const task = await awaitDecision(kit, childList);
-      await kit.respond(task.taskToken, markers(count));
+      await driver.signal(child);
+      const task = await awaitDecision(driver, childList);
+      await driver.respond(task.taskToken, markers(count));
     }
     const events = await awaitHistory(
-      kit,
+      driver,
       parent,
       (e) => eventsOf(e, 'ChildWorkflowExecutionTerminated').length === 1,
     );
     expect(eventsOf(events, 'ChildWorkflowExecutionTerminated')[0]).toMatchObject({
       childWorkflowExecutionTerminatedEventAttributes: { workflowExecution: child },
     });
-    await awaitDecision(kit, taskList);
+    await awaitDecision(driver, taskList);
   });
 });

@@ -46,7 +46,7 @@ const activityType = { name: 'lib-act', version: '1' };
 
 beforeAll(async () => {
   const server = await startTestServer({ polling: { maxWaitMs: POLL_WAIT_MS } });
-  endpoint = server.stack.endpoint;
+  endpoint = server.service.endpoint;
   close = server.close;
   await server.swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),

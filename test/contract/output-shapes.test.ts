@@ -53,9 +53,15 @@ import {
   UntagResourceCommand,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { unique } from '../support/contract.js';
-import { decide, expectFault, type SwfKit, SwfKit as SwfKitFor, uid } from '../support/decider.js';
+import {
+  decide,
+  expectFault,
+  type SwfDriver,
+  SwfDriver as SwfDriverFor,
+  uid,
+} from '../support/decider.js';
 import { registerWorkflowType, serveDomain } from '../support/local.js';
 import {
   answersProblems,
@@ -74,8 +80,8 @@ import {
 } from '../support/waiting.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
-let stack: LocalStack;
+let driver: SwfDriver;
+let service: LocalService;
 let close: () => Promise<void>;
 let answers: RawAnswer[];
 const domain = 'output-shapes';
@@ -90,21 +96,21 @@ let emptyPolls = 0;
 const excusedDifferences = new Map<string, number>();
 
 beforeAll(async () => {
-  ({ swf, close, kit, stack } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
+  ({ swf, close, driver, service } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
   answers = recordAnswers(swf);
-  await kit.registerTypes(wf, act);
-  stack.lambda.register('upper', async (input) => input?.toUpperCase());
-  stack.lambda.register('boom', async () => {
+  await driver.registerTypes(wf, act);
+  service.lambda.register('upper', async (input) => input?.toUpperCase());
+  service.lambda.register('boom', async () => {
     throw Object.assign(new Error('it went wrong'), { name: 'Boom' });
   });
-  stack.lambda.register('held', () => new Promise<string>(() => {}));
-  stack.lambda.register('huge', async () => 'x'.repeat(40_000));
-  stack.lambda.register('long-failure', async () => {
+  service.lambda.register('held', () => new Promise<string>(() => {}));
+  service.lambda.register('huge', async () => 'x'.repeat(40_000));
+  service.lambda.register('long-failure', async () => {
     throw Object.assign(new Error('m'.repeat(40_000)), { name: 'N'.repeat(300) });
   });
   // A function Lambda refuses to start (the role cannot be assumed): what the AWS invoker reports.
-  const invoke = stack.lambda.invoke.bind(stack.lambda);
-  vi.spyOn(stack.lambda, 'invoke').mockImplementation(async (request) =>
+  const invoke = service.lambda.invoke.bind(service.lambda);
+  vi.spyOn(service.lambda, 'invoke').mockImplementation(async (request) =>
     request.name === 'unstartable'
       ? { kind: 'start-failed', cause: 'ASSUME_ROLE_FAILED', message: 'cannot assume the role' }
       : invoke(request),
@@ -277,7 +283,7 @@ describe('answers conform to the output shapes', () => {
   });
 
   it('activities, timers, markers, signals, Lambda functions and each decision failure', async () => {
-    const { execution, taskList } = await kit.start(wf, {
+    const { execution, taskList } = await driver.start(wf, {
       lambdaRole,
       input: 'in',
       tagList: ['a', 'b'],
@@ -292,8 +298,8 @@ describe('answers conform to the output shapes', () => {
       idle: uid('idle'),
       cancel: uid('cancel'),
     };
-    await kit.respond(
-      (await kit.pollDecision(taskList, { identity: 'decider' })).taskToken,
+    await driver.respond(
+      (await driver.pollDecision(taskList, { identity: 'decider' })).taskToken,
       [
         activity('done', lists.done, { input: 'x', control: 'c', heartbeatTimeout: '600' }),
         activity('failed', lists.failed),
@@ -320,14 +326,14 @@ describe('answers conform to the output shapes', () => {
       ],
       { executionContext: 'ctx' },
     );
-    const done = await kit.pollActivity(lists.done, 'worker');
+    const done = await driver.pollActivity(lists.done, 'worker');
     await swf.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: done.taskToken, details: 'd' }),
     );
     await swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: done.taskToken, result: 'r' }),
     );
-    const failed = await kit.pollActivity(lists.failed);
+    const failed = await driver.pollActivity(lists.failed);
     await swf.send(
       new RespondActivityTaskFailedCommand({
         taskToken: failed.taskToken,
@@ -335,10 +341,10 @@ describe('answers conform to the output shapes', () => {
         details: 'd',
       }),
     );
-    const canceled = await kit.pollActivity(lists.cancel);
-    await kit.signal(execution, 'poke', 'payload');
-    const second = await kit.pollDecision(taskList);
-    await kit.respond(second.taskToken, [
+    const canceled = await driver.pollActivity(lists.cancel);
+    await driver.signal(execution, 'poke', 'payload');
+    const second = await driver.pollDecision(taskList);
+    await driver.respond(second.taskToken, [
       decide.requestCancelActivity('cancel'),
       decide.cancelTimer('canceled'),
     ]);
@@ -347,7 +353,7 @@ describe('answers conform to the output shapes', () => {
       new RespondActivityTaskCanceledCommand({ taskToken: canceled.taskToken, details: 'd' }),
     );
     await awaitHistory(
-      kit,
+      driver,
       execution,
       has(
         'TimerFired',
@@ -360,9 +366,9 @@ describe('answers conform to the output shapes', () => {
         'RequestCancelExternalWorkflowExecutionFailed',
       ),
     );
-    await pendingDecisions(kit, taskList);
-    await pendingActivities(kit, lists.idle);
-    await kit.describe(execution);
+    await pendingDecisions(driver, taskList);
+    await pendingActivities(driver, lists.idle);
+    await driver.describe(execution);
     // A decision task in pages: the first page, then the next by its token.
     const paged = await swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, maximumPageSize: 5 }),
@@ -375,26 +381,26 @@ describe('answers conform to the output shapes', () => {
         nextPageToken: paged.nextPageToken,
       }),
     );
-    await kit.respond(paged.taskToken ?? '', [decide.complete('done')]);
-    await kit.describe(execution);
+    await driver.respond(paged.taskToken ?? '', [decide.complete('done')]);
+    await driver.describe(execution);
     expectConforming();
   });
 
   it('closes and their failures, continue-as-new, cancellation, termination, timeouts', async () => {
     // Each close decision while a signal waits unseen fails with UNHANDLED_DECISION.
-    const run = await kit.start(wf, { lambdaRole });
+    const run = await driver.start(wf, { lambdaRole });
     for (const close of [
       decide.complete('r'),
       decide.fail('r', 'd'),
       decide.cancel('d'),
       decide.continueAsNew({ input: 'again' }),
     ]) {
-      const task = await kit.pollDecision(run.taskList);
-      await kit.signal(run.execution);
-      await kit.respond(task.taskToken, [close]);
+      const task = await driver.pollDecision(run.taskList);
+      await driver.signal(run.execution);
+      await driver.respond(task.taskToken, [close]);
     }
-    const last = await kit.pollDecision(run.taskList);
-    await kit.respond(last.taskToken, [
+    const last = await driver.pollDecision(run.taskList);
+    await driver.respond(last.taskToken, [
       decide.continueAsNew({
         input: 'again',
         tagList: ['t'],
@@ -403,10 +409,10 @@ describe('answers conform to the output shapes', () => {
         taskList: { name: run.taskList },
       }),
     ]);
-    const next = await kit.pollDecision(run.taskList);
-    await kit.respond(next.taskToken, [decide.fail('r', 'd')]);
+    const next = await driver.pollDecision(run.taskList);
+    await driver.respond(next.taskToken, [decide.fail('r', 'd')]);
 
-    const canceled = await kit.start(wf);
+    const canceled = await driver.start(wf);
     await swf.send(
       new RequestCancelWorkflowExecutionCommand({
         domain,
@@ -414,12 +420,12 @@ describe('answers conform to the output shapes', () => {
       }),
     );
     // Without a lambdaRole a Lambda function cannot be scheduled (a named exception, above).
-    await kit.respond((await kit.pollDecision(canceled.taskList)).taskToken, [
+    await driver.respond((await driver.pollDecision(canceled.taskList)).taskToken, [
       lambda('no-role', 'upper'),
       decide.cancel('d'),
     ]);
 
-    const terminated = await kit.start(wf);
+    const terminated = await driver.start(wf);
     await swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
@@ -430,32 +436,32 @@ describe('answers conform to the output shapes', () => {
       }),
     );
 
-    const timedOut = await kit.start(wf, { executionStartToCloseTimeout: '1' });
-    const slow = await kit.start(wf, { taskStartToCloseTimeout: '1' });
-    await kit.pollDecision(slow.taskList);
-    await awaitHistory(kit, timedOut.execution, has('WorkflowExecutionTimedOut'), 5_000);
-    await awaitHistory(kit, slow.execution, has('DecisionTaskTimedOut'), 5_000);
-    const again = await awaitDecision(kit, slow.taskList);
-    await kit.respond(again.taskToken, [decide.complete()]);
+    const timedOut = await driver.start(wf, { executionStartToCloseTimeout: '1' });
+    const slow = await driver.start(wf, { taskStartToCloseTimeout: '1' });
+    await driver.pollDecision(slow.taskList);
+    await awaitHistory(driver, timedOut.execution, has('WorkflowExecutionTimedOut'), 5_000);
+    await awaitHistory(driver, slow.execution, has('DecisionTaskTimedOut'), 5_000);
+    const again = await awaitDecision(driver, slow.taskList);
+    await driver.respond(again.taskToken, [decide.complete()]);
     const continued = {
       execution: { ...run.execution, runId: next.workflowExecution?.runId ?? '' },
     };
     for (const { execution } of [run, continued, canceled, terminated, timedOut, slow]) {
-      await kit.describe(execution);
-      await kit.history(execution);
+      await driver.describe(execution);
+      await driver.history(execution);
     }
     expectConforming();
   });
 
   it('children: each close a parent hears of, signals and cancel requests between runs', async () => {
-    const parent = await kit.start(wf);
+    const parent = await driver.start(wf);
     const kids = ['ok', 'failed', 'timeout', 'canceled', 'terminated'].map((name) => ({
       name,
       workflowId: uid(`child-${name}`),
       taskList: uid(`child-${name}`),
     }));
-    await kit.respond(
-      (await kit.pollDecision(parent.taskList)).taskToken,
+    await driver.respond(
+      (await driver.pollDecision(parent.taskList)).taskToken,
       kids.map((k) =>
         child(k.workflowId, k.taskList, {
           control: k.name,
@@ -465,7 +471,7 @@ describe('answers conform to the output shapes', () => {
       ),
     );
     await awaitHistory(
-      kit,
+      driver,
       parent.execution,
       (events) =>
         events.filter((e) => e.eventType === 'ChildWorkflowExecutionStarted').length ===
@@ -473,24 +479,24 @@ describe('answers conform to the output shapes', () => {
     );
     const [ok, failed, , canceled, terminated] = kids;
     if (!ok || !failed || !canceled || !terminated) throw new Error('five children');
-    await kit.respond((await awaitDecision(kit, parent.taskList)).taskToken, [
+    await driver.respond((await awaitDecision(driver, parent.taskList)).taskToken, [
       signalExternal(canceled.workflowId),
       cancelExternal(canceled.workflowId),
     ]);
-    await kit.decide(ok.taskList, () => [decide.complete('r')]);
-    await kit.decide(failed.taskList, () => [decide.fail('r', 'd')]);
+    await driver.decide(ok.taskList, () => [decide.complete('r')]);
+    await driver.decide(failed.taskList, () => [decide.fail('r', 'd')]);
     await swf.send(
       new TerminateWorkflowExecutionCommand({ domain, workflowId: terminated.workflowId }),
     );
     await awaitHistory(
-      kit,
+      driver,
       parent.execution,
       has('ExternalWorkflowExecutionSignaled', 'ExternalWorkflowExecutionCancelRequested'),
     );
-    const canceledTask = await kit.pollDecision(canceled.taskList);
-    await kit.respond(canceledTask.taskToken, [decide.cancel()]);
+    const canceledTask = await driver.pollDecision(canceled.taskList);
+    await driver.respond(canceledTask.taskToken, [decide.cancel()]);
     await awaitHistory(
-      kit,
+      driver,
       parent.execution,
       has(
         'ChildWorkflowExecutionCompleted',
@@ -503,24 +509,32 @@ describe('answers conform to the output shapes', () => {
       ),
       5_000,
     );
-    await kit.describe(parent.execution);
-    await kit.respond((await awaitDecision(kit, parent.taskList)).taskToken, [decide.complete()]);
+    await driver.describe(parent.execution);
+    await driver.respond((await awaitDecision(driver, parent.taskList)).taskToken, [
+      decide.complete(),
+    ]);
     expectConforming();
   });
 
   it('the rarer members: task-list overrides, heartbeat details, child policies, long texts', async () => {
     // A decision task moved to a list nobody polls times out SCHEDULE_TO_START.
-    const moved = await kit.start(wf, { lambdaRole });
-    const first = await kit.pollDecision(moved.taskList, { startAtPreviousStartedEvent: true });
-    await kit.respond(first.taskToken, [lambda('huge', 'huge'), lambda('long', 'long-failure')], {
-      taskList: { name: uid('nobody') },
-      taskListScheduleToStartTimeout: '1',
-    });
+    const moved = await driver.start(wf, { lambdaRole });
+    const first = await driver.pollDecision(moved.taskList, { startAtPreviousStartedEvent: true });
+    await driver.respond(
+      first.taskToken,
+      [lambda('huge', 'huge'), lambda('long', 'long-failure')],
+      {
+        taskList: { name: uid('nobody') },
+        taskListScheduleToStartTimeout: '1',
+      },
+    );
     // The last heartbeat's details go into the activity's HEARTBEAT timeout.
-    const worked = await kit.start(wf);
+    const worked = await driver.start(wf);
     const beats = uid('beats');
-    await kit.decide(worked.taskList, () => [activity('beats', beats, { heartbeatTimeout: '1' })]);
-    const beating = await kit.pollActivity(beats);
+    await driver.decide(worked.taskList, () => [
+      activity('beats', beats, { heartbeatTimeout: '1' }),
+    ]);
+    const beating = await driver.pollActivity(beats);
     await swf.send(
       new RecordActivityTaskHeartbeatCommand({
         taskToken: beating.taskToken,
@@ -528,22 +542,22 @@ describe('answers conform to the output shapes', () => {
       }),
     );
     await awaitHistory(
-      kit,
+      driver,
       moved.execution,
       has('DecisionTaskTimedOut', 'LambdaFunctionCompleted', 'LambdaFunctionFailed'),
       5_000,
     );
-    await awaitHistory(kit, worked.execution, has('ActivityTaskTimedOut'), 5_000);
+    await awaitHistory(driver, worked.execution, has('ActivityTaskTimedOut'), 5_000);
     // A parent's child policy applied to its open child; a child whose workflowId is running.
     for (const childPolicy of ['REQUEST_CANCEL', 'TERMINATE'] as const) {
-      const parent = await kit.start(wf);
+      const parent = await driver.start(wf);
       const kid = uid('kid');
-      await kit.decide(parent.taskList, () => [
+      await driver.decide(parent.taskList, () => [
         child(kid, uid('kid')),
         child(parent.execution.workflowId, uid('twin'), { control: 'twin' }),
       ]);
       const events = await awaitHistory(
-        kit,
+        driver,
         parent.execution,
         has('ChildWorkflowExecutionStarted', 'StartChildWorkflowExecutionFailed'),
       );
@@ -553,7 +567,7 @@ describe('answers conform to the output shapes', () => {
           events.find((e) => e.eventType === 'ChildWorkflowExecutionStarted')
             ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? '',
       };
-      await stack.streamCaughtUp();
+      await service.streamCaughtUp();
       await swf.send(
         new ListOpenWorkflowExecutionsCommand({
           domain,
@@ -561,7 +575,7 @@ describe('answers conform to the output shapes', () => {
           executionFilter: { workflowId: kid },
         }),
       );
-      await kit.describe(kidRun);
+      await driver.describe(kidRun);
       await swf.send(
         new TerminateWorkflowExecutionCommand({
           domain,
@@ -575,8 +589,8 @@ describe('answers conform to the output shapes', () => {
         childPolicy === 'TERMINATE'
           ? 'WorkflowExecutionTerminated'
           : 'WorkflowExecutionCancelRequested';
-      await awaitHistory(kit, kidRun, has(closing));
-      await kit.describe(kidRun);
+      await awaitHistory(driver, kidRun, has(closing));
+      await driver.describe(kidRun);
     }
     for (const execution of [moved.execution, worked.execution])
       await swf.send(new TerminateWorkflowExecutionCommand({ domain, ...execution }));
@@ -612,15 +626,18 @@ describe('answers conform to the output shapes', () => {
         new RegisterActivityTypeCommand({ domain: name, ...type, defaultTaskList: { name: 'tl' } }),
       );
     }
-    const longKit = new SwfKitFor(swf, name);
+    const longDriver = new SwfDriverFor(swf, name);
     const workflowId = long(256, 'w');
     for (const type of types) {
-      const run = await longKit.start(type, { workflowId, tagList: [long(256, 't')] });
+      const run = await longDriver.start(type, { workflowId, tagList: [long(256, 't')] });
       await swf.send(new TerminateWorkflowExecutionCommand({ domain: name, workflowId }));
-      await longKit.start(type, { workflowId: long(256, type.version), tagList: [long(256, 't')] });
+      await longDriver.start(type, {
+        workflowId: long(256, type.version),
+        tagList: [long(256, 't')],
+      });
       expect(run.execution.runId).toBeDefined();
     }
-    await stack.streamCaughtUp();
+    await service.streamCaughtUp();
     await twoPages((page) =>
       swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED', ...page })),
     );
@@ -660,9 +677,9 @@ describe('answers conform to the output shapes', () => {
 
   it('visibility: lists, filters, counts, pages, histories, empty polls', async () => {
     const since = new Date(Date.now() - 3_600_000);
-    const open = await kit.start(wf, { tagList: ['vis'] });
-    await kit.start(wf); // two open runs: a page of one has a next page
-    await stack.streamCaughtUp(); // the visibility rows are written
+    const open = await driver.start(wf, { tagList: ['vis'] });
+    await driver.start(wf); // two open runs: a page of one has a next page
+    await service.streamCaughtUp(); // the visibility rows are written
     const startTimeFilter = { oldestDate: since };
     await twoPages((page) =>
       swf.send(new ListOpenWorkflowExecutionsCommand({ domain, startTimeFilter, ...page })),
@@ -700,12 +717,12 @@ describe('answers conform to the output shapes', () => {
         }),
       ),
     );
-    await kit.describe(open.execution);
+    await driver.describe(open.execution);
     const emptyList = { name: uid('empty') };
     const before = emptyPolls;
     await swf.send(new PollForDecisionTaskCommand({ domain, taskList: emptyList }));
     await swf.send(new PollForActivityTaskCommand({ domain, taskList: emptyList }));
-    await pendingDecisions(kit, emptyList.name);
+    await pendingDecisions(driver, emptyList.name);
     expectConforming();
     expect(emptyPolls - before).toBe(2);
   });
@@ -716,7 +733,7 @@ describe('answers conform to the output shapes', () => {
     await swf.send(
       new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }),
     );
-    const errors = new SwfKitFor(swf, name);
+    const errors = new SwfDriverFor(swf, name);
     const bare = { name: 'bare', version: '1' }; // no defaults: a start must give them all
     await swf.send(new RegisterWorkflowTypeCommand({ domain: name, ...bare }));
     await errors.registerTypes(wf, act);

@@ -35,7 +35,7 @@ const domain = unique('protocol');
 beforeAll(async () => {
   const server = await startTestServer();
   ({ swf, close } = server);
-  endpoint = server.stack.endpoint;
+  endpoint = server.service.endpoint;
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );

@@ -16,7 +16,7 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_API_FUNCTION, type LocalStack } from '../../lib/local/stack.js';
+import { LOCAL_API_FUNCTION, type LocalService } from '../../lib/local/local-service.js';
 import { PUSHED_EVENT_MAX_BYTES, type PushedTaskEvent } from '../../lib/ports/task-push.js';
 import {
   type Activity,
@@ -29,7 +29,7 @@ import {
   silentLogger,
   type TaskEnd,
 } from '../../lib/sdk/index.js';
-import { decide, type SwfKit, single, sleep, uid } from '../support/decider.js';
+import { decide, type SwfDriver, single, sleep, uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
@@ -37,13 +37,13 @@ const domain = 'push-lists';
 const workflowType = { name: 'pushed-flow', version: '1' };
 const activityType = { name: 'pushed-work', version: '1' };
 
-let stack: LocalStack;
+let service: LocalService;
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ stack, swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ service, swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -74,7 +74,7 @@ afterAll(async () => {
 /** Events a registered function received, and a wait for the next ones. */
 function served(kind: 'activity' | 'decision', taskList: string, target: string) {
   const received: PushedTaskEvent[] = [];
-  stack.push.register({ kind, domain, taskList, target }, (event) => {
+  service.push.register({ kind, domain, taskList, target }, (event) => {
     received.push(event);
   });
   const awaitCount = async (count: number, withinMs = 5_000) => {
@@ -99,8 +99,8 @@ describe('an activity task list served by a function', () => {
   it('starts the task for the function and hands it what PollForActivityTask answers', async () => {
     const activities = uid('pushed-activities');
     const fn = served('activity', activities, 'activity-fn');
-    const { execution, taskList } = await kit.start(workflowType);
-    await kit.decide(taskList, () => [
+    const { execution, taskList } = await driver.start(workflowType);
+    await driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityId: 'a1',
         activityType,
@@ -128,7 +128,7 @@ describe('an activity task list served by a function', () => {
     expect(task.taskToken).toEqual(expect.any(String));
 
     // Started for the function, as a poll by it would have: the function is the identity.
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     const started = single(history, 'ActivityTaskStarted');
     expect(started.eventId).toBe(task.startedEventId);
     expect(started.activityTaskStartedEventAttributes).toMatchObject({
@@ -150,22 +150,22 @@ describe('an activity task list served by a function', () => {
     await swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'done' }),
     );
-    const next = await awaitDecision(kit, taskList);
+    const next = await awaitDecision(driver, taskList);
     expect(
       single(next.events, 'ActivityTaskCompleted').activityTaskCompletedEventAttributes,
     ).toMatchObject({
       result: 'done',
     });
-    await kit.respond(next.taskToken, [decide.complete()]);
+    await driver.respond(next.taskToken, [decide.complete()]);
     expect(fn.received).toHaveLength(1);
   });
 
   it('hands each of several parallel activities to the function once', async () => {
     const activities = uid('pushed-activities');
     const fn = served('activity', activities, 'parallel-fn');
-    const { execution, taskList } = await kit.start(workflowType);
+    const { execution, taskList } = await driver.start(workflowType);
     const ids = Array.from({ length: 8 }, (_, i) => `p${i}`);
-    await kit.decide(taskList, () =>
+    await driver.decide(taskList, () =>
       ids.map((activityId) =>
         decide.scheduleActivity({ activityId, activityType, taskList: { name: activities } }),
       ),
@@ -174,7 +174,7 @@ describe('an activity task list served by a function', () => {
     await sleep(200); // nothing more comes
     const got = fn.received.map((e) => (e.task as { activityId: string }).activityId);
     expect(got.sort()).toEqual(ids);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(history.filter((e) => e.eventType === 'ActivityTaskStarted')).toHaveLength(ids.length);
   });
 });
@@ -183,7 +183,7 @@ describe('a decision task list served by a function', () => {
   it('starts each decision task for the function, with the history a poll would give', async () => {
     const deciders = uid('pushed-deciders');
     const fn = served('decision', deciders, 'decider-fn');
-    const { execution } = await kit.start(workflowType, {
+    const { execution } = await driver.start(workflowType, {
       taskList: { name: deciders },
       input: 'start',
     });
@@ -223,8 +223,8 @@ describe('a decision task list served by a function', () => {
     );
     expect(pending.count).toBe(0);
 
-    await kit.respond(task.taskToken, [decide.complete('by the function')]);
-    const history = await awaitHistory(kit, execution, (events) =>
+    await driver.respond(task.taskToken, [decide.complete('by the function')]);
+    const history = await awaitHistory(driver, execution, (events) =>
       events.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(
@@ -237,14 +237,14 @@ describe('a decision task list served by a function', () => {
     const deciders = uid('pushed-deciders');
     const fn = served('decision', deciders, 'paging-fn');
     const big = 'x'.repeat(32_000);
-    const { execution } = await kit.start(workflowType, {
+    const { execution } = await driver.start(workflowType, {
       taskList: { name: deciders },
       input: big,
     });
     const first = (await fn.awaitCount(1)).task as { taskToken: string };
     // Signals that arrive while the first decision task is out make the next one's history long.
-    for (let i = 0; i < 36; i++) await kit.signal(execution, `s${i}`, big);
-    await kit.respond(first.taskToken, []);
+    for (let i = 0; i < 36; i++) await driver.signal(execution, `s${i}`, big);
+    await driver.respond(first.taskToken, []);
 
     const second = await fn.awaitCount(2);
     expect(Buffer.byteLength(JSON.stringify(second))).toBeLessThanOrEqual(PUSHED_EVENT_MAX_BYTES);
@@ -278,8 +278,8 @@ describe('a decision task list served by a function', () => {
     expect(events.filter((e) => e.eventType === 'WorkflowExecutionSignaled')).toHaveLength(36);
     expect(events.at(-1)?.eventType).toBe('DecisionTaskStarted');
 
-    await kit.respond(task.taskToken, [decide.complete()]);
-    const history: HistoryEvent[] = await awaitHistory(kit, execution, (all) =>
+    await driver.respond(task.taskToken, [decide.complete()]);
+    const history: HistoryEvent[] = await awaitHistory(driver, execution, (all) =>
       all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(history.filter((e) => e.eventType === 'DecisionTaskStarted')).toHaveLength(2);
@@ -288,7 +288,7 @@ describe('a decision task list served by a function', () => {
   it('pushes the decision task that replaces one that timed out', async () => {
     const deciders = uid('pushed-deciders');
     const fn = served('decision', deciders, 'slow-fn');
-    const { execution } = await kit.start(workflowType, {
+    const { execution } = await driver.start(workflowType, {
       taskList: { name: deciders },
       taskStartToCloseTimeout: '1',
     });
@@ -298,8 +298,8 @@ describe('a decision task list served by a function', () => {
       events: WireEvent[];
     };
     expect(second.events.map((e) => e.eventType)).toContain('DecisionTaskTimedOut');
-    await kit.respond(second.taskToken, [decide.complete()]);
-    await awaitHistory(kit, execution, (all) =>
+    await driver.respond(second.taskToken, [decide.complete()]);
+    await awaitHistory(driver, execution, (all) =>
       all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
   });
@@ -339,25 +339,25 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       { [activityType.name]: async (name, ctx) => `Hello, ${name} (${ctx.activityId})!` },
       (end) => ends.push(end),
     );
-    stack.push.register(
+    service.push.register(
       { kind: 'decision', domain, taskList: lists.deciders, target: 'sdk-decider' },
       (event) => {
         events.push(event);
         return decider(event as Parameters<typeof decider>[0]);
       },
     );
-    stack.push.register(
+    service.push.register(
       { kind: 'activity', domain, taskList: lists.activities, target: 'sdk-worker' },
       (event) => {
         events.push(event);
         return worker(event as Parameters<typeof worker>[0]);
       },
     );
-    const { execution } = await kit.start(workflowType, {
+    const { execution } = await driver.start(workflowType, {
       taskList: { name: lists.deciders },
       input: 'world',
     });
-    const history = await awaitHistory(kit, execution, (all) =>
+    const history = await awaitHistory(driver, execution, (all) =>
       all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(
@@ -391,9 +391,9 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
         worker: activityTaskHandler({ activities, logger: silentLogger, onTaskEnd, clientOptions }),
       }));
       expect(events.map((e) => e.api)).toEqual([
-        { functionName: LOCAL_API_FUNCTION, endpoint: stack.endpoint },
-        { functionName: LOCAL_API_FUNCTION, endpoint: stack.endpoint },
-        { functionName: LOCAL_API_FUNCTION, endpoint: stack.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: service.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: service.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: service.endpoint },
       ]);
       expect(calls.filter((c) => c.startsWith('Respond'))).toEqual([
         'RespondDecisionTaskCompleted',
@@ -423,15 +423,15 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       logger: silentLogger,
       onTaskEnd: (end) => ends.push(end),
     });
-    stack.push.register(
+    service.push.register(
       { kind: 'activity', domain, taskList: activities, target: 'beating-fn' },
       (event) => {
         calls.push(String(event.heartbeatTimeout));
         return worker(event as Parameters<typeof worker>[0]);
       },
     );
-    const { execution, taskList } = await kit.start(workflowType);
-    await kit.decide(taskList, () => [
+    const { execution, taskList } = await driver.start(workflowType);
+    await driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityId: 'slow',
         activityType,
@@ -440,7 +440,7 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       }),
     ]);
     const history = await awaitHistory(
-      kit,
+      driver,
       execution,
       (all) =>
         all.some((e) =>

@@ -44,7 +44,7 @@ const workers: { shutdown(): Promise<void> }[] = [];
 beforeAll(async () => {
   const server = await startTestServer({ polling: { maxWaitMs: 2_000 } });
   client = sdk.createSwfClient({
-    endpoint: server.stack.endpoint,
+    endpoint: server.service.endpoint,
     // The run the sample starts (it keeps no answer of StartWorkflowExecution).
     observe: ({ action, output }) => {
       if (action === 'StartWorkflowExecution' && typeof output?.runId === 'string')

@@ -28,14 +28,14 @@ import {
   eventTypes,
   expectFault,
   type StartedDecisionTask,
-  type SwfKit,
+  type SwfDriver,
   single,
   uid,
 } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = '867530901';
 const orderWorkflow = { name: 'OrderWorkflow', version: '1.0' };
@@ -53,7 +53,7 @@ type ActivityName = (typeof activityNames)[number];
 const activity = (name: ActivityName) => ({ name, version: '2.4' });
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   for (const type of [orderWorkflow, loopWorkflow]) {
     await swf.send(
       new RegisterWorkflowTypeCommand({
@@ -226,10 +226,10 @@ async function work(
   chargeSucceeds: boolean,
   execution: WorkflowExecution,
 ): Promise<string> {
-  const scheduled = eventsOf(await kit.history(execution), 'ActivityTaskScheduled').at(-1);
+  const scheduled = eventsOf(await driver.history(execution), 'ActivityTaskScheduled').at(-1);
   const taskList = scheduled?.activityTaskScheduledEventAttributes?.taskList?.name ?? '';
   expect(Object.values(lists)).toContain(taskList);
-  const task = await kit.pollActivity(taskList, `worker@${taskList}`);
+  const task = await driver.pollActivity(taskList, `worker@${taskList}`);
   const name = task.activityType?.name;
   if (name === 'ChargeCreditCard' && !chargeSucceeds) {
     await swf.send(
@@ -250,18 +250,18 @@ async function work(
 async function runOrder(chargeSucceeds: boolean) {
   const lists = orderLists();
   const decider = orderDecider(lists);
-  const { execution } = await kit.start(orderWorkflow, {
+  const { execution } = await driver.start(orderWorkflow, {
     taskList: { name: lists.deciders },
     input: 'order 3553',
   });
   const worked: string[] = [];
   for (let step = 0; step < 10; step++) {
-    await kit.decide(lists.deciders, decider);
-    const detail = await kit.describe(execution);
+    await driver.decide(lists.deciders, decider);
+    const detail = await driver.describe(execution);
     if (detail.executionInfo?.executionStatus === 'CLOSED') break;
     worked.push(await work(lists, chargeSucceeds, execution));
   }
-  return { execution, lists, worked, history: await kit.history(execution) };
+  return { execution, lists, worked, history: await driver.history(execution) };
 }
 
 const scheduledTypes = (events: readonly HistoryEvent[]) =>
@@ -295,7 +295,7 @@ describe('seed 001: exclusive choice in the order workflow', () => {
     expect(history.at(-1)?.workflowExecutionCompletedEventAttributes?.result).toBe(
       'order completed',
     );
-    expect((await kit.describe(execution)).executionInfo).toMatchObject({
+    expect((await driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'COMPLETED',
     });
@@ -321,7 +321,7 @@ describe('seed 001: exclusive choice in the order workflow', () => {
     expect(history.at(-1)?.workflowExecutionCompletedEventAttributes?.result).toBe(
       'order canceled, customer told',
     );
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
@@ -330,16 +330,16 @@ describe('seeds 000/001: cancelling an order', () => {
   async function untilShipping() {
     const lists = orderLists();
     const decider = orderDecider(lists);
-    const { execution } = await kit.start(orderWorkflow, {
+    const { execution } = await driver.start(orderWorkflow, {
       taskList: { name: lists.deciders },
       input: 'order 3553',
     });
     for (let step = 0; step < 2; step++) {
-      await kit.decide(lists.deciders, decider);
+      await driver.decide(lists.deciders, decider);
       await work(lists, true, execution);
     }
-    await kit.decide(lists.deciders, decider);
-    expect(scheduledTypes(await kit.history(execution)).at(-1)).toBe('ShipOrder');
+    await driver.decide(lists.deciders, decider);
+    expect(scheduledTypes(await driver.history(execution)).at(-1)).toBe('ShipOrder');
     return { execution, lists, decider };
   }
 
@@ -356,7 +356,7 @@ describe('seeds 000/001: cancelling an order', () => {
 
   it('the running ShipOrder worker learns of the cancel on its heartbeat and cancels; the order is canceled', async () => {
     const { execution, lists, decider } = await untilShipping();
-    const ship = await kit.pollActivity(lists.shipping, 'shipper');
+    const ship = await driver.pollActivity(lists.shipping, 'shipper');
     expect(ship.activityId).toBe('ShipOrderActivity0001');
     const heartbeat = () =>
       swf.send(
@@ -365,18 +365,18 @@ describe('seeds 000/001: cancelling an order', () => {
     expect((await heartbeat()).cancelRequested).toBe(false);
 
     await cancelOrder(execution);
-    const signaled = await kit.decide(lists.deciders, decider);
+    const signaled = await driver.decide(lists.deciders, decider);
     expect(
       single(signaled.events, 'WorkflowExecutionSignaled').workflowExecutionSignaledEventAttributes,
     ).toEqual({
       signalName: 'CancelOrder',
       input: 'order 3553',
     });
-    const requested = single(await kit.history(execution), 'ActivityTaskCancelRequested');
+    const requested = single(await driver.history(execution), 'ActivityTaskCancelRequested');
     expect(requested.activityTaskCancelRequestedEventAttributes?.activityId).toBe(
       'ShipOrderActivity0001',
     );
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
 
     expect((await heartbeat()).cancelRequested).toBe(true);
     await swf.send(
@@ -385,7 +385,7 @@ describe('seeds 000/001: cancelling an order', () => {
         details: 'stopped packing',
       }),
     );
-    const canceledTask = await kit.decide(lists.deciders, decider);
+    const canceledTask = await driver.decide(lists.deciders, decider);
     expect(
       single(canceledTask.events, 'ActivityTaskCanceled').activityTaskCanceledEventAttributes,
     ).toMatchObject({
@@ -394,7 +394,7 @@ describe('seeds 000/001: cancelling an order', () => {
       latestCancelRequestedEventId: requested.eventId,
     });
 
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-10)).toEqual([
       'WorkflowExecutionSignaled',
       'DecisionTaskScheduled',
@@ -410,7 +410,7 @@ describe('seeds 000/001: cancelling an order', () => {
     expect(history.at(-1)?.workflowExecutionCanceledEventAttributes?.details).toBe(
       'order canceled',
     );
-    const detail = await kit.describe(execution);
+    const detail = await driver.describe(execution);
     expect(detail.executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'CANCELED',
@@ -421,8 +421,8 @@ describe('seeds 000/001: cancelling an order', () => {
   it('a ShipOrder no worker has taken yet is canceled at once and never handed out', async () => {
     const { execution, lists, decider } = await untilShipping();
     await cancelOrder(execution);
-    await kit.decide(lists.deciders, decider);
-    let history = await kit.history(execution);
+    await driver.decide(lists.deciders, decider);
+    let history = await driver.history(execution);
     expect(eventTypes(history).slice(-3)).toEqual([
       'ActivityTaskCancelRequested',
       'ActivityTaskCanceled',
@@ -435,10 +435,10 @@ describe('seeds 000/001: cancelling an order', () => {
         )
       ).count,
     ).toBe(0);
-    await kit.decide(lists.deciders, decider);
-    history = await kit.history(execution);
+    await driver.decide(lists.deciders, decider);
+    history = await driver.history(execution);
     expect(history.at(-1)?.eventType).toBe('WorkflowExecutionCanceled');
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
     const late = await swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: lists.shipping } }),
     );
@@ -447,9 +447,9 @@ describe('seeds 000/001: cancelling an order', () => {
 
   it('a worker that ignores the cancel request completes the shipment, and the decider accepts it', async () => {
     const { execution, lists, decider } = await untilShipping();
-    const ship = await kit.pollActivity(lists.shipping);
+    const ship = await driver.pollActivity(lists.shipping);
     await cancelOrder(execution);
-    await kit.decide(lists.deciders, decider);
+    await driver.decide(lists.deciders, decider);
     expect(
       (await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: ship.taskToken })))
         .cancelRequested,
@@ -461,30 +461,30 @@ describe('seeds 000/001: cancelling an order', () => {
       }),
     );
     // the decider goes on as if the shipment had completed normally
-    await kit.decide(lists.deciders, decider);
+    await driver.decide(lists.deciders, decider);
     await work(lists, true, execution);
-    await kit.decide(lists.deciders, decider);
-    const detail = await kit.describe(execution);
+    await driver.decide(lists.deciders, decider);
+    const detail = await driver.describe(execution);
     expect(detail.executionInfo?.closeStatus).toBe('COMPLETED');
-    expect(scheduledTypes(await kit.history(execution)).at(-1)).toBe('RecordOrderCompletion');
+    expect(scheduledTypes(await driver.history(execution)).at(-1)).toBe('RecordOrderCompletion');
   });
 });
 
 describe('seed 001: a marker', () => {
   it('records "customer elected special shipping offer"; the marker alone schedules no decision task', async () => {
     const deciders = uid('deciders');
-    const { execution } = await kit.start(orderWorkflow, {
+    const { execution } = await driver.start(orderWorkflow, {
       taskList: { name: deciders },
       input: 'order 3554',
     });
-    const task = await kit.pollDecision(deciders);
-    await kit.respond(task.taskToken, [
+    const task = await driver.pollDecision(deciders);
+    await driver.respond(task.taskToken, [
       {
         decisionType: 'RecordMarker',
         recordMarkerDecisionAttributes: { markerName: 'customer elected special shipping offer' },
       },
     ]);
-    const marker = single(await kit.history(execution), 'MarkerRecorded');
+    const marker = single(await driver.history(execution), 'MarkerRecorded');
     expect(marker.markerRecordedEventAttributes).toEqual({
       markerName: 'customer elected special shipping offer',
       decisionTaskCompletedEventId: 4,
@@ -503,15 +503,15 @@ describe('seed 001: a marker', () => {
     expect(idle.taskToken).toBeFalsy();
 
     // a signal does, and the decider finds the marker in the history
-    await kit.signal(execution, 'Proceed');
-    const next = await kit.pollDecision(deciders);
+    await driver.signal(execution, 'Proceed');
+    const next = await driver.pollDecision(deciders);
     expect(
       eventsOf(next.events, 'MarkerRecorded').map(
         (e) => e.markerRecordedEventAttributes?.markerName,
       ),
     ).toEqual(['customer elected special shipping offer']);
-    await kit.respond(next.taskToken, [decide.complete('special shipping')]);
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await driver.respond(next.taskToken, [decide.complete('special shipping')]);
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
@@ -520,7 +520,7 @@ describe('continue-as-new: a recursive workflow that counts its loops with a mar
     const deciders = uid('deciders');
     const workers = uid('batches');
     const workflowId = uid('batch-loop');
-    const first = await kit.start(loopWorkflow, {
+    const first = await driver.start(loopWorkflow, {
       workflowId,
       taskList: { name: deciders },
       input: '1',
@@ -528,12 +528,12 @@ describe('continue-as-new: a recursive workflow that counts its loops with a mar
     const runs: string[] = [first.execution.runId];
 
     for (let generation = 1; generation <= 3; generation++) {
-      const task = await kit.pollDecision(deciders);
+      const task = await driver.pollDecision(deciders);
       expect(task.workflowExecution).toEqual({ workflowId, runId: runs.at(-1) });
       const started = task.events[0]?.workflowExecutionStartedEventAttributes;
       expect(started?.input).toBe(String(generation));
       expect(started?.continuedExecutionRunId).toBe(generation === 1 ? undefined : runs.at(-2));
-      await kit.respond(task.taskToken, [
+      await driver.respond(task.taskToken, [
         decide.scheduleActivity({
           activityType: activity('ProcessBatch'),
           activityId: 'batch',
@@ -541,24 +541,24 @@ describe('continue-as-new: a recursive workflow that counts its loops with a mar
           input: String(generation),
         }),
       ]);
-      const batch = await kit.pollActivity(workers);
+      const batch = await driver.pollActivity(workers);
       expect(batch.workflowExecution).toEqual({ workflowId, runId: runs.at(-1) });
       await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: batch.taskToken }));
-      const after = await kit.pollDecision(deciders);
+      const after = await driver.pollDecision(deciders);
       if (generation < 3) {
-        await kit.respond(after.taskToken, [
+        await driver.respond(after.taskToken, [
           decide.marker('loops', String(generation)),
           decide.continueAsNew({ input: String(generation + 1), taskList: { name: deciders } }),
         ]);
         const continued = single(
-          await kit.history({ workflowId, runId: runs.at(-1) }),
+          await driver.history({ workflowId, runId: runs.at(-1) }),
           'WorkflowExecutionContinuedAsNew',
         );
         runs.push(
           continued.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? '',
         );
       } else {
-        await kit.respond(after.taskToken, [
+        await driver.respond(after.taskToken, [
           decide.marker('loops', '3'),
           decide.complete('3 loops'),
         ]);
@@ -568,16 +568,16 @@ describe('continue-as-new: a recursive workflow that counts its loops with a mar
     expect(new Set(runs).size).toBe(3);
     const statuses = await Promise.all(
       runs.map(
-        async (runId) => (await kit.describe({ workflowId, runId })).executionInfo?.closeStatus,
+        async (runId) => (await driver.describe({ workflowId, runId })).executionInfo?.closeStatus,
       ),
     );
     expect(statuses).toEqual(['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'COMPLETED']);
     for (const runId of runs) {
-      const history = await kit.history({ workflowId, runId });
+      const history = await driver.history({ workflowId, runId });
       expect(eventTypes(history).slice(-2)[0]).toBe('MarkerRecorded');
     }
     // no run of the workflowId is open any more
-    await expectFault(kit.signal({ workflowId }), 'UnknownResourceFault');
+    await expectFault(driver.signal({ workflowId }), 'UnknownResourceFault');
   });
 });
 
@@ -586,19 +586,19 @@ describe('terminate: an operator stops an order that hangs at shipping', () => {
     const lists = orderLists();
     const decider = orderDecider(lists);
     const workflowId = uid('order');
-    const { execution } = await kit.start(orderWorkflow, {
+    const { execution } = await driver.start(orderWorkflow, {
       workflowId,
       taskList: { name: lists.deciders },
       input: 'order 3555',
     });
     for (let step = 0; step < 2; step++) {
-      await kit.decide(lists.deciders, decider);
+      await driver.decide(lists.deciders, decider);
       await work(lists, true, execution);
     }
-    await kit.decide(lists.deciders, decider);
-    const ship = await kit.pollActivity(lists.shipping);
+    await driver.decide(lists.deciders, decider);
+    const ship = await driver.pollActivity(lists.shipping);
     await cancelOrderSignal(workflowId);
-    const pendingDecision = await kit.pollDecision(lists.deciders);
+    const pendingDecision = await driver.pollDecision(lists.deciders);
 
     await swf.send(
       new TerminateWorkflowExecutionCommand({
@@ -608,30 +608,30 @@ describe('terminate: an operator stops an order that hangs at shipping', () => {
         details: 'refund issued by hand',
       }),
     );
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(history.at(-1)?.workflowExecutionTerminatedEventAttributes).toMatchObject({
       reason: 'customer called support',
       details: 'refund issued by hand',
       childPolicy: 'TERMINATE',
     });
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('TERMINATED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('TERMINATED');
     await expectFault(
       swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: ship.taskToken })),
       'UnknownResourceFault',
     );
     await expectFault(
-      kit.respond(pendingDecision.taskToken, [decide.cancel()]),
+      driver.respond(pendingDecision.taskToken, [decide.cancel()]),
       'UnknownResourceFault',
     );
-    expect(eventTypes(await kit.history(execution))).toEqual(eventTypes(history));
+    expect(eventTypes(await driver.history(execution))).toEqual(eventTypes(history));
 
-    const again = await kit.start(orderWorkflow, {
+    const again = await driver.start(orderWorkflow, {
       workflowId,
       taskList: { name: lists.deciders },
       input: 'order 3555',
     });
     expect(again.execution.runId).not.toBe(execution.runId);
-    const fresh = await kit.pollDecision(lists.deciders);
+    const fresh = await driver.pollDecision(lists.deciders);
     expect(fresh.workflowExecution).toEqual(again.execution);
   });
 });

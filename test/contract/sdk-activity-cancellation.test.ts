@@ -17,31 +17,31 @@ import {
   decide,
   sleep,
 } from '../../lib/sdk/index.js';
-import { type Execution, SdkKit, types } from '../sdk/contract-kit.js';
+import { type Execution, SdkFixture, types } from '../sdk/sdk-fixture.js';
 import { until } from '../sdk/support.js';
 
 const INTERVAL_MS = 1_000;
 /** A loaded 2-core machine may add this much to one heartbeat interval (one round trip, queueing). */
 const SLACK_MS = 1_000;
 
-let kit: SdkKit;
+let fixture: SdkFixture;
 const workers: ActivityWorker[] = [];
 /** Ends activities that were abandoned on purpose, so nothing outlives the file. */
 const teardown = new AbortController();
 
 beforeAll(async () => {
-  kit = await SdkKit.start();
+  fixture = await SdkFixture.start();
 });
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.shutdown()));
 });
 afterAll(async () => {
   teardown.abort();
-  await kit.close();
+  await fixture.close();
 });
 
 function worker(activity: Activity, options: Partial<ActivityWorkerOptions> = {}) {
-  const started = kit.startWorker(activity, { heartbeatIntervalMs: INTERVAL_MS, ...options });
+  const started = fixture.startWorker(activity, { heartbeatIntervalMs: INTERVAL_MS, ...options });
   workers.push(started.w);
   return started;
 }
@@ -61,28 +61,30 @@ function honouring() {
 
 const closers: Record<string, (e: Execution) => Promise<unknown>> = {
   cancelled: async (e) => {
-    await kit.client.send(new RequestCancelWorkflowExecutionCommand({ domain: kit.domain, ...e }));
-    await kit.decideOnce(e, (state) => {
+    await fixture.client.send(
+      new RequestCancelWorkflowExecutionCommand({ domain: fixture.domain, ...e }),
+    );
+    await fixture.decideOnce(e, (state) => {
       expect(state.cancelRequested).toBe(true);
       return [decide.cancelWorkflowExecution('cancelled by test')];
     });
   },
   terminated: (e) =>
-    kit.client.send(new TerminateWorkflowExecutionCommand({ domain: kit.domain, ...e })),
-  completed: (e) => kit.decideNow(e, [decide.completeWorkflowExecution('done early')]),
+    fixture.client.send(new TerminateWorkflowExecutionCommand({ domain: fixture.domain, ...e })),
+  completed: (e) => fixture.decideNow(e, [decide.completeWorkflowExecution('done early')]),
 };
 
 describe('the signal fires within one heartbeat interval', () => {
   it('is not aborted at start, and fires within one heartbeat interval of RequestCancelActivityTask', async () => {
     const { seen, activity } = honouring();
     const { taskList, logger, ends } = worker(activity);
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(() => seen.length === 1, 'the activity to start');
     expect(seen[0]?.abortedAtStart).toBe(false);
     await sleep(INTERVAL_MS * 1.5); // heartbeats are flowing and say nothing yet
     expect(seen[0]?.ctx.signal.aborted).toBe(false);
 
-    await kit.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
+    await fixture.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
     const requestedAt = Date.now(); // ActivityTaskCancelRequested is recorded
     await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
     expect((seen[0]?.signalledAt ?? 0) - requestedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
@@ -90,7 +92,7 @@ describe('the signal fires within one heartbeat interval', () => {
 
     await until(() => ends.ends.length === 1, 'the task to end');
     expect(ends.ends[0]).toMatchObject({ outcome: 'canceled', reported: 'sent' });
-    expect(types(await kit.history(execution))).toContain('ActivityTaskCanceled');
+    expect(types(await fixture.history(execution))).toContain('ActivityTaskCanceled');
     expect(logger.warnings()).toEqual([]);
   });
 
@@ -99,13 +101,13 @@ describe('the signal fires within one heartbeat interval', () => {
     async (how) => {
       const { seen, activity } = honouring();
       const { taskList, ends } = worker(activity);
-      const execution = await kit.startWithActivities(taskList);
+      const execution = await fixture.startWithActivities(taskList);
       await until(() => seen.length === 1, 'the activity to start');
       expect(seen[0]?.abortedAtStart).toBe(false);
 
       const closedAt = Date.now();
       await closers[how]?.(execution);
-      expect(await kit.closeStatus(execution)).toBe(
+      expect(await fixture.closeStatus(execution)).toBe(
         { cancelled: 'CANCELED', terminated: 'TERMINATED', completed: 'COMPLETED' }[how],
       );
       await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
@@ -119,15 +121,15 @@ describe('the signal fires within one heartbeat interval', () => {
   it('fires within one heartbeat interval of the execution timing out', async () => {
     const { seen, activity } = honouring();
     const { taskList } = worker(activity);
-    const execution = await kit.startWithActivities(taskList, 1, { executionTimeout: 3 });
+    const execution = await fixture.startWithActivities(taskList, 1, { executionTimeout: 3 });
     await until(() => seen.length === 1, 'the activity to start');
     expect(seen[0]?.abortedAtStart).toBe(false);
     await until(
-      async () => (await kit.closeStatus(execution)) === 'TIMED_OUT',
+      async () => (await fixture.closeStatus(execution)) === 'TIMED_OUT',
       'the timeout',
       15_000,
     );
-    const events = await kit.history(execution);
+    const events = await fixture.history(execution);
     const timedOut = events.find((e) => e.eventType === 'WorkflowExecutionTimedOut');
     await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
     const closedAt = timedOut?.eventTimestamp?.getTime() ?? Number.NaN;
@@ -145,15 +147,15 @@ describe('grace period', () => {
       throw ctx.signal.reason;
     };
     const { taskList, logger, ends } = worker(activity, { cancelGraceMs: 5_000 });
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(
-      async () => types(await kit.history(execution)).includes('ActivityTaskStarted'),
+      async () => types(await fixture.history(execution)).includes('ActivityTaskStarted'),
       'start',
     );
-    await kit.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
+    await fixture.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
     await until(() => ends.ends.length === 1, 'the task to end');
     expect(ends.ends[0]).toMatchObject({ outcome: 'canceled', cancelReason: 'cancelRequested' });
-    const canceled = (await kit.history(execution)).find(
+    const canceled = (await fixture.history(execution)).find(
       (e) => e.eventType === 'ActivityTaskCanceled',
     );
     expect(canceled?.activityTaskCanceledEventAttributes?.details).toBe('cleaned up');
@@ -171,13 +173,13 @@ describe('grace period', () => {
       concurrency: 1,
       cancelGraceMs: 1_000,
     });
-    const stubborn = await kit.startWithActivities(taskList, 1, { input: 'stubborn' });
+    const stubborn = await fixture.startWithActivities(taskList, 1, { input: 'stubborn' });
     await until(() => ran.includes('stubborn'), 'the stubborn activity to start');
-    const next = await kit.startWithActivities(taskList, 1, { input: 'next' });
+    const next = await fixture.startWithActivities(taskList, 1, { input: 'next' });
     await sleep(500);
     expect(ran).toEqual(['stubborn']); // the only slot is taken
 
-    await kit.decideNow(stubborn, [decide.requestCancelActivityTask('a0')]);
+    await fixture.decideNow(stubborn, [decide.requestCancelActivityTask('a0')]);
     await until(() => ran.includes('next'), 'the next task to run', 10_000);
     await until(() => ends.ends.length === 2, 'both tasks to end');
     expect(ends.of(stubborn.workflowId)[0]).toMatchObject({ outcome: 'abandoned' });
@@ -187,9 +189,9 @@ describe('grace period', () => {
     expect(logger.warnings().map((l) => l.message)).toEqual([
       expect.stringMatching(/ignored its cancellation past the grace period; abandoned/),
     ]);
-    expect(types(await kit.history(next))).toContain('ActivityTaskCompleted');
+    expect(types(await fixture.history(next))).toContain('ActivityTaskCompleted');
     // The abandoned task was reported canceled so the decider is not left waiting.
-    expect(types(await kit.history(stubborn))).toContain('ActivityTaskCanceled');
+    expect(types(await fixture.history(stubborn))).toContain('ActivityTaskCanceled');
   });
 });
 
@@ -204,12 +206,17 @@ describe('reports after the execution closed', () => {
     };
     const { taskList, ends } = worker(activity, { concurrency: 3 });
     const executions = await Promise.all(
-      ['complete', 'fail', 'throw'].map((input) => kit.startWithActivities(taskList, 1, { input })),
+      ['complete', 'fail', 'throw'].map((input) =>
+        fixture.startWithActivities(taskList, 1, { input }),
+      ),
     );
     for (const e of executions)
-      await until(async () => types(await kit.history(e)).includes('ActivityTaskStarted'), 'start');
+      await until(
+        async () => types(await fixture.history(e)).includes('ActivityTaskStarted'),
+        'start',
+      );
     await Promise.all(executions.map((e) => closers.terminated?.(e)));
-    const before = await Promise.all(executions.map((e) => kit.history(e)));
+    const before = await Promise.all(executions.map((e) => fixture.history(e)));
     await until(() => ends.ends.length === 3, 'the three tasks to end');
     expect(ends.ends.map((e) => [e.outcome, e.reported])).toEqual([
       ['dropped', 'none'],
@@ -217,7 +224,7 @@ describe('reports after the execution closed', () => {
       ['dropped', 'none'],
     ]);
     await sleep(300);
-    expect(await Promise.all(executions.map((e) => kit.history(e)))).toEqual(before);
+    expect(await Promise.all(executions.map((e) => fixture.history(e)))).toEqual(before);
   });
 
   it('an activity that completes before the cancellation is seen is recorded as completed', async () => {
@@ -229,16 +236,16 @@ describe('reports after the execution closed', () => {
     };
     // Heartbeats every 10 s: the cancellation cannot be seen within the activity's 2 s.
     const { taskList, ends } = worker(activity, { heartbeatIntervalMs: 10_000 });
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(
-      async () => types(await kit.history(execution)).includes('ActivityTaskStarted'),
+      async () => types(await fixture.history(execution)).includes('ActivityTaskStarted'),
       'start',
     );
-    await kit.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
+    await fixture.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
     await until(() => ends.ends.length === 1, 'the task to end');
     expect(signalled).toBe(false);
     expect(ends.ends[0]).toMatchObject({ outcome: 'completed', reported: 'sent' });
-    const events = await kit.history(execution);
+    const events = await fixture.history(execution);
     expect(types(events)).toContain('ActivityTaskCancelRequested');
     const completed = events.find((e) => e.eventType === 'ActivityTaskCompleted');
     expect(completed?.activityTaskCompletedEventAttributes?.result).toBe('made it');
@@ -249,7 +256,7 @@ describe('many at once', () => {
   it('three parallel activities of one execution are all signalled when it is cancelled', async () => {
     const { seen, activity } = honouring();
     const { w, taskList, ends } = worker(activity, { concurrency: 3 });
-    const execution = await kit.startWithActivities(taskList, 3);
+    const execution = await fixture.startWithActivities(taskList, 3);
     await until(() => seen.length === 3, 'three activities to start');
     expect(seen.map((s) => s.abortedAtStart)).toEqual([false, false, false]);
     const cancelledAt = Date.now();
@@ -278,7 +285,7 @@ describe('many at once', () => {
         });
       });
     const { taskList, ends } = worker(activity);
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(() => child?.pid !== undefined, 'the child process');
     const pid = child?.pid ?? 0;
     expect(() => process.kill(pid, 0)).not.toThrow(); // it runs
@@ -299,16 +306,16 @@ describe('many at once', () => {
       return 'ok';
     };
     const { taskList, ends } = worker(activity, { concurrency: 1 });
-    await kit.startWithActivities(taskList, 1, { input: 'blocker' });
+    await fixture.startWithActivities(taskList, 1, { input: 'blocker' });
     await until(() => ran.includes('blocker'), 'the blocker to start');
-    const queued = await kit.startWithActivities(taskList, 1, { input: 'queued' });
+    const queued = await fixture.startWithActivities(taskList, 1, { input: 'queued' });
     await closers.terminated?.(queued);
     release.abort();
-    const later = await kit.startWithActivities(taskList, 1, { input: 'later' });
+    const later = await fixture.startWithActivities(taskList, 1, { input: 'later' });
     await until(() => ran.includes('later'), 'the later task to run', 10_000);
     expect(ran).toEqual(['blocker', 'later']);
     expect(ends.of(queued.workflowId)).toEqual([]);
-    expect(types(await kit.history(queued))).not.toContain('ActivityTaskStarted');
-    expect(types(await kit.history(later))).toContain('ActivityTaskStarted');
+    expect(types(await fixture.history(queued))).not.toContain('ActivityTaskStarted');
+    expect(types(await fixture.history(later))).toContain('ActivityTaskStarted');
   });
 });

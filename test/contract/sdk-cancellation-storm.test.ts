@@ -20,7 +20,7 @@ import {
   silentLogger,
   type TaskEnd,
 } from '../../lib/sdk/index.js';
-import { ACTIVITY, type Execution, SdkKit, types, uid } from '../sdk/contract-kit.js';
+import { ACTIVITY, type Execution, SdkFixture, types, uid } from '../sdk/sdk-fixture.js';
 import { recordingLogger, until } from '../sdk/support.js';
 
 const EXECUTIONS = 100;
@@ -29,7 +29,7 @@ const ACTIVITIES = EXECUTIONS * PER_EXECUTION;
 const BATCH = 20; // executions of the throughput probes before and after
 const HEARTBEAT_MS = 2_000;
 
-let kit: SdkKit;
+let fixture: SdkFixture;
 let decider: DeciderWorker;
 let activities: ActivityWorker;
 const decisions = uid('decisions');
@@ -75,10 +75,10 @@ const activity: Activity = async (input, ctx) => {
 };
 
 beforeAll(async () => {
-  kit = await SdkKit.start();
+  fixture = await SdkFixture.start();
   decider = new DeciderWorker({
-    client: kit.client,
-    domain: kit.domain,
+    client: fixture.client,
+    domain: fixture.domain,
     taskList: decisions,
     decider: workflow,
     concurrency: 4,
@@ -86,8 +86,8 @@ beforeAll(async () => {
     logger: silentLogger,
   }).start();
   activities = new ActivityWorker({
-    client: kit.client,
-    domain: kit.domain,
+    client: fixture.client,
+    domain: fixture.domain,
     taskList: activityList,
     activities: { work: activity },
     concurrency: ACTIVITIES,
@@ -101,7 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([decider?.shutdown(), activities?.shutdown()]);
-  await kit?.close();
+  await fixture?.close();
 });
 
 async function startMany(count: number, input: string): Promise<Execution[]> {
@@ -109,7 +109,9 @@ async function startMany(count: number, input: string): Promise<Execution[]> {
   for (let i = 0; i < count; i += 10)
     started.push(
       ...(await Promise.all(
-        Array.from({ length: Math.min(10, count - i) }, () => kit.startExecution(decisions, input)),
+        Array.from({ length: Math.min(10, count - i) }, () =>
+          fixture.startExecution(decisions, input),
+        ),
       )),
     );
   return started;
@@ -118,8 +120,8 @@ async function startMany(count: number, input: string): Promise<Execution[]> {
 const closeStatuses = (executions: readonly Execution[]) =>
   Promise.all(
     executions.map(async (execution) => {
-      const info = await kit.client.send(
-        new DescribeWorkflowExecutionCommand({ domain: kit.domain, execution }),
+      const info = await fixture.client.send(
+        new DescribeWorkflowExecutionCommand({ domain: fixture.domain, execution }),
       );
       return info.executionInfo?.closeStatus;
     }),
@@ -160,7 +162,9 @@ it('100 executions × 5 activities cancelled at once: every activity signalled, 
   const cancelledAt = Date.now();
   await Promise.all(
     executions.map((e) =>
-      kit.client.send(new RequestCancelWorkflowExecutionCommand({ domain: kit.domain, ...e })),
+      fixture.client.send(
+        new RequestCancelWorkflowExecutionCommand({ domain: fixture.domain, ...e }),
+      ),
     ),
   );
   await until(
@@ -182,7 +186,7 @@ it('100 executions × 5 activities cancelled at once: every activity signalled, 
   expect(storm).toHaveLength(ACTIVITIES);
   expect(storm.every((e) => e.outcome === 'canceled' && e.reported === 'sent')).toBe(true);
   for (const execution of executions.slice(0, 10)) {
-    const events = types(await kit.history(execution));
+    const events = types(await fixture.history(execution));
     expect(events.filter((t) => t === 'ActivityTaskCanceled')).toHaveLength(PER_EXECUTION);
     expect(events.at(-1)).toBe('WorkflowExecutionCanceled');
   }

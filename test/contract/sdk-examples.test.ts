@@ -16,7 +16,7 @@ let close: () => Promise<void>;
 
 beforeAll(async () => {
   const server = await startTestServer({ polling: { maxWaitMs: 2_000 } });
-  client = createSwfClient({ endpoint: server.stack.endpoint });
+  client = createSwfClient({ endpoint: server.service.endpoint });
   close = async () => {
     client.destroy();
     await server.close();

@@ -13,20 +13,20 @@ import {
   type SwfCall,
   sleep,
 } from '../../lib/sdk/index.js';
-import { SdkKit, types, uid } from '../sdk/contract-kit.js';
+import { SdkFixture, types, uid } from '../sdk/sdk-fixture.js';
 import { until } from '../sdk/support.js';
 
 /** `work` again, at a version whose tasks time out after 2 s without a heartbeat. */
 const QUICK = { name: 'work', version: 'quick-heartbeat' };
 
-let kit: SdkKit;
+let fixture: SdkFixture;
 const workers: ActivityWorker[] = [];
 
 beforeAll(async () => {
-  kit = await SdkKit.start();
-  await kit.client.send(
+  fixture = await SdkFixture.start();
+  await fixture.client.send(
     new RegisterActivityTypeCommand({
-      domain: kit.domain,
+      domain: fixture.domain,
       ...QUICK,
       defaultTaskList: { name: 'unused' },
       defaultTaskHeartbeatTimeout: '2',
@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.shutdown()));
-  await kit.close();
+  await fixture.close();
 });
 
 describe("an ActivityWorker and its types' heartbeat timeouts", () => {
@@ -46,11 +46,11 @@ describe("an ActivityWorker and its types' heartbeat timeouts", () => {
     // The worker's calls, through a client of its own that notes them.
     const calls: string[] = [];
     const client = createSwfClient({
-      endpoint: kit.endpoint,
+      endpoint: fixture.endpoint,
       maxAttempts: 1,
       observe: (call: SwfCall) => calls.push(call.action),
     });
-    const { w, taskList, ends } = kit.startWorker(
+    const { w, taskList, ends } = fixture.startWorker(
       async () => {
         await sleep(5_000);
         return 'done';
@@ -60,8 +60,8 @@ describe("an ActivityWorker and its types' heartbeat timeouts", () => {
     workers.push(w);
     const runs = [];
     for (const id of ['first', 'second']) {
-      const execution = await kit.startExecution(uid('decisions'));
-      await kit.decideOnce(execution, () => [
+      const execution = await fixture.startExecution(uid('decisions'));
+      await fixture.decideOnce(execution, () => [
         decide.scheduleActivityTask({
           activityId: id,
           activityType: QUICK,
@@ -72,7 +72,7 @@ describe("an ActivityWorker and its types' heartbeat timeouts", () => {
     }
     await until(() => ends.ends.length === 2, 'both activities ended', 20_000);
     for (const execution of runs) {
-      const history = types(await kit.history(execution));
+      const history = types(await fixture.history(execution));
       expect(history).toContain('ActivityTaskCompleted');
       expect(history).not.toContain('ActivityTaskTimedOut');
     }

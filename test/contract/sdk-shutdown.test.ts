@@ -13,29 +13,32 @@ import {
   sleep,
   WORKER_SHUTDOWN,
 } from '../../lib/sdk/index.js';
-import { SdkKit, types, uid } from '../sdk/contract-kit.js';
+import { SdkFixture, types, uid } from '../sdk/sdk-fixture.js';
 import { recordingLogger, until } from '../sdk/support.js';
 
-let kit: SdkKit;
+let fixture: SdkFixture;
 
 // Long polls as long as SWF's: a worker that stopped only after its outstanding poll returned would
 // take up to this long to stop, and a task scheduled meanwhile would be handed to it.
 const LONG_POLL_MS = 60_000;
 
 beforeAll(async () => {
-  kit = await SdkKit.start({ maxWaitMs: LONG_POLL_MS });
+  fixture = await SdkFixture.start({ maxWaitMs: LONG_POLL_MS });
 });
 afterAll(async () => {
-  await kit.close();
+  await fixture.close();
 });
 
 const worker = (activity: Activity, options: Partial<ActivityWorkerOptions> = {}) =>
-  kit.startWorker(activity, { heartbeatIntervalMs: 500, ...options });
+  fixture.startWorker(activity, { heartbeatIntervalMs: 500, ...options });
 
 const pendingActivities = async (taskList: string) =>
   (
-    await kit.client.send(
-      new CountPendingActivityTasksCommand({ domain: kit.domain, taskList: { name: taskList } }),
+    await fixture.client.send(
+      new CountPendingActivityTasksCommand({
+        domain: fixture.domain,
+        taskList: { name: taskList },
+      }),
     )
   ).count;
 
@@ -55,11 +58,11 @@ describe('graceful shutdown: polling stops at once', () => {
     expect(w.isRunning).toBe(false);
 
     // A task scheduled after shutdown is not handed to a withdrawn poll: it waits for another worker.
-    const execution = await kit.startWithActivities(taskList, 1, { input: 'after' });
+    const execution = await fixture.startWithActivities(taskList, 1, { input: 'after' });
     await sleep(1_000);
     expect(ran).toEqual([]);
     expect(await pendingActivities(taskList)).toBe(1);
-    expect(types(await kit.history(execution))).not.toContain('ActivityTaskStarted');
+    expect(types(await fixture.history(execution))).not.toContain('ActivityTaskStarted');
 
     const { w: other } = worker(
       async (input) => {
@@ -85,11 +88,11 @@ describe('graceful shutdown: polling stops at once', () => {
       },
       { concurrency: 2, shutdownGraceMs: 10_000 },
     );
-    await kit.startWithActivities(taskList, 1, { input: 'first' });
+    await fixture.startWithActivities(taskList, 1, { input: 'first' });
     await until(() => ran.length === 1, 'the first activity');
     const stopped = w.shutdown();
     // The second slot was polling: a task scheduled now must not reach this worker.
-    await kit.startWithActivities(taskList, 1, { input: 'second' });
+    await fixture.startWithActivities(taskList, 1, { input: 'second' });
     await sleep(700);
     expect(ran).toEqual(['first']);
     release.abort();
@@ -103,8 +106,8 @@ describe('graceful shutdown: polling stops at once', () => {
     let deciding = false;
     const logger = recordingLogger();
     const decider = new DeciderWorker({
-      client: kit.client,
-      domain: kit.domain,
+      client: fixture.client,
+      domain: fixture.domain,
       taskList: decisions,
       concurrency: 2,
       shutdownSignals: [],
@@ -116,20 +119,20 @@ describe('graceful shutdown: polling stops at once', () => {
       },
     }).start();
     await sleep(300);
-    const execution = await kit.startExecution(decisions, 'x');
+    const execution = await fixture.startExecution(decisions, 'x');
     await until(() => deciding, 'the decision task');
     const startedAt = Date.now();
     await decider.shutdown();
     const took = Date.now() - startedAt;
     expect(took).toBeLessThan(2_000); // the outstanding long poll did not hold it for a minute
-    expect(await kit.closeStatus(execution)).toBe('COMPLETED');
+    expect(await fixture.closeStatus(execution)).toBe('COMPLETED');
     expect(decider.isRunning).toBe(false);
     expect(logger.warnings()).toEqual([]);
 
     // Nothing polls the list any more: the next execution's decision task stays scheduled.
-    const next = await kit.startExecution(decisions, 'y');
+    const next = await fixture.startExecution(decisions, 'y');
     await sleep(1_000);
-    expect(types(await kit.history(next))).toEqual([
+    expect(types(await fixture.history(next))).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
     ]);
@@ -159,7 +162,7 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
       return 'finished for shutdown';
     };
     const { w, taskList, logger, ends } = worker(activity, { shutdownGraceMs: 5_000 });
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(() => w.inFlight === 1, 'the activity to run');
     const startedAt = Date.now();
     await w.shutdown();
@@ -169,7 +172,7 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
     expect(seen).toEqual([{ shuttingDown: true, signal: false }]);
     expect(ends.ends).toMatchObject([{ outcome: 'completed', reported: 'sent' }]);
     expect(w.inFlight).toBe(0);
-    const completed = (await kit.history(execution)).find(
+    const completed = (await fixture.history(execution)).find(
       (e) => e.eventType === 'ActivityTaskCompleted',
     );
     expect(completed?.activityTaskCompletedEventAttributes?.result).toBe('finished for shutdown');
@@ -185,7 +188,7 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
       throw ctx.signal.reason;
     };
     const { w, taskList, logger, ends } = worker(activity, { shutdownGraceMs: 1_000 });
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(() => w.inFlight === 1, 'the activity to run');
     startedShutdown = Date.now();
     await w.shutdown();
@@ -196,7 +199,7 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
     ]);
     expect(w.inFlight).toBe(0);
     // SWF's reference: RespondActivityTaskCanceled only after a heartbeat answered cancelRequested.
-    const history = await kit.history(execution);
+    const history = await fixture.history(execution);
     expect(types(history)).not.toContain('ActivityTaskCanceled');
     const failed = history.find((e) => e.eventType === 'ActivityTaskFailed');
     expect(failed?.activityTaskFailedEventAttributes).toMatchObject({
@@ -218,7 +221,7 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
       shutdownGraceMs: 500,
       cancelGraceMs: 500,
     });
-    const execution = await kit.startWithActivities(taskList);
+    const execution = await fixture.startWithActivities(taskList);
     await until(() => w.inFlight === 1, 'the activity to run');
     const startedAt = Date.now();
     await w.shutdown();
@@ -231,7 +234,9 @@ describe('graceful shutdown: in-flight work finishes inside the grace time, then
     expect(w.abandoned).toBe(1);
     expect(logger.warnings()).toHaveLength(2);
     // Reported failed, so the decider is not left waiting for a worker that is gone.
-    const failed = (await kit.history(execution)).find((e) => e.eventType === 'ActivityTaskFailed');
+    const failed = (await fixture.history(execution)).find(
+      (e) => e.eventType === 'ActivityTaskFailed',
+    );
     expect(failed?.activityTaskFailedEventAttributes).toMatchObject({
       reason: WORKER_SHUTDOWN,
       details: 'abandoned: did not stop within 500 ms of cancellation',

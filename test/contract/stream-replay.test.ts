@@ -32,7 +32,7 @@ import {
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { awsDeadlineScheduler } from '../../functions/shared/outbox-wiring.js';
+import { awsDeadlineScheduler } from '../../functions/shared/outbox-deps.js';
 import { streamBatchHandler } from '../../functions/shared/stream-batch.js';
 import { timerBatchHandler } from '../../functions/shared/timer-batch.js';
 import { unpackAttribute } from '../../lib/adapters/dynamodb/packed-json.js';
@@ -40,12 +40,12 @@ import { dynamoStreamRecords, runChange } from '../../lib/adapters/dynamodb/stre
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { outboxEffects } from '../../lib/core/outbox.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import { parseFire } from '../../lib/operations/timer-messages.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
 import type { PushedTaskEvent } from '../../lib/ports/task-push.js';
-import { decide, eventTypes, SwfKit, single, sleep, uid } from '../support/decider.js';
+import { decide, eventTypes, SwfDriver, single, sleep, uid } from '../support/decider.js';
 import {
   lambdaContext,
   lambdaStreamRecord,
@@ -67,11 +67,11 @@ const deadlines = {
   schedulerRoleArn: 'arn:aws:iam::000000000000:role/swf-scheduler',
 };
 
-let stack: LocalStack;
+let service: LocalService;
 /** What the function serving the child's decision tasks was handed. */
 const childPushes: PushedTaskEvent[] = [];
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 let dynamo: DynamoDBClient;
 let streams: DynamoDBStreamsClient;
@@ -81,11 +81,11 @@ const sqsMock = mockClient(sqs);
 const schedulerMock = mockClient(scheduler);
 
 beforeAll(async () => {
-  ({ stack, swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
-  kit = new SwfKit(swf, domain);
+  ({ service, swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
+  driver = new SwfDriver(swf, domain);
   dynamo = dynamoClient();
   streams = new DynamoDBStreamsClient({
-    endpoint: stack.dynamoEndpoint,
+    endpoint: service.dynamoEndpoint,
     region: LOCAL_REGION,
     credentials: localCredentials,
   });
@@ -131,8 +131,8 @@ beforeEach(() => {
 
 /** The outbox as the stream and timer functions build it on AWS: deadlines go to (mocked) SQS/Scheduler. */
 const awsOutbox = (): OutboxDeps => ({
-  ...stack.outbox,
-  scheduler: awsDeadlineScheduler(sqs, scheduler, deadlines, stack.outbox.clock),
+  ...service.outbox,
+  scheduler: awsDeadlineScheduler(sqs, scheduler, deadlines, service.outbox.clock),
 });
 
 /** Every fire the AWS scheduler was asked to deliver: delayed messages and schedule targets. */
@@ -184,7 +184,7 @@ describe('replaying the stream of a finished workflow', () => {
     const runRecords = records.filter((r) => r.dynamodb?.NewImage?.entity?.S === 'Run');
     const marks: { work: boolean; marked: boolean | undefined }[] = [];
     for (const record of runRecords) {
-      const change = await runChange(record, stack.outbox.executions);
+      const change = await runChange(record, service.outbox.executions);
       if (change === undefined) throw new Error('a run record without its state');
       const work = outboxEffects(change.before, change.after).length > 0;
       marks.push({ work, marked: record.dynamodb?.NewImage?.fx?.BOOL });
@@ -220,15 +220,20 @@ describe('replaying the stream of a finished workflow', () => {
     expect(after.length).toBe(before.length);
     expect(after).toEqual(before);
     expect(childPushes).toHaveLength(2); // no task handed to its function again
-    expect(await stack.outbox.executions.listDeadLetters()).toEqual([]);
+    expect(await service.outbox.executions.listDeadLetters()).toEqual([]);
   });
 
   it('changes nothing through handleStreamRecords and the local scheduler either', async () => {
     const before = await scanTable();
     const { handleStreamRecords } = await import('../../lib/operations/stream-records.js');
-    await handleStreamRecords(stack.outbox, records, dynamoStreamRecords(stack.outbox.executions), {
-      retryDelayMs: 10,
-    });
+    await handleStreamRecords(
+      service.outbox,
+      records,
+      dynamoStreamRecords(service.outbox.executions),
+      {
+        retryDelayMs: 10,
+      },
+    );
     await sleep(300);
     expect(await scanTable()).toEqual(before);
     expect(childPushes).toHaveLength(2);
@@ -274,7 +279,7 @@ describe('replaying the stream of a finished workflow', () => {
         expect(result).toEqual({ batchItemFailures: [] });
         // The record behind the poison was carried out: its timer was armed.
         expect(armedFires().map((f) => f.key)).toContain(timerKey());
-        const letters = await stack.outbox.executions.listDeadLetters();
+        const letters = await service.outbox.executions.listDeadLetters();
         const letter = letters.find((l) => l.id === poison.eventID);
         expect(letter?.error).toMatch(/^SyntaxError: /);
         // The dead letter keeps the record itself, readable for inspection and a manual replay.
@@ -323,7 +328,7 @@ describe('replaying the stream of a finished workflow', () => {
       } finally {
         errors.mockRestore();
       }
-      const letter = (await stack.outbox.executions.listDeadLetters()).find(
+      const letter = (await service.outbox.executions.listDeadLetters()).find(
         (l) => l.id === poison.eventID,
       );
       expect(letter?.error).toBe('TypeError: this effect never works');
@@ -375,7 +380,7 @@ describe('replaying the stream of a finished workflow', () => {
       } finally {
         warnings.mockRestore();
       }
-      const ids = (await stack.outbox.executions.listDeadLetters()).map((l) => l.id);
+      const ids = (await service.outbox.executions.listDeadLetters()).map((l) => l.id);
       expect(ids).not.toContain(throttled.eventID);
 
       // The throttling is over: the records delivered again go through.
@@ -391,9 +396,9 @@ describe('replaying the stream of a finished workflow', () => {
 
 describe('the timer function over the table', () => {
   it('puts an early fire back, fires a due one once, and a duplicate changes nothing', async () => {
-    const run = await kit.start(parentType);
-    await kit.decide(run.taskList, () => [decide.startTimer('long', '600')]);
-    const history = await kit.history(run.execution);
+    const run = await driver.start(parentType);
+    await driver.decide(run.taskList, () => [decide.startTimer('long', '600')]);
+    const history = await driver.history(run.execution);
     const started = single(history, 'TimerStarted');
     const at = (started.eventTimestamp?.getTime() ?? 0) / 1000 + 600;
     const message = JSON.stringify({ runId: run.execution.runId, key: `T:${started.eventId}`, at });
@@ -411,14 +416,14 @@ describe('the timer function over the table', () => {
     expect(requeued?.MessageBody).toBe(message);
     expect(requeued?.DelaySeconds).toBeGreaterThanOrEqual(590);
     expect(requeued?.DelaySeconds).toBeLessThanOrEqual(601);
-    expect(await kit.history(run.execution)).toEqual(history);
+    expect(await driver.history(run.execution)).toEqual(history);
 
     // Ten minutes later: the timer fires.
     const later = timerAt(601_000);
     expect(await later(sqsEvent([sqsRecord(message)]), lambdaContext())).toEqual({
       batchItemFailures: [],
     });
-    const fired = await kit.history(run.execution);
+    const fired = await driver.history(run.execution);
     expect(eventTypes(fired).slice(history.length)).toEqual([
       'TimerFired',
       'DecisionTaskScheduled',
@@ -447,12 +452,12 @@ async function runFinishedWorkflow(): Promise<HistoryEvent[]> {
   const activityList = uid('workers');
   const childList = uid('child-deciders');
   const childId = uid('child');
-  const parent = await kit.start(parentType);
+  const parent = await driver.start(parentType);
   const has = (events: HistoryEvent[], type: string) => events.some((e) => e.eventType === type);
 
   const driveParent = async () => {
     for (let step = 0; step < 20; step++) {
-      const task = await awaitDecision(kit, parent.taskList, 15_000);
+      const task = await awaitDecision(driver, parent.taskList, 15_000);
       const events = task.events;
       const decisions: Decision[] = [];
       if (!has(events, 'DecisionTaskCompleted')) {
@@ -493,7 +498,7 @@ async function runFinishedWorkflow(): Promise<HistoryEvent[]> {
         'ChildWorkflowExecutionCompleted',
       ].every((type) => has(events, type));
       if (done) decisions.push(decide.complete('all done'));
-      await kit.respond(task.taskToken, decisions);
+      await driver.respond(task.taskToken, decisions);
       if (done) return;
     }
     throw new Error('the parent did not finish in 20 decision tasks');
@@ -501,19 +506,19 @@ async function runFinishedWorkflow(): Promise<HistoryEvent[]> {
 
   // The child's decision tasks go to a function (a push task list): the outbox starts each one and
   // hands it over, which a replayed record must not do again.
-  stack.push.register(
+  service.push.register(
     { kind: 'decision', domain, taskList: childList, target: 'child-decider' },
     async (event) => {
       childPushes.push(event);
       const task = event.task as { taskToken: string; events: { eventType: string }[] };
       const signaled = task.events.some((e) => e.eventType === 'WorkflowExecutionSignaled');
-      await kit.respond(task.taskToken, signaled ? [decide.complete('child done')] : []);
+      await driver.respond(task.taskToken, signaled ? [decide.complete('child done')] : []);
     },
   );
 
   const work = async () => {
     for (let poll = 0; poll < 10; poll++) {
-      const task = await kit.pollActivity(activityList).catch(() => undefined);
+      const task = await driver.pollActivity(activityList).catch(() => undefined);
       if (task === undefined) continue; // an empty long poll: the parent has not scheduled it yet
       await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
       return;
@@ -523,11 +528,13 @@ async function runFinishedWorkflow(): Promise<HistoryEvent[]> {
 
   const signalFromOutside = async () => {
     await sleep(200);
-    await kit.signal(parent.execution, 'from-outside', 'hello');
+    await driver.signal(parent.execution, 'from-outside', 'hello');
   };
 
   await Promise.all([driveParent(), work(), signalFromOutside()]);
-  return awaitHistory(kit, parent.execution, (events) => has(events, 'WorkflowExecutionCompleted'));
+  return awaitHistory(driver, parent.execution, (events) =>
+    has(events, 'WorkflowExecutionCompleted'),
+  );
 }
 
 /** The table's whole stream, once the local poller has carried out everything and nothing moves. */
@@ -543,7 +550,7 @@ async function settledStream(): Promise<_Record[]> {
 }
 
 async function readStream(): Promise<_Record[]> {
-  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: stack.tableName }));
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: service.tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (streamArn === undefined) throw new Error('the table has no stream');
   const shards: Shard[] = [];
@@ -603,4 +610,4 @@ function parentsFirst(shards: readonly Shard[]): Shard[] {
 }
 
 /** Every item of the table, every attribute, in key order (but the stream poller's checkpoints). */
-const scanTable = () => tableItems(dynamo, stack.tableName);
+const scanTable = () => tableItems(dynamo, service.tableName);

@@ -20,12 +20,12 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventsOf, type SwfKit, single, sleep, uid } from '../support/decider.js';
+import { decide, eventsOf, type SwfDriver, single, sleep, uid } from '../support/decider.js';
 import { serveDomain, swfClient } from '../support/local.js';
 
 let swf: SWFClient;
 let endpoint: string;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'task-handout';
 const wf = { name: 'wf', version: '1' };
@@ -44,8 +44,8 @@ beforeAll(async () => {
   ({
     swf,
     close,
-    kit,
-    stack: { endpoint },
+    driver,
+    service: { endpoint },
   } = await serveDomain(domain, {
     polling: { maxWaitMs: 3_000 },
     dynamoIntercept: async (operation, input, send) => {
@@ -55,7 +55,7 @@ beforeAll(async () => {
       return send();
     },
   }));
-  await kit.registerTypes(wf, act);
+  await driver.registerTypes(wf, act);
 });
 afterAll(async () => {
   holdWritesMs = 0;
@@ -85,8 +85,8 @@ function leavingPoll(command: PollForActivityTaskCommand | PollForDecisionTaskCo
 
 /** An execution with its decision task in hand, ready to schedule activities. */
 async function decider() {
-  const { taskList, execution } = await kit.start(wf);
-  const task = await kit.pollDecision(taskList);
+  const { taskList, execution } = await driver.start(wf);
+  const task = await driver.pollDecision(taskList);
   return { execution, token: task.taskToken };
 }
 
@@ -102,10 +102,10 @@ async function expectNextHasActivity(
     new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
   );
   expect(next.activityId).toBe('a1');
-  const started = single(await kit.history(execution), 'ActivityTaskStarted');
+  const started = single(await driver.history(execution), 'ActivityTaskStarted');
   expect(next.startedEventId).toBe(started.eventId);
   await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: next.taskToken }));
-  expect(eventsOf(await kit.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
+  expect(eventsOf(await driver.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
 }
 
 describe('a poll whose caller leaves while the commit that starts its task is landing', () => {
@@ -118,7 +118,7 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     await sleep(200); // the poll waits, taking tasks handed to it
 
     holdWritesMs = 600;
-    const scheduling = kit.respond(token, [scheduleOn(workers, 'a1')]);
+    const scheduling = driver.respond(token, [scheduleOn(workers, 'a1')]);
     await sleep(200); // the commit that schedules the task, and starts it for the poll, is held
     await gone.leave();
     await scheduling;
@@ -149,9 +149,9 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     const { runId = '' } = await starting;
     holdWritesMs = 0;
 
-    const next = await kit.pollDecision(deciders, { identity: 'next' });
+    const next = await driver.pollDecision(deciders, { identity: 'next' });
     expect(next.workflowExecution?.runId).toBe(runId);
-    const started = single(await kit.history({ workflowId, runId }), 'DecisionTaskStarted');
+    const started = single(await driver.history({ workflowId, runId }), 'DecisionTaskStarted');
     expect(next.startedEventId).toBe(started.eventId);
     await swf.send(
       new RespondDecisionTaskCompletedCommand({
@@ -159,14 +159,14 @@ describe('a poll whose caller leaves while the commit that starts its task is la
         decisions: [{ decisionType: 'CompleteWorkflowExecution' }],
       }),
     );
-    single(await kit.history({ workflowId, runId }), 'WorkflowExecutionCompleted');
+    single(await driver.history({ workflowId, runId }), 'WorkflowExecutionCompleted');
   });
 
   it('hands a decision task whose answer was being read from the history to the next poll', async () => {
-    const { taskList, execution } = await kit.start(wf);
-    await kit.respond((await kit.pollDecision(taskList)).taskToken, []);
+    const { taskList, execution } = await driver.start(wf);
+    await driver.respond((await driver.pollDecision(taskList)).taskToken, []);
     // Big and incompressible: the history outgrows the run's item, and the answer reads its chunks.
-    await kit.signal(execution, 'big', randomBytes(3_000).toString('base64'));
+    await driver.signal(execution, 'big', randomBytes(3_000).toString('base64'));
     holdHistoryMs = 1_000;
     const gone = leavingPoll(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'gone' }),
@@ -177,18 +177,18 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     holdHistoryMs = 0;
 
     // Before, the task stayed started for the caller that left: the next poll got nothing.
-    const next = await kit.pollDecision(taskList, { identity: 'next' });
-    const started = eventsOf(await kit.history(execution), 'DecisionTaskStarted');
+    const next = await driver.pollDecision(taskList, { identity: 'next' });
+    const started = eventsOf(await driver.history(execution), 'DecisionTaskStarted');
     expect(next.startedEventId).toBe(started.at(-1)?.eventId);
   });
 
   it('hands an activity task whose input was being read from the history to the next poll', async () => {
     const { execution, token } = await decider();
     const workers = uid('workers');
-    await kit.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
+    await driver.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
     // Big, incompressible signals push ActivityTaskScheduled into a history chunk: the answer reads it.
     for (let i = 0; i < 3; i++)
-      await kit.signal(execution, 'big', randomBytes(3_000).toString('base64'));
+      await driver.signal(execution, 'big', randomBytes(3_000).toString('base64'));
     holdHistoryMs = 800;
     const gone = leavingPoll(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'gone' }),
@@ -204,7 +204,7 @@ describe('a poll whose caller leaves while the commit that starts its task is la
   it('hands an activity task whose claim from the queue it had sent to the next poll', async () => {
     const { execution, token } = await decider();
     const workers = uid('workers');
-    await kit.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
+    await driver.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
 
     holdWritesMs = 600;
     const gone = leavingPoll(
@@ -225,7 +225,7 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
     // 20 queued tasks, one per execution (their claims do not contend on one run), in order.
     for (let i = 0; i < 20; i++) {
       const d = await decider();
-      await kit.respond(d.token, [scheduleOn(workers, `old-${String(i).padStart(2, '0')}`)]);
+      await driver.respond(d.token, [scheduleOn(workers, `old-${String(i).padStart(2, '0')}`)]);
     }
     const late = await decider();
 
@@ -244,7 +244,7 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
       await sleep(300);
       holdWritesMs = 0;
       // Scheduled now: the newest task on the list.
-      await kit.respond(late.token, [scheduleOn(workers, 'new')]);
+      await driver.respond(late.token, [scheduleOn(workers, 'new')]);
       const got = await eleventh;
       const claimed = (await Promise.all(claimers)).map((t) => t.activityId).sort();
       expect(claimed).toEqual(
@@ -252,7 +252,7 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
       );
       // Before, the eleventh poll was handed 'new' at once, ahead of old-10 … old-19.
       expect(got.activityId).toBe('old-10');
-      expect(eventsOf(await kit.history(late.execution), 'ActivityTaskStarted')).toHaveLength(0);
+      expect(eventsOf(await driver.history(late.execution), 'ActivityTaskStarted')).toHaveLength(0);
     } finally {
       holdWritesMs = 0;
       for (const c of clients) c.destroy();
@@ -270,7 +270,7 @@ describe('a poll whose claim is landing as the server stops', () => {
         return send();
       },
     });
-    const k = stopping.kit;
+    const k = stopping.driver;
     await k.registerTypes(wf, act);
     const { taskList, execution } = await k.start(wf);
     const d = await k.pollDecision(taskList);
@@ -278,7 +278,7 @@ describe('a poll whose claim is landing as the server stops', () => {
     await k.respond(d.taskToken, [scheduleOn(workers, 'a1')]);
     hold = 800;
     // A client of its own: the server's own is destroyed as it closes.
-    const client = swfClient(stopping.stack.endpoint);
+    const client = swfClient(stopping.service.endpoint);
     const polled = client.send(
       new PollForActivityTaskCommand({
         domain: 'task-handout-stop',

@@ -22,7 +22,7 @@ import {
   eventsOf,
   eventTypes,
   expectFault,
-  type SwfKit,
+  type SwfDriver,
   single,
   sleep,
   uid,
@@ -31,7 +31,7 @@ import { serveDomain } from '../support/local.js';
 import { awaitDecision, awaitHistory, latenessMs, pendingActivities } from '../support/waiting.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'timeouts-contract';
 const wf = { name: 'wf', version: '1' };
@@ -40,7 +40,7 @@ const act = { name: 'act', version: '1' };
 const LATENESS_LIMIT_MS = 200;
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -73,10 +73,10 @@ type Timeouts = Pick<
 
 /** An execution whose first decision schedules activity `a` with `timeouts`, every other one NONE. */
 async function scheduleActivity(timeouts: Timeouts) {
-  const started = await kit.start(wf);
+  const started = await driver.start(wf);
   const workers = uid('workers');
-  const first = await kit.pollDecision(started.taskList);
-  await kit.respond(first.taskToken, [
+  const first = await driver.pollDecision(started.taskList);
+  await driver.respond(first.taskToken, [
     decide.scheduleActivity({
       activityType: act,
       activityId: 'a',
@@ -124,7 +124,7 @@ describe('activity SCHEDULE_TO_START', () => {
       scheduleToStartTimeout: '1',
       scheduleToCloseTimeout: '2',
     });
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -139,16 +139,16 @@ describe('activity SCHEDULE_TO_START', () => {
       'DecisionTaskStarted',
     ]);
     // withdrawn: not counted, never handed out
-    expect(await pendingActivities(kit, workers)).toBe(0);
+    expect(await pendingActivities(driver, workers)).toBe(0);
     const poll = await swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
     );
     expect(poll.taskToken).toBeUndefined();
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(0);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
     // only the first expiring timeout fires: SCHEDULE_TO_CLOSE (2 s) is gone with the task
-    await kit.respond(task.taskToken, []);
+    await driver.respond(task.taskToken, []);
     await sleep(at(scheduled) + 2_300 - Date.now());
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     activityTimedOut(history);
     expect(eventsOf(history, 'ActivityTaskStarted')).toEqual([]);
   });
@@ -160,8 +160,8 @@ describe('activity START_TO_CLOSE', () => {
       startToCloseTimeout: '1',
       scheduleToCloseTimeout: '2',
     });
-    const work = await kit.pollActivity(workers, 'silent-worker');
-    const task = await awaitDecision(kit, taskList);
+    const work = await driver.pollActivity(workers, 'silent-worker');
+    const task = await awaitDecision(driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
@@ -173,22 +173,22 @@ describe('activity START_TO_CLOSE', () => {
     expectOnTime(timedOut, started, 1);
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
     await expectFault(heartbeat(work.taskToken), 'UnknownResourceFault');
-    await kit.respond(task.taskToken, []);
+    await driver.respond(task.taskToken, []);
     // only the first expiring timeout fires
     await sleep(at(scheduled) + 2_300 - Date.now());
-    activityTimedOut(await kit.history(execution));
+    activityTimedOut(await driver.history(execution));
   });
 
   it('carries the last heartbeat details, whatever the timeout type', async () => {
     const { taskList, workers } = await scheduleActivity({ startToCloseTimeout: '1' });
-    const work = await kit.pollActivity(workers);
+    const work = await driver.pollActivity(workers);
     expect(await heartbeat(work.taskToken, 'halfway')).toMatchObject({ cancelRequested: false });
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     expect(activityTimedOut(task.events).activityTaskTimedOutEventAttributes).toMatchObject({
       timeoutType: 'START_TO_CLOSE',
       details: 'halfway',
     });
-    await kit.respond(task.taskToken, [decide.complete()]);
+    await driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
@@ -196,8 +196,8 @@ describe('activity SCHEDULE_TO_CLOSE', () => {
   it('times out a started task at scheduled + scheduleToClose', async () => {
     const { taskList, workers } = await scheduleActivity({ scheduleToCloseTimeout: '2' });
     await sleep(300);
-    const work = await kit.pollActivity(workers);
-    const task = await awaitDecision(kit, taskList);
+    const work = await driver.pollActivity(workers);
+    const task = await awaitDecision(driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
@@ -208,12 +208,12 @@ describe('activity SCHEDULE_TO_CLOSE', () => {
     });
     expectOnTime(timedOut, scheduled, 2);
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
-    await kit.respond(task.taskToken, [decide.complete()]);
+    await driver.respond(task.taskToken, [decide.complete()]);
   });
 
   it('times out a task still queued, with startedEventId 0, and withdraws it', async () => {
     const { taskList, workers } = await scheduleActivity({ scheduleToCloseTimeout: '1' });
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -222,16 +222,16 @@ describe('activity SCHEDULE_TO_CLOSE', () => {
       startedEventId: 0,
     });
     expectOnTime(timedOut, scheduled, 1);
-    expect(await pendingActivities(kit, workers)).toBe(0);
-    await kit.respond(task.taskToken, [decide.complete()]);
+    expect(await pendingActivities(driver, workers)).toBe(0);
+    await driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
 describe('activity HEARTBEAT', () => {
   it('times out a worker that never heartbeats', async () => {
     const { taskList, workers } = await scheduleActivity({ heartbeatTimeout: '1' });
-    const work = await kit.pollActivity(workers);
-    const task = await awaitDecision(kit, taskList);
+    const work = await driver.pollActivity(workers);
+    const task = await awaitDecision(driver, taskList);
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -241,12 +241,12 @@ describe('activity HEARTBEAT', () => {
     });
     expectOnTime(timedOut, started, 1);
     await expectFault(heartbeat(work.taskToken, 'too late'), 'UnknownResourceFault');
-    await kit.respond(task.taskToken, [decide.complete()]);
+    await driver.respond(task.taskToken, [decide.complete()]);
   });
 
   it('keeps a heartbeating worker alive, then times out with the last heartbeat details', async () => {
     const { execution, taskList, workers } = await scheduleActivity({ heartbeatTimeout: '1' });
-    const work = await kit.pollActivity(workers);
+    const work = await driver.pollActivity(workers);
     const startedAt = Date.now();
     let beats = 0;
     let lastBeat = { sentAt: 0, answeredAt: 0 };
@@ -260,11 +260,11 @@ describe('activity HEARTBEAT', () => {
       lastBeat = { sentAt, answeredAt: Date.now() };
     }
     // alive for 3 s: no timeout, the task is still open
-    const alive = await kit.history(execution);
+    const alive = await driver.history(execution);
     expect(eventsOf(alive, 'ActivityTaskTimedOut')).toEqual([]);
-    expect((await kit.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
     // the worker goes quiet
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -277,7 +277,7 @@ describe('activity HEARTBEAT', () => {
     expect(at(timedOut)).toBeGreaterThanOrEqual(lastBeat.sentAt + 1_000);
     expect(at(timedOut)).toBeLessThan(lastBeat.answeredAt + 1_000 + LATENESS_LIMIT_MS);
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
-    await kit.respond(task.taskToken, [decide.complete()]);
+    await driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
@@ -285,27 +285,27 @@ describe('NONE', () => {
   it('means no deadline: activities and decision tasks with NONE timeouts stay open', async () => {
     const queued = await scheduleActivity({});
     const running = await scheduleActivity({});
-    await kit.pollActivity(running.workers);
-    const held = await kit.start(wf, { taskStartToCloseTimeout: 'NONE' });
-    await kit.pollDecision(held.taskList);
+    await driver.pollActivity(running.workers);
+    const held = await driver.start(wf, { taskStartToCloseTimeout: 'NONE' });
+    await driver.pollDecision(held.taskList);
     await sleep(2_500);
     for (const { execution } of [queued, running, held]) {
-      const history = await kit.history(execution);
+      const history = await driver.history(execution);
       expect(eventsOf(history, 'ActivityTaskTimedOut')).toEqual([]);
       expect(eventsOf(history, 'DecisionTaskTimedOut')).toEqual([]);
     }
-    expect((await kit.describe(queued.execution)).openCounts?.openActivityTasks).toBe(1);
-    expect((await kit.describe(running.execution)).openCounts?.openActivityTasks).toBe(1);
-    expect((await kit.describe(held.execution)).openCounts?.openDecisionTasks).toBe(1);
-    expect(await pendingActivities(kit, queued.workers)).toBe(1);
+    expect((await driver.describe(queued.execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await driver.describe(running.execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await driver.describe(held.execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect(await pendingActivities(driver, queued.workers)).toBe(1);
   });
 });
 
 describe('decision task START_TO_CLOSE', () => {
   it('times out a task its decider never answers, schedules a new one; a late answer is UnknownResourceFault', async () => {
-    const { execution, taskList } = await kit.start(wf, { taskStartToCloseTimeout: '1' });
-    const first = await kit.pollDecision(taskList);
-    const second = await awaitDecision(kit, taskList);
+    const { execution, taskList } = await driver.start(wf, { taskStartToCloseTimeout: '1' });
+    const first = await driver.pollDecision(taskList);
+    const second = await awaitDecision(driver, taskList);
     expect(eventTypes(second.events)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -327,23 +327,23 @@ describe('decision task START_TO_CLOSE', () => {
       startToCloseTimeout: '1',
     });
     expect(second.startedEventId).toBe(6);
-    await expectFault(kit.respond(first.taskToken, [decide.complete()]), 'UnknownResourceFault');
-    await kit.respond(second.taskToken, [decide.complete('on time')]);
-    const history = await kit.history(execution);
+    await expectFault(driver.respond(first.taskToken, [decide.complete()]), 'UnknownResourceFault');
+    await driver.respond(second.taskToken, [decide.complete('on time')]);
+    const history = await driver.history(execution);
     expect(
       single(history, 'DecisionTaskCompleted').decisionTaskCompletedEventAttributes,
     ).toMatchObject({
       scheduledEventId: 5,
       startedEventId: 6,
     });
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
 describe('workflow executionStartToCloseTimeout', () => {
   it('closes the execution TIMED_OUT, drops everything open and invalidates every token', async () => {
     const child = uid('child');
-    const { execution, taskList } = await kit.start(wf, {
+    const { execution, taskList } = await driver.start(wf, {
       executionStartToCloseTimeout: '2',
       taskStartToCloseTimeout: '10',
       childPolicy: 'TERMINATE',
@@ -360,8 +360,8 @@ describe('workflow executionStartToCloseTimeout', () => {
         startToCloseTimeout: 'NONE',
         heartbeatTimeout: 'NONE',
       });
-    const first = await kit.pollDecision(taskList);
-    await kit.respond(first.taskToken, [
+    const first = await driver.pollDecision(taskList);
+    await driver.respond(first.taskToken, [
       schedule('running'),
       schedule('queued'),
       decide.startTimer('t', '60'),
@@ -376,14 +376,14 @@ describe('workflow executionStartToCloseTimeout', () => {
         },
       },
     ]);
-    const work = await kit.pollActivity(workers);
+    const work = await driver.pollActivity(workers);
     // a decision task (ChildWorkflowExecutionStarted) held by a decider when the execution times out
-    const held = await awaitDecision(kit, taskList);
+    const held = await awaitDecision(driver, taskList);
     const childRun = single(held.events, 'ChildWorkflowExecutionStarted')
       .childWorkflowExecutionStartedEventAttributes?.workflowExecution;
 
     const history = await awaitHistory(
-      kit,
+      driver,
       execution,
       (e) => eventsOf(e, 'WorkflowExecutionTimedOut').length > 0,
     );
@@ -397,7 +397,7 @@ describe('workflow executionStartToCloseTimeout', () => {
     expect(eventsOf(history, 'TimerFired')).toEqual([]);
     expect(eventsOf(history, 'ActivityTaskTimedOut')).toEqual([]);
 
-    const described = await kit.describe(execution);
+    const described = await driver.describe(execution);
     expect(described.executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TIMED_OUT',
@@ -411,15 +411,15 @@ describe('workflow executionStartToCloseTimeout', () => {
     });
 
     // every token is dead, the queued activity is withdrawn, the execution takes no signal
-    await expectFault(kit.respond(held.taskToken, [decide.complete()]), 'UnknownResourceFault');
+    await expectFault(driver.respond(held.taskToken, [decide.complete()]), 'UnknownResourceFault');
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
     await expectFault(heartbeat(work.taskToken), 'UnknownResourceFault');
-    expect(await pendingActivities(kit, workers)).toBe(0);
+    expect(await pendingActivities(driver, workers)).toBe(0);
     const poll = await swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
     );
     expect(poll.taskToken).toBeUndefined();
-    await expectFault(kit.signal(execution), 'UnknownResourceFault');
+    await expectFault(driver.signal(execution), 'UnknownResourceFault');
     await expectFault(
       swf.send(
         new RespondDecisionTaskCompletedCommand({ taskToken: first.taskToken, decisions: [] }),
@@ -430,7 +430,7 @@ describe('workflow executionStartToCloseTimeout', () => {
     // the child policy TERMINATE ends the open child
     expect(childRun?.runId).toBeTruthy();
     const childHistory = await awaitHistory(
-      kit,
+      driver,
       { workflowId: child, runId: childRun?.runId ?? '' },
       (e) => e.at(-1)?.eventType === 'WorkflowExecutionTerminated',
     );
@@ -440,6 +440,6 @@ describe('workflow executionStartToCloseTimeout', () => {
     });
     // and the history is final
     await sleep(300);
-    expect(await kit.history(execution)).toHaveLength(history.length);
+    expect(await driver.history(execution)).toHaveLength(history.length);
   });
 });

@@ -19,7 +19,7 @@ import {
   eventTypes,
   expectFault,
   type StartedDecisionTask,
-  type SwfKit,
+  type SwfDriver,
   single,
   sleep,
 } from '../support/decider.js';
@@ -33,7 +33,7 @@ import {
 } from '../support/waiting.js';
 
 let swf: SWFClient;
-let kit: SwfKit;
+let driver: SwfDriver;
 let close: () => Promise<void>;
 const domain = 'timers-contract';
 const wf = { name: 'wf', version: '1' };
@@ -41,7 +41,7 @@ const wf = { name: 'wf', version: '1' };
 const LATENESS_LIMIT_MS = 100;
 
 beforeAll(async () => {
-  ({ swf, close, kit } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -57,9 +57,9 @@ afterAll(() => close());
 
 /** Starts an execution and answers its first decision task with `decisions`. */
 async function startWith(decisions: Decision[]) {
-  const started = await kit.start(wf);
-  const first = await kit.pollDecision(started.taskList);
-  await kit.respond(first.taskToken, decisions);
+  const started = await driver.start(wf);
+  const first = await driver.pollDecision(started.taskList);
+  await driver.respond(first.taskToken, decisions);
   return started;
 }
 
@@ -81,7 +81,7 @@ function expectWellOrdered(events: readonly HistoryEvent[]) {
 describe('StartTimer', () => {
   it('fires on time: TimerFired then a decision task, lateness under 100 ms', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('t1', '1', 'ctl')]);
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     const started = single(task.events, 'TimerStarted');
     expect(started.timerStartedEventAttributes).toEqual({
       timerId: 't1',
@@ -106,9 +106,9 @@ describe('StartTimer', () => {
     expect(lateness).toBeLessThan(LATENESS_LIMIT_MS);
     // the decision task is scheduled by the fire, at the same instant
     expect(at(task.events[6])).toBe(at(fired));
-    expect((await kit.describe(execution)).openCounts?.openTimers).toBe(0);
-    await kit.respond(task.taskToken, [decide.complete()]);
-    expectWellOrdered(await kit.history(execution));
+    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(0);
+    await driver.respond(task.taskToken, [decide.complete()]);
+    expectWellOrdered(await driver.history(execution));
   });
 
   it('keeps several timers of one execution apart, each firing at its own time', async () => {
@@ -117,7 +117,7 @@ describe('StartTimer', () => {
       decide.startTimer('long', '2'),
     ]);
     const events = await awaitHistory(
-      kit,
+      driver,
       execution,
       (e) => eventsOf(e, 'TimerFired').length === 2,
     );
@@ -139,18 +139,18 @@ describe('StartTimer', () => {
     }
     // both fires while no decider polled: one decision task, scheduled by the first
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(2);
-    const task = await awaitDecision(kit, taskList);
-    await kit.respond(task.taskToken, [decide.complete()]);
+    const task = await awaitDecision(driver, taskList);
+    await driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
 describe('CancelTimer', () => {
   it('prevents the timer from firing', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('c', '1')]);
-    await kit.signal(execution);
-    const task = await awaitDecision(kit, taskList);
-    await kit.respond(task.taskToken, [decide.cancelTimer('c')]);
-    const history = await kit.history(execution);
+    await driver.signal(execution);
+    const task = await awaitDecision(driver, taskList);
+    await driver.respond(task.taskToken, [decide.cancelTimer('c')]);
+    const history = await driver.history(execution);
     const started = single(history, 'TimerStarted');
     const canceled = single(history, 'TimerCanceled');
     expect(canceled.timerCanceledEventAttributes).toEqual({
@@ -160,12 +160,12 @@ describe('CancelTimer', () => {
     });
     // wait well past the deadline: nothing fires and no decision task is scheduled
     await sleep(at(started) + 1_500 - Date.now());
-    const after = await kit.history(execution);
+    const after = await driver.history(execution);
     expect(eventsOf(after, 'TimerFired')).toEqual([]);
     expect(after).toHaveLength(history.length);
     expect(eventTypes(after).at(-1)).toBe('TimerCanceled');
-    expect(await pendingDecisions(kit, taskList)).toBe(0);
-    expect((await kit.describe(execution)).openCounts).toMatchObject({
+    expect(await pendingDecisions(driver, taskList)).toBe(0);
+    expect((await driver.describe(execution)).openCounts).toMatchObject({
       openTimers: 0,
       openDecisionTasks: 0,
     });
@@ -176,10 +176,10 @@ describe('CancelTimer', () => {
       decide.startTimer('same', '1'),
       decide.cancelTimer('same'),
     ]);
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual(['TimerStarted', 'TimerCanceled']);
     await sleep(at(single(history, 'TimerStarted')) + 1_500 - Date.now());
-    expect(await kit.history(execution)).toHaveLength(history.length);
+    expect(await driver.history(execution)).toHaveLength(history.length);
   });
 });
 
@@ -187,17 +187,17 @@ describe('timer ids', () => {
   it('are reusable after the timer fired and after it was canceled', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('r', '1')]);
     // fired → reuse
-    const afterFire = await awaitDecision(kit, taskList);
+    const afterFire = await awaitDecision(driver, taskList);
     expect(eventsOf(afterFire.events, 'TimerFired')).toHaveLength(1);
-    await kit.respond(afterFire.taskToken, [decide.startTimer('r', '60')]);
+    await driver.respond(afterFire.taskToken, [decide.startTimer('r', '60')]);
     // canceled → reuse
-    await kit.signal(execution);
-    const toCancel = await awaitDecision(kit, taskList);
-    await kit.respond(toCancel.taskToken, [decide.cancelTimer('r')]);
-    await kit.signal(execution);
-    const afterCancel = await awaitDecision(kit, taskList);
-    await kit.respond(afterCancel.taskToken, [decide.startTimer('r', '1')]);
-    const last = await awaitDecision(kit, taskList);
+    await driver.signal(execution);
+    const toCancel = await awaitDecision(driver, taskList);
+    await driver.respond(toCancel.taskToken, [decide.cancelTimer('r')]);
+    await driver.signal(execution);
+    const afterCancel = await awaitDecision(driver, taskList);
+    await driver.respond(afterCancel.taskToken, [decide.startTimer('r', '1')]);
+    const last = await awaitDecision(driver, taskList);
 
     expect(eventsOf(last.events, 'StartTimerFailed')).toEqual([]);
     const starts = timerStarted(last.events, 'r');
@@ -213,7 +213,7 @@ describe('timer ids', () => {
     const lateness = latenessMs(fires[1], starts[2], 1);
     expect(lateness).toBeGreaterThanOrEqual(0);
     expect(lateness).toBeLessThan(LATENESS_LIMIT_MS);
-    await kit.respond(last.taskToken, [decide.complete()]);
+    await driver.respond(last.taskToken, [decide.complete()]);
   });
 
   it('are unique among open timers: TIMER_ID_ALREADY_IN_USE, and CancelTimer of an unknown id fails', async () => {
@@ -221,13 +221,13 @@ describe('timer ids', () => {
       decide.startTimer('dup', '60'),
       decide.startTimer('dup', '1'),
     ]);
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     expect(single(task.events, 'StartTimerFailed').startTimerFailedEventAttributes).toMatchObject({
       timerId: 'dup',
       cause: 'TIMER_ID_ALREADY_IN_USE',
     });
-    await kit.respond(task.taskToken, [decide.cancelTimer('nope'), decide.cancelTimer('dup')]);
-    const next = await awaitDecision(kit, taskList);
+    await driver.respond(task.taskToken, [decide.cancelTimer('nope'), decide.cancelTimer('dup')]);
+    const next = await awaitDecision(driver, taskList);
     expect(single(next.events, 'CancelTimerFailed').cancelTimerFailedEventAttributes).toMatchObject(
       {
         timerId: 'nope',
@@ -235,8 +235,8 @@ describe('timer ids', () => {
       },
     );
     single(next.events, 'TimerCanceled');
-    await kit.respond(next.taskToken, [decide.complete()]);
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await driver.respond(next.taskToken, [decide.complete()]);
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
@@ -248,21 +248,21 @@ describe('closing an execution', () => {
       new TerminateWorkflowExecutionCommand({ domain, ...terminated.execution, reason: 'stop' }),
     );
     const before = await Promise.all([
-      kit.history(completed.execution),
-      kit.history(terminated.execution),
+      driver.history(completed.execution),
+      driver.history(terminated.execution),
     ]);
     await sleep(Math.max(...before.map((h) => at(single(h, 'TimerStarted')))) + 1_500 - Date.now());
     const [c, t] = await Promise.all([
-      kit.history(completed.execution),
-      kit.history(terminated.execution),
+      driver.history(completed.execution),
+      driver.history(terminated.execution),
     ]);
     expect(eventTypes(c).slice(-2)).toEqual(['TimerStarted', 'WorkflowExecutionCompleted']);
     expect(eventTypes(t).at(-1)).toBe('WorkflowExecutionTerminated');
     expect(c).toHaveLength(before[0]?.length ?? -1);
     expect(t).toHaveLength(before[1]?.length ?? -1);
     expect(eventsOf([...c, ...t], 'TimerFired')).toEqual([]);
-    expect((await kit.describe(terminated.execution)).openCounts?.openTimers).toBe(0);
-    expect(await pendingDecisions(kit, terminated.taskList)).toBe(0);
+    expect((await driver.describe(terminated.execution)).openCounts?.openTimers).toBe(0);
+    expect(await pendingDecisions(driver, terminated.taskList)).toBe(0);
   });
 });
 
@@ -293,13 +293,13 @@ describe('waiting for a signal with a timer (seed 001)', () => {
   it('signal first: the decider cancels the timer and the timer never fires', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('wait', '2')]);
     await sleep(200);
-    await kit.signal(execution, 'CancelOrder', 'order 3553');
-    const task = await awaitDecision(kit, taskList);
+    await driver.signal(execution, 'CancelOrder', 'order 3553');
+    const task = await awaitDecision(driver, taskList);
     expect(eventsOf(task.events, 'TimerFired')).toEqual([]);
-    await kit.respond(task.taskToken, waitForSignal(task));
+    await driver.respond(task.taskToken, waitForSignal(task));
     const started = single(task.events, 'TimerStarted');
     await sleep(at(started) + 2_300 - Date.now());
-    const history = await kit.history(execution);
+    const history = await driver.history(execution);
     expect(eventTypes(history).slice(-4)).toEqual([
       'DecisionTaskStarted',
       'DecisionTaskCompleted',
@@ -311,21 +311,21 @@ describe('waiting for a signal with a timer (seed 001)', () => {
       single(history, 'WorkflowExecutionCompleted').workflowExecutionCompletedEventAttributes
         ?.result,
     ).toBe('signaled:order 3553');
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 
   it('timer first: the decider takes the timed-out branch; a later signal finds the execution closed', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('wait', '1')]);
-    const task = await awaitDecision(kit, taskList);
+    const task = await awaitDecision(driver, taskList);
     expect(eventsOf(task.events, 'WorkflowExecutionSignaled')).toEqual([]);
     single(task.events, 'TimerFired');
-    await kit.respond(task.taskToken, waitForSignal(task));
-    const history = await kit.history(execution);
+    await driver.respond(task.taskToken, waitForSignal(task));
+    const history = await driver.history(execution);
     expect(
       single(history, 'WorkflowExecutionFailed').workflowExecutionFailedEventAttributes?.reason,
     ).toBe('TimedOutWaitingForSignal');
-    expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
-    await expectFault(kit.signal(execution, 'CancelOrder'), 'UnknownResourceFault');
+    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
+    await expectFault(driver.signal(execution, 'CancelOrder'), 'UnknownResourceFault');
   });
 
   it('race: TimerFired and WorkflowExecutionSignaled in one history, in their true order', async () => {
@@ -334,15 +334,15 @@ describe('waiting for a signal with a timer (seed 001)', () => {
     const results = await Promise.all(
       offsets.map(async (offset) => {
         const { execution, taskList } = await startWith([decide.startTimer('wait', '1')]);
-        const started = single(await kit.history(execution), 'TimerStarted');
+        const started = single(await driver.history(execution), 'TimerStarted');
         await sleep(at(started) + 1_000 + offset - Date.now());
         const sentAt = Date.now();
-        await kit.signal(execution, 'CancelOrder', String(offset));
+        await driver.signal(execution, 'CancelOrder', String(offset));
         const answeredAt = Date.now();
-        await awaitHistory(kit, execution, (e) => eventsOf(e, 'TimerFired').length === 1);
-        const task = await awaitDecision(kit, taskList);
+        await awaitHistory(driver, execution, (e) => eventsOf(e, 'TimerFired').length === 1);
+        const task = await awaitDecision(driver, taskList);
         const decisions = waitForSignal(task);
-        await kit.respond(task.taskToken, decisions);
+        await driver.respond(task.taskToken, decisions);
         return { offset, execution, task, sentAt, answeredAt, decisions };
       }),
     );
@@ -370,9 +370,9 @@ describe('waiting for a signal with a timer (seed 001)', () => {
       expect(decisions.map((d) => d.decisionType)).toEqual([
         signalFirst ? 'CompleteWorkflowExecution' : 'FailWorkflowExecution',
       ]);
-      const history = await kit.history(execution);
+      const history = await driver.history(execution);
       expectWellOrdered(history);
-      expect((await kit.describe(execution)).executionInfo?.closeStatus).toBe(
+      expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe(
         signalFirst ? 'COMPLETED' : 'FAILED',
       );
     }
@@ -410,11 +410,11 @@ describe('timer lateness', () => {
       },
     );
     const lateness = await mapLimit(runs, 20, async ({ execution, taskList, seconds }) => {
-      const task = await awaitDecision(kit, taskList, 15_000);
+      const task = await awaitDecision(driver, taskList, 15_000);
       const started = single(task.events, 'TimerStarted');
       const fired = single(task.events, 'TimerFired');
       expect(fired.timerFiredEventAttributes?.startedEventId).toBe(started.eventId);
-      await kit.respond(task.taskToken, [decide.complete()]);
+      await driver.respond(task.taskToken, [decide.complete()]);
       expect(execution.runId).toBeTruthy();
       return latenessMs(fired, started, seconds);
     });

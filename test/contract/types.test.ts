@@ -47,7 +47,7 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   const server = await startTestServer();
   ({ swf, close } = server);
-  endpoint = server.stack.endpoint;
+  endpoint = server.service.endpoint;
 });
 
 afterAll(async () => {

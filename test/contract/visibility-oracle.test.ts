@@ -29,9 +29,9 @@ import {
   type WorkflowExecutionInfo,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import { rawCall } from '../support/contract.js';
-import { decide, SwfKit, sleep, uid } from '../support/decider.js';
+import { decide, SwfDriver, sleep, uid } from '../support/decider.js';
 import { serveDomain, startTestServer } from '../support/local.js';
 import {
   CLOSE_STATUSES,
@@ -64,13 +64,13 @@ const LONG_TAG = 't'.repeat(256);
 const TAGS = ['red', 'Red', 'blue', 'a|b', 'ünï ☃', '', LONG_TAG, 'kid', 'chain', 'gen-1', 'gen-2'];
 
 let swf: SWFClient;
-let stack: LocalStack;
+let service: LocalService;
 let close: () => Promise<void>;
-const kits = new Map<string, SwfKit>();
-const kitOf = (domain: string) => {
-  const kit = kits.get(domain);
-  if (kit === undefined) throw new Error(`no kit for ${domain}`);
-  return kit;
+const drivers = new Map<string, SwfDriver>();
+const driverOf = (domain: string) => {
+  const driver = drivers.get(domain);
+  if (driver === undefined) throw new Error(`no driver for ${domain}`);
+  return driver;
 };
 
 /** What the workload did to one execution; the times come from its history afterwards. */
@@ -106,8 +106,8 @@ async function start(
     childPolicy?: 'TERMINATE' | 'REQUEST_CANCEL';
   } = {},
 ): Promise<Made & { taskList: string }> {
-  const kit = kitOf(domain);
-  const { execution, taskList } = await kit.start(workflowType, {
+  const driver = driverOf(domain);
+  const { execution, taskList } = await driver.start(workflowType, {
     workflowId,
     ...(tagList.length === 0 ? {} : { tagList }),
     ...extra,
@@ -120,14 +120,14 @@ async function start(
 const record = (m: Made) => made.find((x) => x.execution.runId === m.execution.runId) ?? m;
 
 async function requestCancel(m: Made): Promise<void> {
-  await kitOf(m.domain).swf.send(
+  await driverOf(m.domain).swf.send(
     new RequestCancelWorkflowExecutionCommand({ domain: m.domain, ...m.execution }),
   );
   record(m).cancelRequested = true;
 }
 
 async function terminate(m: Made, childPolicy?: 'TERMINATE' | 'REQUEST_CANCEL' | 'ABANDON') {
-  await kitOf(m.domain).swf.send(
+  await driverOf(m.domain).swf.send(
     new TerminateWorkflowExecutionCommand({
       domain: m.domain,
       ...m.execution,
@@ -146,9 +146,9 @@ function closed(m: Made, status: CloseStatus) {
 
 /** Answers the run's pending decision task with `decisions` (one that closes it, usually). */
 async function answer(m: Made & { taskList: string }, decisions: Decision[], status?: CloseStatus) {
-  const kit = kitOf(m.domain);
-  const task = await awaitDecision(kit, m.taskList);
-  await kit.respond(task.taskToken, decisions);
+  const driver = driverOf(m.domain);
+  const task = await awaitDecision(driver, m.taskList);
+  await driver.respond(task.taskToken, decisions);
   if (status !== undefined) closed(m, status);
 }
 
@@ -170,7 +170,7 @@ async function continueAsNew(
     ],
     'CONTINUED_AS_NEW',
   );
-  const events = await kitOf(m.domain).history(m.execution);
+  const events = await driverOf(m.domain).history(m.execution);
   const attributes = events.find(
     (e) => e.eventType === 'WorkflowExecutionContinuedAsNew',
   )?.workflowExecutionContinuedAsNewEventAttributes;
@@ -195,7 +195,7 @@ async function spawn(
   workflowId: string,
   tagList: string[],
 ): Promise<Made & { taskList: string }> {
-  const kit = kitOf(parent.domain);
+  const driver = driverOf(parent.domain);
   const taskList = uid('child');
   await answer(parent, [
     startChild({
@@ -205,7 +205,7 @@ async function spawn(
       ...(tagList.length === 0 ? {} : { tagList }),
     }),
   ]);
-  const events = await awaitHistory(kit, parent.execution, (es) =>
+  const events = await awaitHistory(driver, parent.execution, (es) =>
     es.some(
       (e) =>
         e.eventType === 'ChildWorkflowExecutionStarted' &&
@@ -364,7 +364,7 @@ const CLOSE_EVENTS: Record<string, CloseStatus> = {
 
 /** Reads each run's history until it shows what the workload did; the times come from there. */
 async function settle(m: Made): Promise<void> {
-  const kit = kitOf(m.domain);
+  const driver = driverOf(m.domain);
   if (m.domain === GONE && m.closeStatus !== undefined) {
     // Gone with its close: the oracle only needs to know it closed.
     m.closeMs = m.closedByMs ?? Date.now();
@@ -372,7 +372,7 @@ async function settle(m: Made): Promise<void> {
     return;
   }
   const events = await awaitHistory(
-    kit,
+    driver,
     m.execution,
     (es) =>
       m.closeStatus === undefined ||
@@ -386,7 +386,7 @@ async function settle(m: Made): Promise<void> {
   else if (closeEvent !== undefined)
     throw new Error(`${m.execution.workflowId} closed unexpectedly: ${closeEvent.eventType}`);
   if (m.cancelRequested)
-    await awaitHistory(kit, m.execution, (es) =>
+    await awaitHistory(driver, m.execution, (es) =>
       es.some((e) => e.eventType === 'WorkflowExecutionCancelRequested'),
     );
 }
@@ -411,8 +411,8 @@ const known = (m: Made): KnownExecution => ({
 
 beforeAll(async () => {
   const served = await serveDomain(DOMAIN, { polling: { maxWaitMs: 2_000 } });
-  ({ swf, stack, close } = served);
-  kits.set(DOMAIN, served.kit);
+  ({ swf, service, close } = served);
+  drivers.set(DOMAIN, served.driver);
   for (const [name, retention] of [
     [OTHER, '1'],
     [GONE, '0'],
@@ -420,7 +420,7 @@ beforeAll(async () => {
     await swf.send(
       new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: retention }),
     );
-    kits.set(name, new SwfKit(swf, name));
+    drivers.set(name, new SwfDriver(swf, name));
   }
   for (const domain of [DOMAIN, OTHER, GONE])
     for (const type of TYPES)
@@ -445,9 +445,9 @@ beforeAll(async () => {
   // in the table by now (the histories show it), so once the stream has caught up twice (a change
   // that causes another, a parent's termination of its child, is in the table before the second)
   // the rows are written.
-  await stack.streamCaughtUp();
+  await service.streamCaughtUp();
   await sleep(200);
-  await stack.streamCaughtUp();
+  await service.streamCaughtUp();
   world = {
     executions: made.map(known),
     domains: new Map([
@@ -562,7 +562,7 @@ async function viaWire(action: VisibilityAction, request: VisibilityRequest): Pr
   const pageSizes: number[] = [];
   let nextPageToken: string | undefined;
   do {
-    const response = await rawCall(stack.endpoint, action, {
+    const response = await rawCall(service.endpoint, action, {
       ...request,
       ...(nextPageToken === undefined ? {} : { nextPageToken }),
     });
@@ -770,10 +770,10 @@ describe('DescribeWorkflowExecution', () => {
   it('shows each execution as the oracle does, and a closed one of a domain keeping nothing is gone', async () => {
     const problems: string[] = [];
     for (const e of world.executions) {
-      const kit = kitOf(e.domain);
+      const driver = driverOf(e.domain);
       const gone = e.domain === GONE && e.closeStatus !== undefined;
       try {
-        const out = await kit.describe(e.execution);
+        const out = await driver.describe(e.execution);
         if (gone) problems.push(`${e.execution.workflowId} in ${e.domain}: still described`);
         else if (out.executionInfo === undefined)
           problems.push(`${e.execution.workflowId}: no info`);
@@ -1061,12 +1061,12 @@ describe('executions that share a start and a close time (a server clock that st
             defaultChildPolicy: 'TERMINATE',
           }),
         );
-      const kit = new SwfKit(frozen.swf, domain);
+      const driver = new SwfDriver(frozen.swf, domain);
       const runs: KnownExecution[] = [];
       for (let i = 0; i < 24; i++) {
         const workflowType = i % 3 === 0 ? ORDER_2 : ORDER_1;
         const tagList = i % 2 === 0 ? ['even'] : ['odd'];
-        const { execution } = await kit.start(workflowType, { workflowId: `tie-${i}`, tagList });
+        const { execution } = await driver.start(workflowType, { workflowId: `tie-${i}`, tagList });
         const terminated = i % 4 === 1;
         if (terminated)
           await frozen.swf.send(
@@ -1082,7 +1082,7 @@ describe('executions that share a start and a close time (a server clock that st
           cancelRequested: false,
         });
       }
-      await frozen.stack.streamCaughtUp();
+      await frozen.service.streamCaughtUp();
       const tieWorld: OracleWorld = {
         executions: runs,
         domains: new Map([[domain, 1]]),
@@ -1164,14 +1164,14 @@ describe('retention, on a server clock the test sets', () => {
         defaultChildPolicy: 'TERMINATE',
       }),
     );
-    const kit = new SwfKit(server.swf, domain);
+    const driver = new SwfDriver(server.swf, domain);
     const runs: KnownExecution[] = [];
     for (const [workflowId, closes] of [
       ['stays-open', false],
       ['terminated', true],
       ['also-terminated', true],
     ] as const) {
-      const { execution } = await kit.start(ORDER_1, { workflowId, tagList: ['aging'] });
+      const { execution } = await driver.start(ORDER_1, { workflowId, tagList: ['aging'] });
       if (closes)
         await server.swf.send(new TerminateWorkflowExecutionCommand({ domain, ...execution }));
       runs.push({
@@ -1185,10 +1185,10 @@ describe('retention, on a server clock the test sets', () => {
       });
     }
     // Every row is written at the clock of the changes, before the test moves it.
-    await server.stack.streamCaughtUp();
+    await server.service.streamCaughtUp();
     /** Every list and count, and DescribeWorkflowExecution of every run, against the oracle at `clock.t`. */
     const compare = async (): Promise<string[]> => {
-      await server.stack.streamCaughtUp();
+      await server.service.streamCaughtUp();
       const agedWorld: OracleWorld = {
         executions: runs,
         domains: new Map([[domain, Number(retentionDays)]]),
@@ -1210,11 +1210,11 @@ describe('retention, on a server clock the test sets', () => {
           ['CountClosedWorkflowExecutions', 'closeTimeFilter'],
         ] as const) {
           const request = { domain, [member]: all, ...part };
-          const outcome = await viaWireAt(server.stack.endpoint, action, request);
+          const outcome = await viaWireAt(server.service.endpoint, action, request);
           problems.push(...judge(action, request, outcome, expected(action, request, agedWorld)));
         }
       for (const run of runs) {
-        const shown = await kit.describe(run.execution).then(
+        const shown = await driver.describe(run.execution).then(
           () => 'described',
           (error: Error) => error.name,
         );
@@ -1225,7 +1225,7 @@ describe('retention, on a server clock the test sets', () => {
       }
       return problems;
     };
-    return { server, clock, kit, runs, compare };
+    return { server, clock, driver, runs, compare };
   }
 
   it('keeps nothing of a run closed in a domain of retention 0 once the stream has handled its close', async () => {
@@ -1251,7 +1251,7 @@ describe('retention, on a server clock the test sets', () => {
       // A page token issued now, used after its 24 hours (ListClosedWorkflowExecutions:
       // "Each pagination token expires after 24 hours. Using an expired pagination token will
       // return a 400 error: "Specified token has exceeded its maximum lifetime".").
-      const first = await viaWirePage(aging.server.stack.endpoint, {
+      const first = await viaWirePage(aging.server.service.endpoint, {
         domain: 'aging-1',
         startTimeFilter: { oldestDate: 0 },
         maximumPageSize: 1,
@@ -1261,7 +1261,7 @@ describe('retention, on a server clock the test sets', () => {
       const within = await aging.compare();
       aging.clock.t = start + 86_400_000 + 1_000;
       const past = await aging.compare();
-      const expired = await rawCall(aging.server.stack.endpoint, 'ListClosedWorkflowExecutions', {
+      const expired = await rawCall(aging.server.service.endpoint, 'ListClosedWorkflowExecutions', {
         domain: 'aging-1',
         startTimeFilter: { oldestDate: 0 },
         maximumPageSize: 1,

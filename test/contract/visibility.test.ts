@@ -32,7 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { replay } from '../../lib/core/replay.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.js';
 import { carryOutRunChange } from '../../lib/operations/outbox.js';
 import {
   expectFault,
@@ -41,15 +41,15 @@ import {
   rawCall,
   unique,
 } from '../support/contract.js';
-import { decide, SwfKit, sleep } from '../support/decider.js';
+import { decide, SwfDriver, sleep } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
 let swf: SWFClient;
 let close: () => Promise<void>;
-let server: LocalStack;
+let server: LocalService;
 
 beforeAll(async () => {
-  ({ swf, close, stack: server } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
+  ({ swf, close, service: server } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
 });
 afterAll(() => close());
 
@@ -60,7 +60,7 @@ const BILLING = { name: 'billing', version: '1' };
 const SINCE = { oldestDate: new Date(Date.now() - 3_600_000) };
 
 /** A fresh domain with the three workflow types, so each test sees only its own executions. */
-async function freshDomain(client: SWFClient, retention = '1'): Promise<SwfKit> {
+async function freshDomain(client: SWFClient, retention = '1'): Promise<SwfDriver> {
   const domain = unique('vis');
   await client.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: retention }),
@@ -76,7 +76,7 @@ async function freshDomain(client: SWFClient, retention = '1'): Promise<SwfKit> 
       }),
     );
   }
-  return new SwfKit(client, domain);
+  return new SwfDriver(client, domain);
 }
 
 /** Calls `read` until `done` holds of its result (visibility is eventually consistent). */
@@ -98,16 +98,18 @@ async function eventually<T>(
 type OpenQuery = Omit<ListOpenWorkflowExecutionsInput, 'domain'>;
 type ClosedQuery = Omit<ListClosedWorkflowExecutionsInput, 'domain'>;
 
-const listOpen = (kit: SwfKit, query: OpenQuery) =>
-  kit.swf.send(new ListOpenWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
-const listClosed = (kit: SwfKit, query: ClosedQuery) =>
-  kit.swf.send(new ListClosedWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
-const countOpen = async (kit: SwfKit, query: Omit<CountOpenWorkflowExecutionsInput, 'domain'>) =>
-  kit.swf.send(new CountOpenWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
+const listOpen = (driver: SwfDriver, query: OpenQuery) =>
+  driver.swf.send(new ListOpenWorkflowExecutionsCommand({ domain: driver.domain, ...query }));
+const listClosed = (driver: SwfDriver, query: ClosedQuery) =>
+  driver.swf.send(new ListClosedWorkflowExecutionsCommand({ domain: driver.domain, ...query }));
+const countOpen = async (
+  driver: SwfDriver,
+  query: Omit<CountOpenWorkflowExecutionsInput, 'domain'>,
+) => driver.swf.send(new CountOpenWorkflowExecutionsCommand({ domain: driver.domain, ...query }));
 const countClosed = async (
-  kit: SwfKit,
+  driver: SwfDriver,
   query: Omit<CountClosedWorkflowExecutionsInput, 'domain'>,
-) => kit.swf.send(new CountClosedWorkflowExecutionsCommand({ domain: kit.domain, ...query }));
+) => driver.swf.send(new CountClosedWorkflowExecutionsCommand({ domain: driver.domain, ...query }));
 
 /** The workflowIds of a page, in its order. */
 const ids = (out: { executionInfos?: WorkflowExecutionInfo[] | undefined }) =>
@@ -132,23 +134,23 @@ async function allPages(
   return { pages, tokens };
 }
 
-async function terminate(kit: SwfKit, execution: { workflowId: string; runId: string }) {
-  await kit.swf.send(
-    new TerminateWorkflowExecutionCommand({ domain: kit.domain, ...execution, reason: 'test' }),
+async function terminate(driver: SwfDriver, execution: { workflowId: string; runId: string }) {
+  await driver.swf.send(
+    new TerminateWorkflowExecutionCommand({ domain: driver.domain, ...execution, reason: 'test' }),
   );
 }
 
 describe('a new execution', () => {
   it('is listed as open within a second of its start, with what Describe shows', async () => {
-    const kit = await freshDomain(swf);
-    const { execution } = await kit.start(ORDER_1, { tagList: ['fresh'] });
+    const driver = await freshDomain(swf);
+    const { execution } = await driver.start(ORDER_1, { tagList: ['fresh'] });
     const started = Date.now();
     const out = await eventually(
-      () => listOpen(kit, { startTimeFilter: SINCE }),
+      () => listOpen(driver, { startTimeFilter: SINCE }),
       (o) => ids(o).length === 1,
     );
     expect(Date.now() - started).toBeLessThan(1_000);
-    const described = await kit.describe(execution);
+    const described = await driver.describe(execution);
     expect(out.executionInfos).toEqual([
       {
         execution,
@@ -165,33 +167,36 @@ describe('a new execution', () => {
 
 describe('the tag table of the SWF developer guide', () => {
   it('filters on Consumer and returns only Execution-One (tags match exactly, case-sensitively)', async () => {
-    const kit = await freshDomain(swf);
-    await kit.start(ORDER_1, {
+    const driver = await freshDomain(swf);
+    await driver.start(ORDER_1, {
       workflowId: 'Execution-One',
       tagList: ['Consumer', '2011-February'],
     });
-    await kit.start(ORDER_1, { workflowId: 'Execution-Two', tagList: ['Wholesale', '2011-March'] });
+    await driver.start(ORDER_1, {
+      workflowId: 'Execution-Two',
+      tagList: ['Wholesale', '2011-March'],
+    });
     await eventually(
-      () => countOpen(kit, { startTimeFilter: SINCE }),
+      () => countOpen(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 2,
     );
-    const consumer = await listOpen(kit, {
+    const consumer = await listOpen(driver, {
       startTimeFilter: SINCE,
       tagFilter: { tag: 'Consumer' },
     });
     expect(ids(consumer)).toEqual(['Execution-One']);
     expect(consumer.executionInfos?.[0]?.tagList).toEqual(['Consumer', '2011-February']);
     expect(
-      ids(await listOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: '2011-March' } })),
+      ids(await listOpen(driver, { startTimeFilter: SINCE, tagFilter: { tag: '2011-March' } })),
     ).toEqual(['Execution-Two']);
     expect(
-      ids(await listOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: 'consumer' } })),
+      ids(await listOpen(driver, { startTimeFilter: SINCE, tagFilter: { tag: 'consumer' } })),
     ).toEqual([]);
     expect(
-      ids(await listOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: 'Consume' } })),
+      ids(await listOpen(driver, { startTimeFilter: SINCE, tagFilter: { tag: 'Consume' } })),
     ).toEqual([]);
     expect(
-      await countOpen(kit, { startTimeFilter: SINCE, tagFilter: { tag: 'Consumer' } }),
+      await countOpen(driver, { startTimeFilter: SINCE, tagFilter: { tag: 'Consumer' } }),
     ).toMatchObject({ count: 1, truncated: false });
     // The seed's own request: a start-time window in 2010–2011 holds none of today's executions.
     const seedWindow = {
@@ -199,13 +204,13 @@ describe('the tag table of the SWF developer guide', () => {
       latestDate: new Date(1325348400 * 1000),
     };
     expect(
-      ids(await listOpen(kit, { startTimeFilter: seedWindow, tagFilter: { tag: 'Consumer' } })),
+      ids(await listOpen(driver, { startTimeFilter: seedWindow, tagFilter: { tag: 'Consumer' } })),
     ).toEqual([]);
   });
 });
 
 describe('every filter', () => {
-  let kit: SwfKit;
+  let driver: SwfDriver;
   /** workflowIds by role, and their runs. */
   const run: Record<string, { workflowId: string; runId: string }> = {};
   const startedAt: Record<string, Date> = {};
@@ -213,17 +218,17 @@ describe('every filter', () => {
 
   /** Answers the one decision task of an execution with `decision`. */
   const answer = async (taskList: string, decision: Decision) =>
-    kit.decide(taskList, () => [decision]);
+    driver.decide(taskList, () => [decision]);
 
   beforeAll(async () => {
-    kit = await freshDomain(swf);
+    driver = await freshDomain(swf);
     // Starts in this order (distinct start times): A, B, C, D, E, F.
-    const a = await kit.start(ORDER_1, { workflowId: 'A', tagList: ['red'] });
-    const b = await kit.start(ORDER_2, { workflowId: 'B', tagList: ['blue'] });
-    const c = await kit.start(BILLING, { workflowId: 'C', tagList: ['red', 'blue'] });
-    const d = await kit.start(ORDER_1, { workflowId: 'D' });
-    const e = await kit.start(ORDER_1, { workflowId: 'E', tagList: ['red'] });
-    const f = await kit.start(BILLING, { workflowId: 'F' });
+    const a = await driver.start(ORDER_1, { workflowId: 'A', tagList: ['red'] });
+    const b = await driver.start(ORDER_2, { workflowId: 'B', tagList: ['blue'] });
+    const c = await driver.start(BILLING, { workflowId: 'C', tagList: ['red', 'blue'] });
+    const d = await driver.start(ORDER_1, { workflowId: 'D' });
+    const e = await driver.start(ORDER_1, { workflowId: 'E', tagList: ['red'] });
+    const f = await driver.start(BILLING, { workflowId: 'F' });
     Object.assign(run, {
       A: a.execution,
       B: b.execution,
@@ -235,7 +240,7 @@ describe('every filter', () => {
     // Closes in this order: E failed, A terminated, C completed, F continued as new (as F again).
     await answer(e.taskList, decide.fail('no'));
     await sleep(5);
-    await terminate(kit, a.execution);
+    await terminate(driver, a.execution);
     await sleep(5);
     await answer(c.taskList, decide.complete());
     await sleep(5);
@@ -244,23 +249,24 @@ describe('every filter', () => {
       decide.continueAsNew({ taskList: { name: f.taskList }, tagList: ['green'] }),
     );
     for (const name of ['A', 'B', 'C', 'D', 'E', 'F']) {
-      const info = (await kit.describe(run[name] ?? { workflowId: '', runId: '' })).executionInfo;
+      const info = (await driver.describe(run[name] ?? { workflowId: '', runId: '' }))
+        .executionInfo;
       if (info?.startTimestamp !== undefined) startedAt[name] = info.startTimestamp;
       if (info?.closeTimestamp !== undefined) closedAt[name] = info.closeTimestamp;
     }
     await eventually(
-      () => countClosed(kit, { startTimeFilter: SINCE }),
+      () => countClosed(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 4,
     );
     await eventually(
-      () => countOpen(kit, { startTimeFilter: SINCE }),
+      () => countOpen(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 3,
     );
   });
 
   it('lists open executions newest first: all, by workflowId, type, type and version, tag', async () => {
     const open = (extra: Partial<OpenQuery> = {}) =>
-      listOpen(kit, { startTimeFilter: SINCE, ...extra });
+      listOpen(driver, { startTimeFilter: SINCE, ...extra });
     // F's successor run started last (its continue-as-new), then D, then B.
     expect(ids(await open())).toEqual(['F', 'D', 'B']);
     expect(ids(await open({ executionFilter: { workflowId: 'B' } }))).toEqual(['B']);
@@ -277,7 +283,7 @@ describe('every filter', () => {
 
   it('lists closed executions by start time: all, by close status, workflowId, type, tag', async () => {
     const closed = (extra: ClosedQuery = {}) =>
-      listClosed(kit, { startTimeFilter: SINCE, ...extra });
+      listClosed(driver, { startTimeFilter: SINCE, ...extra });
     expect(ids(await closed())).toEqual(['F', 'E', 'C', 'A']);
     expect(ids(await closed({ closeStatusFilter: { status: 'TERMINATED' } }))).toEqual(['A']);
     expect(ids(await closed({ closeStatusFilter: { status: 'COMPLETED' } }))).toEqual(['C']);
@@ -295,7 +301,7 @@ describe('every filter', () => {
 
   it('lists closed executions by close time when given a closeTimeFilter', async () => {
     const byClose = (extra: ClosedQuery = {}) =>
-      listClosed(kit, { closeTimeFilter: SINCE, ...extra });
+      listClosed(driver, { closeTimeFilter: SINCE, ...extra });
     expect(ids(await byClose())).toEqual(['F', 'C', 'A', 'E']);
     expect(ids(await byClose({ reverseOrder: true }))).toEqual(['E', 'A', 'C', 'F']);
     expect(ids(await byClose({ tagFilter: { tag: 'red' } }))).toEqual(['C', 'A', 'E']);
@@ -320,24 +326,24 @@ describe('every filter', () => {
     if (bStart === undefined || aClose === undefined) throw new Error('times not read');
     // The SDK sends these Dates as fractional epoch seconds (milliseconds).
     const exactlyB = { oldestDate: bStart, latestDate: bStart };
-    expect(ids(await listOpen(kit, { startTimeFilter: exactlyB }))).toEqual(['B']);
+    expect(ids(await listOpen(driver, { startTimeFilter: exactlyB }))).toEqual(['B']);
     const justAfterB = { oldestDate: new Date(bStart.getTime() + 1) };
-    expect(ids(await listOpen(kit, { startTimeFilter: justAfterB }))).toEqual(['F', 'D']);
+    expect(ids(await listOpen(driver, { startTimeFilter: justAfterB }))).toEqual(['F', 'D']);
     const upToB = { oldestDate: SINCE.oldestDate, latestDate: bStart };
-    expect(ids(await listOpen(kit, { startTimeFilter: upToB }))).toEqual(['B']);
-    expect(ids(await listClosed(kit, { startTimeFilter: upToB }))).toEqual(['A']);
+    expect(ids(await listOpen(driver, { startTimeFilter: upToB }))).toEqual(['B']);
+    expect(ids(await listClosed(driver, { startTimeFilter: upToB }))).toEqual(['A']);
     const exactlyA = { oldestDate: aClose, latestDate: aClose };
-    expect(ids(await listClosed(kit, { closeTimeFilter: exactlyA }))).toEqual(['A']);
-    expect(await countClosed(kit, { closeTimeFilter: exactlyA })).toMatchObject({ count: 1 });
+    expect(ids(await listClosed(driver, { closeTimeFilter: exactlyA }))).toEqual(['A']);
+    expect(await countClosed(driver, { closeTimeFilter: exactlyA })).toMatchObject({ count: 1 });
     const future = { oldestDate: new Date(Date.now() + 3_600_000) };
-    expect(ids(await listOpen(kit, { startTimeFilter: future }))).toEqual([]);
+    expect(ids(await listOpen(driver, { startTimeFilter: future }))).toEqual([]);
     // A workflowId's open run (found through its open-run pointer) within the same bounds.
     const onlyB = { executionFilter: { workflowId: 'B' } };
-    expect(ids(await listOpen(kit, { startTimeFilter: exactlyB, ...onlyB }))).toEqual(['B']);
-    expect(ids(await listOpen(kit, { startTimeFilter: justAfterB, ...onlyB }))).toEqual([]);
+    expect(ids(await listOpen(driver, { startTimeFilter: exactlyB, ...onlyB }))).toEqual(['B']);
+    expect(ids(await listOpen(driver, { startTimeFilter: justAfterB, ...onlyB }))).toEqual([]);
     const beforeB = { oldestDate: SINCE.oldestDate, latestDate: new Date(bStart.getTime() - 1) };
-    expect(ids(await listOpen(kit, { startTimeFilter: beforeB, ...onlyB }))).toEqual([]);
-    expect(await countOpen(kit, { startTimeFilter: justAfterB, ...onlyB })).toMatchObject({
+    expect(ids(await listOpen(driver, { startTimeFilter: beforeB, ...onlyB }))).toEqual([]);
+    expect(await countOpen(driver, { startTimeFilter: justAfterB, ...onlyB })).toMatchObject({
       count: 0,
     });
   });
@@ -349,12 +355,12 @@ describe('every filter', () => {
       oldestDate: new Date(Date.now() - 10 * dayMs),
       latestDate: new Date(Date.now() - 2 * dayMs),
     };
-    expect(ids(await listClosed(kit, { closeTimeFilter: beforeRetention }))).toEqual([]);
-    expect(await countClosed(kit, { closeTimeFilter: beforeRetention })).toMatchObject({
+    expect(ids(await listClosed(driver, { closeTimeFilter: beforeRetention }))).toEqual([]);
+    expect(await countClosed(driver, { closeTimeFilter: beforeRetention })).toMatchObject({
       count: 0,
     });
     const epoch = { oldestDate: new Date(0), latestDate: new Date(1_000_000) };
-    expect(ids(await listClosed(kit, { closeTimeFilter: epoch }))).toEqual([]);
+    expect(ids(await listClosed(driver, { closeTimeFilter: epoch }))).toEqual([]);
     // Within one millisecond, holding no whole one (the SDK sends milliseconds; raw clients may not).
     const start = startedAt.A;
     if (start === undefined) throw new Error('times not read');
@@ -367,7 +373,7 @@ describe('every filter', () => {
       ['CountClosedWorkflowExecutions', 'startTimeFilter', 'count'],
     ] as const) {
       const response = await rawCall(server.endpoint, action, {
-        domain: kit.domain,
+        domain: driver.domain,
         [filter]: window,
       });
       expect(response.status, `${action}: ${response.text}`).toBe(200);
@@ -378,12 +384,12 @@ describe('every filter', () => {
 
   it('counts open and closed executions with each filter', async () => {
     const open = async (extra: Partial<CountOpenWorkflowExecutionsInput> = {}) => {
-      const out = await countOpen(kit, { startTimeFilter: SINCE, ...extra });
+      const out = await countOpen(driver, { startTimeFilter: SINCE, ...extra });
       expect(out.truncated).toBe(false);
       return out.count;
     };
     const closed = async (extra: Omit<CountClosedWorkflowExecutionsInput, 'domain'> = {}) => {
-      const out = await countClosed(kit, { ...extra });
+      const out = await countClosed(driver, { ...extra });
       expect(out.truncated).toBe(false);
       return out.count;
     };
@@ -403,11 +409,11 @@ describe('every filter', () => {
   });
 
   it('shows cancelRequested once a cancel is requested', async () => {
-    await kit.swf.send(
-      new RequestCancelWorkflowExecutionCommand({ domain: kit.domain, workflowId: 'B' }),
+    await driver.swf.send(
+      new RequestCancelWorkflowExecutionCommand({ domain: driver.domain, workflowId: 'B' }),
     );
     const out = await eventually(
-      () => listOpen(kit, { startTimeFilter: SINCE, executionFilter: { workflowId: 'B' } }),
+      () => listOpen(driver, { startTimeFilter: SINCE, executionFilter: { workflowId: 'B' } }),
       (o) => o.executionInfos?.[0]?.cancelRequested === true,
     );
     expect(out.executionInfos).toHaveLength(1);
@@ -417,12 +423,12 @@ describe('every filter', () => {
 
 describe('a filter by type name', () => {
   it('merges the rows of every version, a deleted one included, page by page', async () => {
-    const kit = await freshDomain(swf);
+    const driver = await freshDomain(swf);
     const shipping = (version: string) => ({ name: 'shipping', version });
     for (const version of ['1', '2', '3']) {
       await swf.send(
         new RegisterWorkflowTypeCommand({
-          domain: kit.domain,
+          domain: driver.domain,
           ...shipping(version),
           defaultExecutionStartToCloseTimeout: '3600',
           defaultTaskStartToCloseTimeout: '60',
@@ -438,23 +444,23 @@ describe('a filter by type name', () => {
       ['s3', '1'],
       ['s4', '3'],
     ] as const) {
-      started.push((await kit.start(shipping(version), { workflowId: id })).execution);
+      started.push((await driver.start(shipping(version), { workflowId: id })).execution);
       await sleep(5);
     }
     await swf.send(
-      new DeprecateWorkflowTypeCommand({ domain: kit.domain, workflowType: shipping('1') }),
+      new DeprecateWorkflowTypeCommand({ domain: driver.domain, workflowType: shipping('1') }),
     );
     await swf.send(
-      new DeleteWorkflowTypeCommand({ domain: kit.domain, workflowType: shipping('1') }),
+      new DeleteWorkflowTypeCommand({ domain: driver.domain, workflowType: shipping('1') }),
     );
     const byName = { startTimeFilter: SINCE, typeFilter: { name: 'shipping' } };
     await eventually(
-      () => countOpen(kit, byName),
+      () => countOpen(driver, byName),
       (o) => o.count === 4,
     );
-    expect(ids(await listOpen(kit, byName))).toEqual(['s4', 's3', 's2', 's1']);
+    expect(ids(await listOpen(driver, byName))).toEqual(['s4', 's3', 's2', 's1']);
     const pages = await allPages((token) =>
-      listOpen(kit, {
+      listOpen(driver, {
         ...byName,
         maximumPageSize: 1,
         reverseOrder: true,
@@ -462,40 +468,40 @@ describe('a filter by type name', () => {
       }),
     );
     expect(pages.pages).toEqual([['s1'], ['s2'], ['s3'], ['s4']]);
-    expect(ids(await listOpen(kit, { ...byName, typeFilter: shipping('1') }))).toEqual([
+    expect(ids(await listOpen(driver, { ...byName, typeFilter: shipping('1') }))).toEqual([
       's3',
       's1',
     ]);
-    expect(ids(await listOpen(kit, { ...byName, typeFilter: { name: 'nothing' } }))).toEqual([]);
+    expect(ids(await listOpen(driver, { ...byName, typeFilter: { name: 'nothing' } }))).toEqual([]);
     // Closed, by close time: the same merge.
-    for (const execution of started) await terminate(kit, execution);
+    for (const execution of started) await terminate(driver, execution);
     const closedByName = { closeTimeFilter: SINCE, typeFilter: { name: 'shipping' } };
     await eventually(
-      () => countClosed(kit, closedByName),
+      () => countClosed(driver, closedByName),
       (o) => o.count === 4,
     );
-    expect(ids(await listClosed(kit, closedByName))).toEqual(['s4', 's3', 's2', 's1']);
+    expect(ids(await listClosed(driver, closedByName))).toEqual(['s4', 's3', 's2', 's1']);
   });
 });
 
 describe('COMPLETED, read from the closed rows of all executions', () => {
-  let kit: SwfKit;
+  let driver: SwfDriver;
 
   beforeAll(async () => {
-    kit = await freshDomain(swf);
+    driver = await freshDomain(swf);
     // c1..c7 started in order and closed in order: odd ones complete, even ones fail.
     const started = [];
     for (let i = 1; i <= 7; i++) {
-      started.push(await kit.start(ORDER_1, { workflowId: `c${i}` }));
+      started.push(await driver.start(ORDER_1, { workflowId: `c${i}` }));
       await sleep(3);
     }
     for (const [i, run] of started.entries()) {
       const done = i % 2 === 0 ? decide.complete(`r${i + 1}`) : decide.fail('no');
-      await kit.decide(run.taskList, () => [done]);
+      await driver.decide(run.taskList, () => [done]);
       await sleep(3);
     }
     await eventually(
-      () => countClosed(kit, { startTimeFilter: SINCE }),
+      () => countClosed(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 7,
     );
   });
@@ -506,27 +512,27 @@ describe('COMPLETED, read from the closed rows of all executions', () => {
         [time]: SINCE,
         closeStatusFilter: { status: 'COMPLETED' },
       };
-      expect(ids(await listClosed(kit, completed))).toEqual(['c7', 'c5', 'c3', 'c1']);
+      expect(ids(await listClosed(driver, completed))).toEqual(['c7', 'c5', 'c3', 'c1']);
       const newest = await allPages((nextPageToken) =>
-        listClosed(kit, { ...completed, maximumPageSize: 3, nextPageToken }),
+        listClosed(driver, { ...completed, maximumPageSize: 3, nextPageToken }),
       );
       expect(newest.pages).toEqual([['c7', 'c5', 'c3'], ['c1']]);
       const oldest = await allPages((nextPageToken) =>
-        listClosed(kit, { ...completed, maximumPageSize: 2, reverseOrder: true, nextPageToken }),
+        listClosed(driver, { ...completed, maximumPageSize: 2, reverseOrder: true, nextPageToken }),
       );
       expect(oldest.pages).toEqual([
         ['c1', 'c3'],
         ['c5', 'c7'],
       ]);
-      expect(await countClosed(kit, completed)).toEqual(
+      expect(await countClosed(driver, completed)).toEqual(
         expect.objectContaining({ count: 4, truncated: false }),
       );
       const failed: ClosedQuery = { [time]: SINCE, closeStatusFilter: { status: 'FAILED' } };
-      expect(ids(await listClosed(kit, failed))).toEqual(['c6', 'c4', 'c2']);
-      expect(await countClosed(kit, failed)).toEqual(expect.objectContaining({ count: 3 }));
+      expect(ids(await listClosed(driver, failed))).toEqual(['c6', 'c4', 'c2']);
+      expect(await countClosed(driver, failed)).toEqual(expect.objectContaining({ count: 3 }));
     }
     const info = (
-      await listClosed(kit, {
+      await listClosed(driver, {
         startTimeFilter: SINCE,
         closeStatusFilter: { status: 'COMPLETED' },
         maximumPageSize: 1,
@@ -537,39 +543,39 @@ describe('COMPLETED, read from the closed rows of all executions', () => {
 });
 
 describe('pagination', () => {
-  let kit: SwfKit;
+  let driver: SwfDriver;
   const names = ['p1', 'p2', 'p3', 'p4', 'p5'];
 
   beforeAll(async () => {
-    kit = await freshDomain(swf);
+    driver = await freshDomain(swf);
     const runs = [];
     for (const workflowId of names) {
-      runs.push((await kit.start(ORDER_1, { workflowId, tagList: ['paged'] })).execution);
+      runs.push((await driver.start(ORDER_1, { workflowId, tagList: ['paged'] })).execution);
       await sleep(3);
     }
     // Closed in the reverse order of their starts.
     for (const execution of [...runs].reverse()) {
-      await terminate(kit, execution);
+      await terminate(driver, execution);
       await sleep(3);
     }
     await eventually(
-      () => countClosed(kit, { startTimeFilter: SINCE }),
+      () => countClosed(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 5,
     );
-    for (const workflowId of names) await kit.start(ORDER_2, { workflowId });
+    for (const workflowId of names) await driver.start(ORDER_2, { workflowId });
     await eventually(
-      () => countOpen(kit, { startTimeFilter: SINCE }),
+      () => countOpen(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 5,
     );
   });
 
   it('pages open executions newest first, and oldest first with reverseOrder', async () => {
     const newest = await allPages((nextPageToken) =>
-      listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken }),
+      listOpen(driver, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken }),
     );
     expect(newest.pages).toEqual([['p5', 'p4'], ['p3', 'p2'], ['p1']]);
     const oldest = await allPages((nextPageToken) =>
-      listOpen(kit, {
+      listOpen(driver, {
         startTimeFilter: SINCE,
         maximumPageSize: 2,
         reverseOrder: true,
@@ -582,7 +588,7 @@ describe('pagination', () => {
   it('pages closed executions by close time and by start time, filtered, in both orders', async () => {
     const page = (query: ClosedQuery) =>
       allPages((nextPageToken) =>
-        listClosed(kit, {
+        listClosed(driver, {
           maximumPageSize: 2,
           tagFilter: { tag: 'paged' },
           ...query,
@@ -612,20 +618,20 @@ describe('pagination', () => {
   });
 
   it('omits nextPageToken when a page holds the rest exactly, and treats 0 as the maximum', async () => {
-    const exact = await listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 5 });
+    const exact = await listOpen(driver, { startTimeFilter: SINCE, maximumPageSize: 5 });
     expect(ids(exact)).toEqual(['p5', 'p4', 'p3', 'p2', 'p1']);
     expect(exact.nextPageToken).toBeUndefined();
-    const zero = await listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 0 });
+    const zero = await listOpen(driver, { startTimeFilter: SINCE, maximumPageSize: 0 });
     expect(ids(zero)).toHaveLength(5);
     expect(zero.nextPageToken).toBeUndefined();
   });
 
   it('refuses a page token with other arguments, or one that was altered', async () => {
-    const first = await listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 2 });
+    const first = await listOpen(driver, { startTimeFilter: SINCE, maximumPageSize: 2 });
     const token = first.nextPageToken;
     if (token === undefined) throw new Error('expected a next page');
     await expectServiceError(
-      listOpen(kit, {
+      listOpen(driver, {
         startTimeFilter: SINCE,
         maximumPageSize: 2,
         reverseOrder: true,
@@ -635,7 +641,7 @@ describe('pagination', () => {
       /different request/,
     );
     await expectServiceError(
-      listClosed(kit, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken: token }),
+      listClosed(driver, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken: token }),
       'ValidationException',
     );
     const [payload = '', mac = ''] = token.split('.');
@@ -643,7 +649,7 @@ describe('pagination', () => {
     const forged = `${Buffer.from(JSON.stringify({ ...body, c: '0000000000000000|x' })).toString('base64url')}.${mac}`;
     for (const tampered of [forged, `${token}x`, 'not-a-token', `${payload}.${mac.slice(1)}A`]) {
       await expectServiceError(
-        listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken: tampered }),
+        listOpen(driver, { startTimeFilter: SINCE, maximumPageSize: 2, nextPageToken: tampered }),
         'ValidationException',
         /nextPageToken/,
       );
@@ -652,14 +658,14 @@ describe('pagination', () => {
 });
 
 describe('bad input', () => {
-  let kit: SwfKit;
+  let driver: SwfDriver;
   beforeAll(async () => {
-    kit = await freshDomain(swf);
+    driver = await freshDomain(swf);
   });
 
   it('refuses two exclusive filters at once, with the live service wording', async () => {
     await expectServiceError(
-      listClosed(kit, {
+      listClosed(driver, {
         startTimeFilter: SINCE,
         typeFilter: { name: 'order' },
         closeStatusFilter: { status: 'FAILED' },
@@ -668,7 +674,7 @@ describe('bad input', () => {
       'Cannot specify more than one exclusive filters in the same query: [WorkflowTypeFilter, CloseStatusFilter]',
     );
     await expectServiceError(
-      listOpen(kit, {
+      listOpen(driver, {
         startTimeFilter: SINCE,
         executionFilter: { workflowId: 'x' },
         tagFilter: { tag: 't' },
@@ -677,7 +683,7 @@ describe('bad input', () => {
       'Cannot specify more than one exclusive filters in the same query: [WorkflowExecutionFilter, TagFilter]',
     );
     await expectServiceError(
-      countOpen(kit, {
+      countOpen(driver, {
         startTimeFilter: SINCE,
         typeFilter: { name: 'order' },
         tagFilter: { tag: 't' },
@@ -686,7 +692,7 @@ describe('bad input', () => {
       /exclusive filters/,
     );
     await expectServiceError(
-      countClosed(kit, {
+      countClosed(driver, {
         startTimeFilter: SINCE,
         tagFilter: { tag: 't' },
         closeStatusFilter: { status: 'FAILED' },
@@ -698,55 +704,58 @@ describe('bad input', () => {
 
   it('refuses both time filters, or neither, on closed executions', async () => {
     await expectServiceError(
-      listClosed(kit, { startTimeFilter: SINCE, closeTimeFilter: SINCE }),
+      listClosed(driver, { startTimeFilter: SINCE, closeTimeFilter: SINCE }),
       'ValidationException',
       'Cannot specify both a startTimeFilter and a closeTimeFilter',
     );
     await expectServiceError(
-      countClosed(kit, { startTimeFilter: SINCE, closeTimeFilter: SINCE }),
+      countClosed(driver, { startTimeFilter: SINCE, closeTimeFilter: SINCE }),
       'ValidationException',
     );
     await expectServiceError(
-      listClosed(kit, {}),
+      listClosed(driver, {}),
       'ValidationException',
       'Either a startTimeFilter or a closeTimeFilter must be specified',
     );
-    await expectServiceError(countClosed(kit, {}), 'ValidationException');
+    await expectServiceError(countClosed(driver, {}), 'ValidationException');
   });
 
   it('refuses an oldestDate after the latestDate', async () => {
     const backwards = { oldestDate: new Date(2_000_000_000_000), latestDate: new Date(1_000) };
     await expectServiceError(
-      listOpen(kit, { startTimeFilter: backwards }),
+      listOpen(driver, { startTimeFilter: backwards }),
       'ValidationException',
       /oldestDate .* is later than its latestDate/,
     );
     await expectServiceError(
-      listClosed(kit, { closeTimeFilter: backwards }),
+      listClosed(driver, { closeTimeFilter: backwards }),
       'ValidationException',
       /closeTimeFilter/,
     );
-    await expectServiceError(countOpen(kit, { startTimeFilter: backwards }), 'ValidationException');
     await expectServiceError(
-      countClosed(kit, { startTimeFilter: backwards }),
+      countOpen(driver, { startTimeFilter: backwards }),
+      'ValidationException',
+    );
+    await expectServiceError(
+      countClosed(driver, { startTimeFilter: backwards }),
       'ValidationException',
     );
   });
 
   it('refuses a page size over 1000', async () => {
     await expectServiceError(
-      listOpen(kit, { startTimeFilter: SINCE, maximumPageSize: 1001 }),
+      listOpen(driver, { startTimeFilter: SINCE, maximumPageSize: 1001 }),
       'ValidationException',
       oneViolation('1001', 'maximumPageSize', 'Member must have value less than or equal to 1000'),
     );
     await expectServiceError(
-      listClosed(kit, { startTimeFilter: SINCE, maximumPageSize: 1001 }),
+      listClosed(driver, { startTimeFilter: SINCE, maximumPageSize: 1001 }),
       'ValidationException',
     );
   });
 
   it('answers UnknownResourceFault for an unknown domain', async () => {
-    const other = new SwfKit(swf, unique('nowhere'));
+    const other = new SwfDriver(swf, unique('nowhere'));
     await expectFault(listOpen(other, { startTimeFilter: SINCE }), UnknownResourceFault);
     await expectFault(countClosed(other, { closeTimeFilter: SINCE }), UnknownResourceFault);
   });
@@ -754,11 +763,11 @@ describe('bad input', () => {
 
 describe('stream records delivered again', () => {
   it('change no listing: a replayed start does not reopen a closed execution, nor a replayed close double it', async () => {
-    const kit = await freshDomain(swf);
-    const { execution } = await kit.start(ORDER_1, { tagList: ['replayed'] });
-    await terminate(kit, execution);
+    const driver = await freshDomain(swf);
+    const { execution } = await driver.start(ORDER_1, { tagList: ['replayed'] });
+    await terminate(driver, execution);
     await eventually(
-      () => countClosed(kit, { startTimeFilter: SINCE }),
+      () => countClosed(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 1,
     );
     const closed = (await server.outbox.executions.loadRun(execution.runId))?.state;
@@ -767,26 +776,28 @@ describe('stream records delivered again', () => {
       reverse: false,
     });
     if (closed === undefined) throw new Error('run not found');
-    const opened = replay({ domain: kit.domain, execution }, history.events);
+    const opened = replay({ domain: driver.domain, execution }, history.events);
     expect(opened.status).toBe('OPEN');
     // The whole stream of the run again, in order, then its first record once more, late.
     await carryOutRunChange(server.outbox, undefined, opened);
     await carryOutRunChange(server.outbox, opened, closed);
     await carryOutRunChange(server.outbox, undefined, opened);
     const tagged = { tagFilter: { tag: 'replayed' } };
-    expect(ids(await listOpen(kit, { startTimeFilter: SINCE, ...tagged }))).toEqual([]);
-    expect(ids(await listClosed(kit, { startTimeFilter: SINCE, ...tagged }))).toEqual([
+    expect(ids(await listOpen(driver, { startTimeFilter: SINCE, ...tagged }))).toEqual([]);
+    expect(ids(await listClosed(driver, { startTimeFilter: SINCE, ...tagged }))).toEqual([
       execution.workflowId,
     ]);
-    expect(ids(await listClosed(kit, { closeTimeFilter: SINCE }))).toEqual([execution.workflowId]);
-    expect((await countOpen(kit, { startTimeFilter: SINCE })).count).toBe(0);
-    expect((await countClosed(kit, { closeTimeFilter: SINCE, ...tagged })).count).toBe(1);
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
+    expect(ids(await listClosed(driver, { closeTimeFilter: SINCE }))).toEqual([
+      execution.workflowId,
+    ]);
+    expect((await countOpen(driver, { startTimeFilter: SINCE })).count).toBe(0);
+    expect((await countClosed(driver, { closeTimeFilter: SINCE, ...tagged })).count).toBe(1);
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
   });
 });
 
 describe('retention', () => {
-  let stack: LocalStack;
+  let service: LocalService;
   let client: SWFClient;
   let stop: () => Promise<void>;
   /** The service's clock runs this far ahead of the real one (ms). */
@@ -794,7 +805,7 @@ describe('retention', () => {
 
   beforeAll(async () => {
     ({
-      stack,
+      service,
       swf: client,
       close: stop,
     } = await startTestServer({
@@ -807,7 +818,7 @@ describe('retention', () => {
   /** Every item of the table that belongs to a run: its own partition and its visibility rows. */
   async function itemsOf(runId: string): Promise<Record<string, unknown>[]> {
     const doc = createDocumentClient({
-      endpoint: stack.dynamoEndpoint,
+      endpoint: service.dynamoEndpoint,
       region: LOCAL_REGION,
       credentials: localCredentials,
     });
@@ -815,7 +826,7 @@ describe('retention', () => {
       const items: Record<string, unknown>[] = [];
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const out = await doc.scan({ TableName: stack.tableName, ExclusiveStartKey });
+        const out = await doc.scan({ TableName: service.tableName, ExclusiveStartKey });
         items.push(...(out.Items ?? []));
         ExclusiveStartKey = out.LastEvaluatedKey;
       } while (ExclusiveStartKey !== undefined);
@@ -829,13 +840,13 @@ describe('retention', () => {
     items.filter((i) => String(i.pk).startsWith(`V|${list}|`)).length;
 
   it('keeps a closed execution for the retention period, then answers UnknownResourceFault', async () => {
-    const kit = await freshDomain(client, '1');
-    const { execution } = await kit.start(ORDER_1, { tagList: ['kept'] });
+    const driver = await freshDomain(client, '1');
+    const { execution } = await driver.start(ORDER_1, { tagList: ['kept'] });
     // Signals whose inputs do not deflate: history enough that its earlier events move to chunks.
     for (let i = 0; i < 3; i++)
-      await kit.signal(execution, `s${i}`, randomBytes(600).toString('base64'));
-    await terminate(kit, execution);
-    const closedAt = (await kit.describe(execution)).executionInfo?.closeTimestamp;
+      await driver.signal(execution, `s${i}`, randomBytes(600).toString('base64'));
+    await terminate(driver, execution);
+    const closedAt = (await driver.describe(execution)).executionInfo?.closeTimestamp;
     if (closedAt === undefined) throw new Error('no closeTimestamp');
     const expiresAt = Math.ceil(closedAt.getTime() / 1000 + 86_400);
     // Every item of the run, and its closed visibility rows, carry the TTL: the state exactly the run's
@@ -860,32 +871,36 @@ describe('retention', () => {
 
     // Within the retention period it is still there.
     offset = 86_400_000 - 60_000;
-    expect((await kit.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
-    expect(ids(await listClosed(kit, { closeTimeFilter: SINCE }))).toEqual([execution.workflowId]);
-    expect(ids(await listClosed(kit, { startTimeFilter: SINCE }))).toEqual([execution.workflowId]);
-    expect((await countClosed(kit, { startTimeFilter: SINCE })).count).toBe(1);
+    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
+    expect(ids(await listClosed(driver, { closeTimeFilter: SINCE }))).toEqual([
+      execution.workflowId,
+    ]);
+    expect(ids(await listClosed(driver, { startTimeFilter: SINCE }))).toEqual([
+      execution.workflowId,
+    ]);
+    expect((await countClosed(driver, { startTimeFilter: SINCE })).count).toBe(1);
 
     // After it, gone everywhere, although DynamoDB's TTL has not deleted anything yet.
     offset = 86_400_000 + 2_000;
-    await expectFault(kit.describe(execution), UnknownResourceFault);
+    await expectFault(driver.describe(execution), UnknownResourceFault);
     await expectFault(
-      client.send(new GetWorkflowExecutionHistoryCommand({ domain: kit.domain, execution })),
+      client.send(new GetWorkflowExecutionHistoryCommand({ domain: driver.domain, execution })),
       UnknownResourceFault,
     );
-    expect(ids(await listClosed(kit, { closeTimeFilter: SINCE }))).toEqual([]);
-    expect(ids(await listClosed(kit, { startTimeFilter: SINCE }))).toEqual([]);
-    expect((await countClosed(kit, { startTimeFilter: SINCE })).count).toBe(0);
-    expect((await countClosed(kit, { closeTimeFilter: SINCE })).count).toBe(0);
+    expect(ids(await listClosed(driver, { closeTimeFilter: SINCE }))).toEqual([]);
+    expect(ids(await listClosed(driver, { startTimeFilter: SINCE }))).toEqual([]);
+    expect((await countClosed(driver, { startTimeFilter: SINCE })).count).toBe(0);
+    expect((await countClosed(driver, { closeTimeFilter: SINCE })).count).toBe(0);
     expect((await itemsOf(execution.runId)).length).toBe(items.length);
     offset = 0;
   });
 
   it("marks an activity's heartbeat to expire when it is written: by the run's latest expiry at most", async () => {
-    const kit = await freshDomain(client, '1');
+    const driver = await freshDomain(client, '1');
     const activityType = { name: 'work', version: '1' };
     await client.send(
       new RegisterActivityTypeCommand({
-        domain: kit.domain,
+        domain: driver.domain,
         ...activityType,
         defaultTaskList: { name: 'unused' },
         defaultTaskHeartbeatTimeout: '60',
@@ -894,16 +909,16 @@ describe('retention', () => {
         defaultTaskScheduleToCloseTimeout: '120',
       }),
     );
-    const { execution, taskList } = await kit.start(ORDER_1);
+    const { execution, taskList } = await driver.start(ORDER_1);
     const workers = unique('workers');
-    await kit.decide(taskList, () => [
+    await driver.decide(taskList, () => [
       decide.scheduleActivity({ activityId: 'a', activityType, taskList: { name: workers } }),
     ]);
-    const task = await kit.pollActivity(workers);
+    const task = await driver.pollActivity(workers);
     await client.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: task.taskToken, details: 'half way' }),
     );
-    const startedAt = (await kit.describe(execution)).executionInfo?.startTimestamp;
+    const startedAt = (await driver.describe(execution)).executionInfo?.startTimestamp;
     if (startedAt === undefined) throw new Error('no startTimestamp');
     const latest = Math.ceil(startedAt.getTime() / 1000 + 3600 + 86_400);
     const heartbeat = (await itemsOf(execution.runId)).find((i) => String(i.sk).startsWith('HB|'));
@@ -912,32 +927,32 @@ describe('retention', () => {
 
   it('keeps nothing after close with a retention of 0 days', async () => {
     offset = 0;
-    const kit = await freshDomain(client, '0');
-    const { execution } = await kit.start(ORDER_1);
+    const driver = await freshDomain(client, '0');
+    const { execution } = await driver.start(ORDER_1);
     const open = await eventually(
-      () => listOpen(kit, { startTimeFilter: SINCE }),
+      () => listOpen(driver, { startTimeFilter: SINCE }),
       (o) => ids(o).length === 1,
     );
     expect(ids(open)).toEqual([execution.workflowId]);
-    await terminate(kit, execution);
+    await terminate(driver, execution);
     await eventually(
       () =>
-        kit.describe(execution).then(
+        driver.describe(execution).then(
           () => 'visible',
           (error: unknown) => (error instanceof UnknownResourceFault ? 'gone' : String(error)),
         ),
       (outcome) => outcome === 'gone',
     );
     await expectFault(
-      client.send(new GetWorkflowExecutionHistoryCommand({ domain: kit.domain, execution })),
+      client.send(new GetWorkflowExecutionHistoryCommand({ domain: driver.domain, execution })),
       UnknownResourceFault,
     );
     await eventually(
-      () => listOpen(kit, { startTimeFilter: SINCE }),
+      () => listOpen(driver, { startTimeFilter: SINCE }),
       (o) => ids(o).length === 0,
     );
-    expect(ids(await listClosed(kit, { startTimeFilter: SINCE }))).toEqual([]);
-    expect((await countClosed(kit, { closeTimeFilter: SINCE })).count).toBe(0);
+    expect(ids(await listClosed(driver, { startTimeFilter: SINCE }))).toEqual([]);
+    expect((await countClosed(driver, { closeTimeFilter: SINCE })).count).toBe(0);
     const runItems = (await itemsOf(execution.runId)).filter(
       (i) => i.pk === `RUN|${execution.runId}`,
     );

@@ -1,6 +1,6 @@
 /**
  * Several service instances (Lambda containers) on ONE table whose clocks differ by tens of
- * milliseconds, as deployed. Each instance is a wiring of its own over the same DynamoDB Local table,
+ * milliseconds, as deployed. Each instance has operations of its own over the same DynamoDB Local table,
  * with its own clock: `real` is the true time, `fast` reads it 50 ms ahead, `slow` (and the outbox,
  * the stream consumer's instance) read it exactly.
  *

@@ -1,14 +1,14 @@
 /**
- * The local stack (stream consumer + in-process timer heap) has its clock stepped back
+ * The local service (stream consumer + in-process timer heap) has its clock stepped back
  * a minute and then forward an hour while a run has timers and an activity timeout pending; a second
- * API instance (its own wiring, clock 2 s ahead) serves the same table. Nothing crashes, every timer
+ * API instance (its own operations, clock 2 s ahead) serves the same table. Nothing crashes, every timer
  * and timeout fires exactly once, the history never goes back, and visibility's times stay ordered.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION, startLocalStack } from '../../lib/local/stack.js';
+import { LOCAL_REGION, startLocalService } from '../../lib/local/local-service.js';
 import { dynamoEndpoint, uniqueTableName } from '../support/local.js';
 import { domainWithType, operationsOver } from '../support/operations.js';
 
@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('clock stepped back a minute, then forward an hour, mid-run', () => {
   it('fires each pending timer and timeout once, never out of order', async () => {
     let step = 0;
-    const stack = await startLocalStack({
+    const service = await startLocalService({
       dynamoEndpoint: dynamoEndpoint(),
       tableName: uniqueTableName('step'),
       clock: { now: () => Date.now() + step },
@@ -30,14 +30,14 @@ describe('clock stepped back a minute, then forward an hour, mid-run', () => {
     });
     try {
       const main = operationsOver(
-        { tableName: stack.tableName, doc, client: undefined as never },
+        { tableName: service.tableName, doc, client: undefined as never },
         { clock: { now: () => Date.now() + step } },
       );
       const other = operationsOver(
-        { tableName: stack.tableName, doc, client: undefined as never },
+        { tableName: service.tableName, doc, client: undefined as never },
         { clock: { now: () => Date.now() + 2_000 } },
       );
-      // `main` is a wiring on the stack's clock; the stack itself runs the outbox and the timer heap.
+      // `main` is a set of operations on the service's clock; the service itself runs the outbox and the timer heap.
       const domain = `live-${randomUUID().slice(0, 8)}`;
       await domainWithType(main.call, domain);
       await main.call('RegisterActivityType', {
@@ -123,7 +123,7 @@ describe('clock stepped back a minute, then forward an hour, mid-run', () => {
         );
       step = 0;
       await other.call('TerminateWorkflowExecution', { domain, workflowId: 'live' });
-      await stack.streamCaughtUp();
+      await service.streamCaughtUp();
       const info = (await main.call('DescribeWorkflowExecution', { domain, execution }))
         ?.executionInfo as { startTimestamp: number; closeTimestamp: number };
       expect(info.closeTimestamp).toBeGreaterThanOrEqual(info.startTimestamp);
@@ -136,7 +136,7 @@ describe('clock stepped back a minute, then forward an hour, mid-run', () => {
       expect(row?.closeTimestamp).toBeGreaterThanOrEqual(row?.startTimestamp ?? Infinity);
     } finally {
       doc.destroy();
-      await stack.close();
+      await service.close();
     }
   }, 120_000);
 });

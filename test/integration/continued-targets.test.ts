@@ -9,11 +9,17 @@ import { UnknownResourceFault } from '../../lib/core/faults.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { carryOutRunChange, type OutboxDeps } from '../../lib/operations/outbox.js';
 import type { ExecutionStore } from '../../lib/ports/execution-store.js';
-import { decide, historyTypes, type Rig, rig, start } from '../support/outbox-rig.js';
+import {
+  decide,
+  historyTypes,
+  type OutboxFixture,
+  outboxFixture,
+  start,
+} from '../support/outbox-fixture.js';
 
-let r: Rig;
+let r: OutboxFixture;
 beforeAll(async () => {
-  r = await rig();
+  r = await outboxFixture();
 });
 afterAll(() => r.close());
 

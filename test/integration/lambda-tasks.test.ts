@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
-import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
+import { LOCAL_IDENTITY } from '../../lib/local/local-service.js';
 import { carryOutRunChange, type OutboxDeps, runLambdaTask } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';

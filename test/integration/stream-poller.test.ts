@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamRecordLike } from '../../lib/adapters/dynamodb/stream-records.js';
-import { LOCAL_REGION } from '../../lib/local/stack.js';
+import { LOCAL_REGION } from '../../lib/local/local-service.js';
 import { type StreamPoller, startStreamPoller } from '../../lib/local/stream-poller.js';
 import { dynamoEndpoint, freshTable } from '../support/local.js';
 

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { tableForFile } from '../support/local.js';
-import { TimeoutRig } from '../support/timeout-rig.js';
+import { ManualClockService } from '../support/manual-clock-service.js';
 
 const table = tableForFile('timed-out-cross');
 const LIST = 'deciders';
@@ -20,10 +20,13 @@ type Event = { eventType: string; [k: string]: unknown };
 /** A parent (timeout 60 s, child policy `policy`) with one child (timeout 10 s) started. */
 async function parentAndChild(policy: string) {
   clockBase += 30 * 86_400_000;
-  const rig = new TimeoutRig(table(), clockBase);
+  const service = new ManualClockService(table(), clockBase);
   const domain = `tc-${randomUUID().slice(0, 8)}`;
-  await rig.must('RegisterDomain', { name: domain, workflowExecutionRetentionPeriodInDays: '1' });
-  await rig.must('RegisterWorkflowType', {
+  await service.must('RegisterDomain', {
+    name: domain,
+    workflowExecutionRetentionPeriodInDays: '1',
+  });
+  await service.must('RegisterWorkflowType', {
     domain,
     name: 'w',
     version: '1',
@@ -32,8 +35,8 @@ async function parentAndChild(policy: string) {
     defaultTaskStartToCloseTimeout: 'NONE',
     defaultChildPolicy: 'ABANDON',
   });
-  rig.clock.ms += 1_000;
-  const started = await rig.must('StartWorkflowExecution', {
+  service.clock.ms += 1_000;
+  const started = await service.must('StartWorkflowExecution', {
     domain,
     workflowId: 'parent',
     workflowType: { name: 'w', version: '1' },
@@ -41,8 +44,8 @@ async function parentAndChild(policy: string) {
     childPolicy: policy,
   });
   const parentRun = { workflowId: 'parent', runId: started.runId as string };
-  const task = await rig.must('PollForDecisionTask', { domain, taskList: { name: LIST } });
-  await rig.must('RespondDecisionTaskCompleted', {
+  const task = await service.must('PollForDecisionTask', { domain, taskList: { name: LIST } });
+  await service.must('RespondDecisionTaskCompleted', {
     taskToken: task.taskToken,
     decisions: [
       {
@@ -58,7 +61,7 @@ async function parentAndChild(policy: string) {
     ],
   });
   const events = async (execution: { workflowId: string; runId: string }) =>
-    ((await rig.must('GetWorkflowExecutionHistory', { domain, execution })).events ??
+    ((await service.must('GetWorkflowExecutionHistory', { domain, execution })).events ??
       []) as Event[];
   const childStarted = (await events(parentRun)).find(
     (e) => e.eventType === 'ChildWorkflowExecutionStarted',
@@ -70,32 +73,32 @@ async function parentAndChild(policy: string) {
     }
   ).workflowExecution;
   const describeRun = async (execution: { workflowId: string; runId: string }) =>
-    (await rig.must('DescribeWorkflowExecution', { domain, execution })).executionInfo;
-  return { rig, domain, parentRun, childRun, events, describeRun, t0: rig.clock.ms };
+    (await service.must('DescribeWorkflowExecution', { domain, execution })).executionInfo;
+  return { service, domain, parentRun, childRun, events, describeRun, t0: service.clock.ms };
 }
 
 describe('a child past its own timeout, its fire not come', () => {
   it("is not terminated by its parent's child policy: it times out", async () => {
-    const { rig, domain, parentRun, childRun, events, describeRun, t0 } =
+    const { service, domain, parentRun, childRun, events, describeRun, t0 } =
       await parentAndChild('TERMINATE');
     // The child's timeout (10 s) passes; the timer service stalls.
-    rig.advanceStalled(t0 + 12_000);
+    service.advanceStalled(t0 + 12_000);
     // The parent is terminated (its own timeout is 60 s): its policy reaches the child.
-    await rig.must('TerminateWorkflowExecution', { domain, ...parentRun, reason: 'r' });
-    await rig.deliverDue();
+    await service.must('TerminateWorkflowExecution', { domain, ...parentRun, reason: 'r' });
+    await service.deliverDue();
     expect((await events(childRun)).at(-1)?.eventType).toBe('WorkflowExecutionTimedOut');
     expect(await describeRun(childRun)).toMatchObject({ closeStatus: 'TIMED_OUT' });
   });
 
   it('is not signalled by a SignalExternalWorkflowExecution decision: the signal fails', async () => {
-    const { rig, domain, parentRun, childRun, events } = await parentAndChild('ABANDON');
+    const { service, domain, parentRun, childRun, events } = await parentAndChild('ABANDON');
     const childBefore = (await events(childRun)).length;
     // The parent's next decision task (a signal to the parent itself schedules one).
-    await rig.must('SignalWorkflowExecution', { domain, ...parentRun, signalName: 'go' });
-    const t0 = rig.clock.ms;
-    const task = await rig.must('PollForDecisionTask', { domain, taskList: { name: LIST } });
-    rig.advanceStalled(t0 + 12_000);
-    await rig.must('RespondDecisionTaskCompleted', {
+    await service.must('SignalWorkflowExecution', { domain, ...parentRun, signalName: 'go' });
+    const t0 = service.clock.ms;
+    const task = await service.must('PollForDecisionTask', { domain, taskList: { name: LIST } });
+    service.advanceStalled(t0 + 12_000);
+    await service.must('RespondDecisionTaskCompleted', {
       taskToken: task.taskToken,
       decisions: [
         {
@@ -109,7 +112,7 @@ describe('a child past its own timeout, its fire not come', () => {
     });
     // The child had timed out when the signal reached it: nothing is recorded in it but its timeout.
     expect((await events(childRun)).length).toBe(childBefore);
-    await rig.deliverDue(childRun.runId);
+    await service.deliverDue(childRun.runId);
     expect((await events(childRun)).slice(childBefore).map((e) => e.eventType)).toEqual([
       'WorkflowExecutionTimedOut',
     ]);

@@ -17,13 +17,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../lib/ports/lambda-invoker.js';
 import { tableForFile } from '../support/local.js';
+import { type Answer, ManualClockService } from '../support/manual-clock-service.js';
 import {
   type Dur,
   type OracleDecision,
   type TaskRef,
   TimeoutOracle,
 } from '../support/timeout-oracle.js';
-import { type Answer, TimeoutRig } from '../support/timeout-rig.js';
 
 const table = tableForFile('timeout-oracle');
 
@@ -214,9 +214,12 @@ interface Tokens {
   activity: Map<string, { token: string; ref: TaskRef }[]>;
 }
 
-async function registerTypes(rig: TimeoutRig, domain: string) {
-  await rig.must('RegisterDomain', { name: domain, workflowExecutionRetentionPeriodInDays: '1' });
-  await rig.must('RegisterWorkflowType', {
+async function registerTypes(service: ManualClockService, domain: string) {
+  await service.must('RegisterDomain', {
+    name: domain,
+    workflowExecutionRetentionPeriodInDays: '1',
+  });
+  await service.must('RegisterWorkflowType', {
     domain,
     name: 'w',
     version: '1',
@@ -226,7 +229,7 @@ async function registerTypes(rig: TimeoutRig, domain: string) {
     defaultChildPolicy: 'ABANDON',
   });
   for (const [name, d] of Object.entries(ACTIVITY_TYPES) as [TypeName, Record<string, string>][])
-    await rig.must('RegisterActivityType', {
+    await service.must('RegisterActivityType', {
       domain,
       name,
       version: '1',
@@ -246,12 +249,12 @@ class Mismatch extends Error {}
 /** Runs one schedule; throws a Mismatch (with the step log) at the first disagreement. */
 async function runSchedule(config: Config, steps: readonly Step[]): Promise<void> {
   clockBase += 30 * 86_400_000;
-  const rig = new TimeoutRig(table(), clockBase);
+  const service = new ManualClockService(table(), clockBase);
   const domain = `to-${randomUUID().slice(0, 8)}`;
-  await registerTypes(rig, domain);
+  await registerTypes(service, domain);
   // Start on a round second plus some milliseconds, away from the registration.
-  rig.clock.ms += 1_000 + 137;
-  const started = await rig.must('StartWorkflowExecution', {
+  service.clock.ms += 1_000 + 137;
+  const started = await service.must('StartWorkflowExecution', {
     domain,
     workflowId: 'w',
     workflowType: { name: 'w', version: '1' },
@@ -267,7 +270,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
   });
   const execution = { workflowId: 'w', runId: started.runId };
   const o = new TimeoutOracle({
-    startAt: rig.clock.ms,
+    startAt: service.clock.ms,
     taskList: MAIN_LIST,
     taskStartToCloseTimeout: config.typeDefaults ? '60' : config.taskStartToClose,
     executionStartToCloseTimeout: config.typeDefaults ? '600' : config.executionStartToClose,
@@ -293,19 +296,19 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
   let stalled = false;
   let checks = 0;
   const before = async (by: number) => {
-    let target = rig.clock.ms + by;
+    let target = service.clock.ms + by;
     // Never call at the very millisecond of a deadline: which side of it SWF takes is not documented.
     while (o.deadlines().some((d) => d.at === target)) target += 1;
-    if (stalled) rig.advanceStalled(target);
+    if (stalled) service.advanceStalled(target);
     else {
-      const from = rig.clock.ms;
-      await rig.advancePunctual(target);
+      const from = service.clock.ms;
+      await service.advancePunctual(target);
       o.fireUpTo(target, 'own', from);
     }
   };
 
   const check = async (label: string) => {
-    const page = await rig.must('GetWorkflowExecutionHistory', {
+    const page = await service.must('GetWorkflowExecutionHistory', {
       domain,
       execution,
       maximumPageSize: 1000,
@@ -345,7 +348,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
           `${label}: event ${i + 1} ${w.eventType} stamped ${g.eventTimestamp * 1000 - o.config.startAt} ms after the start, expected ${w.at - o.config.startAt}`,
         );
     }
-    const described = await rig.must('DescribeWorkflowExecution', { domain, execution });
+    const described = await service.must('DescribeWorkflowExecution', { domain, execution });
     const info = described.executionInfo as Record<string, unknown>;
     const counts = described.openCounts;
     if (JSON.stringify(sortKeys(counts)) !== JSON.stringify(sortKeys(o.openCounts())))
@@ -356,7 +359,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
       fail(
         `${label}: status ${info.executionStatus}/${info.closeStatus}, expected ${o.status}/${o.closeStatus}`,
       );
-    if (rig.errors.length > 0) fail(`${label}: outbox error ${String(rig.errors[0])}`);
+    if (service.errors.length > 0) fail(`${label}: outbox error ${String(service.errors[0])}`);
     // What waits on each list: every third check, and not while the timer service stalls (a task past
     // its timeout stays queued until its fire comes, though no poll is handed it).
     if (stalled || checks++ % 3 !== 0) return;
@@ -367,7 +370,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
     ] as const) {
       const action =
         kind === 'decision' ? 'CountPendingDecisionTasks' : 'CountPendingActivityTasks';
-      const { count } = await rig.must(action, { domain, taskList: { name } });
+      const { count } = await service.must(action, { domain, taskList: { name } });
       if (count !== o.pendingTasks(kind, name))
         fail(
           `${label}: ${action} on ${name} ${String(count)}, expected ${o.pendingTasks(kind, name)}`,
@@ -383,14 +386,14 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
   const pollDecision = async (label: string, wrong: boolean) => {
     const waiting = o.decisionTaskList() ?? MAIN_LIST;
     const list = wrong ? (waiting === MAIN_LIST ? ALT_LIST : MAIN_LIST) : waiting;
-    const got = await rig.call('PollForDecisionTask', {
+    const got = await service.call('PollForDecisionTask', {
       domain,
       taskList: { name: list },
       identity: 'decider',
     });
-    const want = o.pollForDecisionTask(list, rig.clock.ms, 'decider');
+    const want = o.pollForDecisionTask(list, service.clock.ms, 'decider');
     log.push(
-      `+${rig.clock.ms - o.config.startAt}ms ${label} poll ${list} -> ${want.ok && want.value ? `started ${want.value.startedEventId}` : 'none'}`,
+      `+${service.clock.ms - o.config.startAt}ms ${label} poll ${list} -> ${want.ok && want.value ? `started ${want.value.startedEventId}` : 'none'}`,
     );
     const token = got.ok ? (got.value?.taskToken as string | undefined) : undefined;
     const expected = want.ok ? want.value : undefined;
@@ -412,15 +415,15 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
   };
 
   const pollActivity = async (label: string, id: string) => {
-    const got = await rig.call('PollForActivityTask', {
+    const got = await service.call('PollForActivityTask', {
       domain,
       taskList: { name: `acts-${id}` },
       identity: 'worker',
     });
-    const want = o.pollForActivityTask(`acts-${id}`, rig.clock.ms, 'worker');
+    const want = o.pollForActivityTask(`acts-${id}`, service.clock.ms, 'worker');
     const expected = want.ok ? want.value : undefined;
     log.push(
-      `+${rig.clock.ms - o.config.startAt}ms ${label} poll ${id} -> ${expected ? `started ${expected.startedEventId}` : 'none'}`,
+      `+${service.clock.ms - o.config.startAt}ms ${label} poll ${id} -> ${expected ? `started ${expected.startedEventId}` : 'none'}`,
     );
     const token = got.ok ? (got.value?.taskToken as string | undefined) : undefined;
     if ((token !== undefined) !== (expected !== undefined))
@@ -445,13 +448,13 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
     chosen: { token: string; ref: TaskRef },
     details: string | undefined,
   ) => {
-    const got = await rig.call('RecordActivityTaskHeartbeat', {
+    const got = await service.call('RecordActivityTaskHeartbeat', {
       taskToken: chosen.token,
       ...(details === undefined ? {} : { details }),
     });
-    const want = o.recordActivityTaskHeartbeat(chosen.ref, rig.clock.ms, details);
+    const want = o.recordActivityTaskHeartbeat(chosen.ref, service.clock.ms, details);
     log.push(
-      `+${rig.clock.ms - o.config.startAt}ms ${label} ${id} task ${chosen.ref.startedEventId} ${details ?? '-'} -> ${want.ok ? `ok cancelRequested=${want.value.cancelRequested}` : 'refused'}`,
+      `+${service.clock.ms - o.config.startAt}ms ${label} ${id} task ${chosen.ref.startedEventId} ${details ?? '-'} -> ${want.ok ? `ok cancelRequested=${want.value.cancelRequested}` : 'refused'}`,
     );
     sameAnswer(label, got, want.ok);
     if (got.ok && want.ok && got.value?.cancelRequested !== want.value.cancelRequested)
@@ -476,17 +479,17 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
       failed: { reason: 'f' },
       canceled: { details: 'c' },
     };
-    const got = await rig.call(action[how], { taskToken: chosen.token, ...extra[how] });
-    const want = o.respondActivityTask(chosen.ref, rig.clock.ms, how);
+    const got = await service.call(action[how], { taskToken: chosen.token, ...extra[how] });
+    const want = o.respondActivityTask(chosen.ref, service.clock.ms, how);
     log.push(
-      `+${rig.clock.ms - o.config.startAt}ms ${label} ${id} ${how} task ${chosen.ref.startedEventId} -> ${want.ok ? 'ok' : 'refused'}`,
+      `+${service.clock.ms - o.config.startAt}ms ${label} ${id} ${how} task ${chosen.ref.startedEventId} -> ${want.ok ? 'ok' : 'refused'}`,
     );
     sameAnswer(label, got, want.ok);
   };
 
   await check('start');
   for (const [n, step] of steps.entries()) {
-    const at = () => `+${rig.clock.ms - o.config.startAt}ms`;
+    const at = () => `+${service.clock.ms - o.config.startAt}ms`;
     const label = `step ${n} ${step.t}`;
     switch (step.t) {
       case 'pollD': {
@@ -513,7 +516,7 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
                 list: step.override.toAlt ? ALT_LIST : MAIN_LIST,
                 ...(step.override.timeout === undefined ? {} : { timeout: step.override.timeout }),
               };
-        const got = await rig.call('RespondDecisionTaskCompleted', {
+        const got = await service.call('RespondDecisionTaskCompleted', {
           taskToken: chosen.token,
           decisions: decisions.map(toWire),
           ...(override === undefined
@@ -525,7 +528,12 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
                   : { taskListScheduleToStartTimeout: override.timeout }),
               }),
         });
-        const want = o.respondDecisionTaskCompleted(chosen.ref, rig.clock.ms, decisions, override);
+        const want = o.respondDecisionTaskCompleted(
+          chosen.ref,
+          service.clock.ms,
+          decisions,
+          override,
+        );
         log.push(
           `${at()} ${label} task ${chosen.ref.startedEventId} ${JSON.stringify(decisions)} override ${JSON.stringify(override)} -> ${want.ok ? 'ok' : 'refused'}`,
         );
@@ -572,10 +580,10 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
           await respondActivity(`${label} ${step.end}`, id, task, step.end);
         }
         if (step.stall !== undefined) {
-          const from = rig.clock.ms;
+          const from = service.clock.ms;
           let target = from + step.stall;
           while (o.deadlines().some((d) => d.at === target)) target += 1;
-          await rig.advanceLate(target);
+          await service.advanceLate(target);
           o.fireUpTo(target, 'until', from);
           stalled = false;
           log.push(`+${target - o.config.startAt}ms ${label} the timer service catches up`);
@@ -585,14 +593,14 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
       }
       case 'signal': {
         await before(step.dt);
-        const got = await rig.call('SignalWorkflowExecution', {
+        const got = await service.call('SignalWorkflowExecution', {
           domain,
           workflowId: 'w',
           runId: execution.runId,
           signalName: 's',
           input: 'i',
         });
-        const want = o.signal(rig.clock.ms);
+        const want = o.signal(service.clock.ms);
         log.push(`${at()} ${label} -> ${want.ok ? 'ok' : 'refused'}`);
         sameAnswer(label, got, want.ok);
         break;
@@ -600,20 +608,20 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
       case 'advance': {
         const next = o.nextTaskDeadline();
         let target =
-          step.to === 'next' && next !== undefined && next.at + step.delta > rig.clock.ms
-            ? Math.max(rig.clock.ms + 1, next.at + step.delta)
-            : rig.clock.ms + step.far;
+          step.to === 'next' && next !== undefined && next.at + step.delta > service.clock.ms
+            ? Math.max(service.clock.ms + 1, next.at + step.delta)
+            : service.clock.ms + step.far;
         while (o.deadlines().some((d) => d.at === target)) target += 1;
-        const from = rig.clock.ms;
+        const from = service.clock.ms;
         if (step.mode === 'stalled') {
-          rig.advanceStalled(target);
+          service.advanceStalled(target);
           stalled = true;
         } else if (step.mode === 'late') {
-          await rig.advanceLate(target);
+          await service.advanceLate(target);
           o.fireUpTo(target, 'until', from);
           stalled = false;
         } else {
-          await rig.advancePunctual(target);
+          await service.advancePunctual(target);
           o.fireUpTo(target, 'own', from);
           stalled = false;
         }
@@ -628,34 +636,34 @@ async function runSchedule(config: Config, steps: readonly Step[]): Promise<void
 
   // The end: past the execution's timeout, late; then every token is refused and no poll gets a task.
   const end = o.config.startAt + Number(o.config.executionStartToCloseTimeout) * 1000 + 1;
-  const from = rig.clock.ms;
-  await rig.advanceLate(Math.max(end, rig.clock.ms + 1));
+  const from = service.clock.ms;
+  await service.advanceLate(Math.max(end, service.clock.ms + 1));
   o.fireUpTo(Math.max(end, from + 1), 'until', from);
-  log.push(`+${rig.clock.ms - o.config.startAt}ms end`);
+  log.push(`+${service.clock.ms - o.config.startAt}ms end`);
   await check('end');
   if (o.status !== 'CLOSED') fail('the execution outlived its timeout in the oracle');
   for (const { token } of tokens.decision)
     sameAnswer(
       'late decision',
-      await rig.call('RespondDecisionTaskCompleted', { taskToken: token }),
+      await service.call('RespondDecisionTaskCompleted', { taskToken: token }),
       false,
     );
   for (const list of tokens.activity.values())
     for (const { token } of list) {
       sameAnswer(
         'late heartbeat',
-        await rig.call('RecordActivityTaskHeartbeat', { taskToken: token }),
+        await service.call('RecordActivityTaskHeartbeat', { taskToken: token }),
         false,
       );
       sameAnswer(
         'late completion',
-        await rig.call('RespondActivityTaskCompleted', { taskToken: token }),
+        await service.call('RespondActivityTaskCompleted', { taskToken: token }),
         false,
       );
     }
   for (const name of [MAIN_LIST, ALT_LIST, ...ACTIVITY_IDS.map((id) => `acts-${id}`)]) {
-    const d = await rig.must('PollForDecisionTask', { domain, taskList: { name } });
-    const a = await rig.must('PollForActivityTask', { domain, taskList: { name } });
+    const d = await service.must('PollForDecisionTask', { domain, taskList: { name } });
+    const a = await service.must('PollForActivityTask', { domain, taskList: { name } });
     if (d.taskToken !== undefined || a.taskToken !== undefined)
       fail(`a task handed out on ${name} after the close`);
   }
@@ -784,11 +792,11 @@ async function oneActivity(
   also: OracleDecision[] = [],
 ) {
   clockBase += 30 * 86_400_000;
-  const rig = new TimeoutRig(table(), clockBase);
+  const service = new ManualClockService(table(), clockBase);
   const domain = `to-${randomUUID().slice(0, 8)}`;
-  await registerTypes(rig, domain);
-  rig.clock.ms += 1_000;
-  const started = await rig.must('StartWorkflowExecution', {
+  await registerTypes(service, domain);
+  service.clock.ms += 1_000;
+  const started = await service.must('StartWorkflowExecution', {
     domain,
     workflowId: 'w',
     workflowType: { name: 'w', version: '1' },
@@ -799,7 +807,7 @@ async function oneActivity(
   });
   const execution = { workflowId: 'w', runId: started.runId };
   const o = new TimeoutOracle({
-    startAt: rig.clock.ms,
+    startAt: service.clock.ms,
     taskList: MAIN_LIST,
     taskStartToCloseTimeout: 'NONE',
     executionStartToCloseTimeout: '600',
@@ -807,12 +815,12 @@ async function oneActivity(
     workflowType: { name: 'w', version: '1' },
     activityTypes: ACTIVITY_TYPES,
   });
-  const d = await rig.must('PollForDecisionTask', {
+  const d = await service.must('PollForDecisionTask', {
     domain,
     taskList: { name: MAIN_LIST },
     identity: 'decider',
   });
-  const dRef = o.pollForDecisionTask(MAIN_LIST, rig.clock.ms, 'decider');
+  const dRef = o.pollForDecisionTask(MAIN_LIST, service.clock.ms, 'decider');
   const decision: OracleDecision = {
     kind: 'schedule',
     activityId: 'a0',
@@ -820,26 +828,26 @@ async function oneActivity(
     taskList: 'acts-a0',
     timeouts,
   };
-  await rig.must('RespondDecisionTaskCompleted', {
+  await service.must('RespondDecisionTaskCompleted', {
     taskToken: d.taskToken,
     decisions: [decision, ...also].map(toWire),
   });
   if (dRef.ok && dRef.value)
-    o.respondDecisionTaskCompleted(dRef.value, rig.clock.ms, [decision, ...also]);
+    o.respondDecisionTaskCompleted(dRef.value, service.clock.ms, [decision, ...also]);
   const history = async () => {
-    const page = await rig.must('GetWorkflowExecutionHistory', { domain, execution });
+    const page = await service.must('GetWorkflowExecutionHistory', { domain, execution });
     return (page.events ?? []) as { eventType: string; [k: string]: unknown }[];
   };
   const startActivity = async () => {
-    const task = await rig.must('PollForActivityTask', {
+    const task = await service.must('PollForActivityTask', {
       domain,
       taskList: { name: 'acts-a0' },
       identity: 'worker',
     });
-    const ref = o.pollForActivityTask('acts-a0', rig.clock.ms, 'worker');
+    const ref = o.pollForActivityTask('acts-a0', service.clock.ms, 'worker');
     return { token: task.taskToken as string, ref: ref.ok ? ref.value : undefined };
   };
-  return { rig, o, domain, execution, history, startActivity };
+  return { service, o, domain, execution, history, startActivity };
 }
 
 const timedOut = (events: { eventType: string; [k: string]: unknown }[]) =>
@@ -851,17 +859,17 @@ describe('timeouts that fire late, several of them due', () => {
   it('a START_TO_CLOSE due before a HEARTBEAT a heartbeat pushed is the one recorded', async () => {
     // Started at 0 with start-to-close 10 s and heartbeat 6 s; a heartbeat at 5 s moves the heartbeat
     // timeout to 11 s. START_TO_CLOSE falls due first (10 s); the timer service hands the fire over at 12 s.
-    const { rig, history, startActivity } = await oneActivity({
+    const { service, history, startActivity } = await oneActivity({
       scheduleToStart: 'NONE',
       scheduleToClose: 'NONE',
       startToClose: '10',
       heartbeat: '6',
     });
     const { token } = await startActivity();
-    const t0 = rig.clock.ms;
-    rig.advanceStalled(t0 + 5_000);
-    await rig.must('RecordActivityTaskHeartbeat', { taskToken: token, details: 'half' });
-    await rig.advanceLate(t0 + 12_000);
+    const t0 = service.clock.ms;
+    service.advanceStalled(t0 + 5_000);
+    await service.must('RecordActivityTaskHeartbeat', { taskToken: token, details: 'half' });
+    await service.advanceLate(t0 + 12_000);
     expect(timedOut(await history())).toEqual([
       { timeoutType: 'START_TO_CLOSE', scheduledEventId: 5, startedEventId: 6, details: 'half' },
     ]);
@@ -870,15 +878,15 @@ describe('timeouts that fire late, several of them due', () => {
     // The activity starts at 0 with a heartbeat timeout of 6 s and a timer of 8 s runs beside it; a
     // heartbeat at 5 s moves the heartbeat timeout to 11 s. The fire comes at 12 s: the timer fell
     // due first, so TimerFired (and the decision task it schedules) comes first in the history.
-    const { rig, history, startActivity } = await oneActivity(
+    const { service, history, startActivity } = await oneActivity(
       { scheduleToStart: 'NONE', scheduleToClose: 'NONE', startToClose: 'NONE', heartbeat: '6' },
       [{ kind: 'startTimer', timerId: 't0', seconds: 8 }],
     );
     const { token } = await startActivity();
-    const t0 = rig.clock.ms;
-    rig.advanceStalled(t0 + 5_000);
-    await rig.must('RecordActivityTaskHeartbeat', { taskToken: token });
-    await rig.advanceLate(t0 + 12_000);
+    const t0 = service.clock.ms;
+    service.advanceStalled(t0 + 5_000);
+    await service.must('RecordActivityTaskHeartbeat', { taskToken: token });
+    await service.advanceLate(t0 + 12_000);
     const events = (await history()).map((e) => e.eventType);
     expect(events.slice(events.indexOf('ActivityTaskStarted') + 1)).toEqual([
       'TimerFired',
@@ -898,11 +906,11 @@ describe('calls on an execution past its own timeout, the fire not come', () => 
     ['TerminateWorkflowExecution', { reason: 'r' }],
   ] as const) {
     it(`${action} is refused and records nothing; the timeout closes the run`, async () => {
-      const { rig, domain, execution, history } = await oneActivity({ startToClose: '5' });
+      const { service, domain, execution, history } = await oneActivity({ startToClose: '5' });
       const before = (await history()).length;
       // The run's timeout is 600 s; the timer service stalls past it.
-      rig.advanceStalled(rig.clock.ms + 600_000 + 10);
-      const answer = await rig.call(action, {
+      service.advanceStalled(service.clock.ms + 600_000 + 10);
+      const answer = await service.call(action, {
         domain,
         workflowId: execution.workflowId,
         runId: execution.runId,
@@ -910,7 +918,7 @@ describe('calls on an execution past its own timeout, the fire not come', () => 
       });
       expect(answer).toMatchObject({ ok: false, fault: 'UnknownResourceFault' });
       expect((await history()).length).toBe(before);
-      await rig.deliverDue();
+      await service.deliverDue();
       const events = await history();
       expect(events.at(-1)?.eventType).toBe('WorkflowExecutionTimedOut');
       expect(events.length).toBe(before + 1);
@@ -921,11 +929,11 @@ describe('calls on an execution past its own timeout, the fire not come', () => 
 /** A parent (execution timeout `parent` s, child policy `policy`) that has started one child (`child` s). */
 async function parentAndChild(parent: number, child: number, policy: string) {
   clockBase += 30 * 86_400_000;
-  const rig = new TimeoutRig(table(), clockBase);
+  const service = new ManualClockService(table(), clockBase);
   const domain = `to-${randomUUID().slice(0, 8)}`;
-  await registerTypes(rig, domain);
-  rig.clock.ms += 1_000;
-  const started = await rig.must('StartWorkflowExecution', {
+  await registerTypes(service, domain);
+  service.clock.ms += 1_000;
+  const started = await service.must('StartWorkflowExecution', {
     domain,
     workflowId: 'parent',
     workflowType: { name: 'w', version: '1' },
@@ -935,8 +943,8 @@ async function parentAndChild(parent: number, child: number, policy: string) {
     childPolicy: policy,
   });
   const parentRun = { workflowId: 'parent', runId: started.runId as string };
-  const task = await rig.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
-  await rig.must('RespondDecisionTaskCompleted', {
+  const task = await service.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
+  await service.must('RespondDecisionTaskCompleted', {
     taskToken: task.taskToken,
     decisions: [
       {
@@ -953,7 +961,7 @@ async function parentAndChild(parent: number, child: number, policy: string) {
     ],
   });
   const events = async (execution: { workflowId: string; runId: string }) => {
-    const page = await rig.must('GetWorkflowExecutionHistory', { domain, execution });
+    const page = await service.must('GetWorkflowExecutionHistory', { domain, execution });
     return (page.events ?? []) as { eventType: string; [k: string]: unknown }[];
   };
   const parentEvents = await events(parentRun);
@@ -965,14 +973,14 @@ async function parentAndChild(parent: number, child: number, policy: string) {
     }
   ).workflowExecution;
   const describeRun = async (execution: { workflowId: string; runId: string }) =>
-    rig.must('DescribeWorkflowExecution', { domain, execution });
-  return { rig, domain, parentRun, childRun, events, describeRun, t0: rig.clock.ms };
+    service.must('DescribeWorkflowExecution', { domain, execution });
+  return { service, domain, parentRun, childRun, events, describeRun, t0: service.clock.ms };
 }
 
 describe("a child's timeouts, as its parent sees them", () => {
   for (const mode of ['punctual', 'late'] as const)
     it(`the child times out first: ChildWorkflowExecutionTimedOut in the parent (${mode} fire)`, async () => {
-      const { rig, parentRun, childRun, events, describeRun, t0 } = await parentAndChild(
+      const { service, parentRun, childRun, events, describeRun, t0 } = await parentAndChild(
         60,
         10,
         'TERMINATE',
@@ -980,8 +988,8 @@ describe("a child's timeouts, as its parent sees them", () => {
       expect((await describeRun(parentRun)).openCounts).toMatchObject({
         openChildWorkflowExecutions: 1,
       });
-      if (mode === 'late') await rig.advanceLate(t0 + 25_000);
-      else await rig.advancePunctual(t0 + 25_000);
+      if (mode === 'late') await service.advanceLate(t0 + 25_000);
+      else await service.advancePunctual(t0 + 25_000);
       const child = await events(childRun);
       expect(child.at(-1)).toMatchObject({
         eventType: 'WorkflowExecutionTimedOut',
@@ -1019,12 +1027,12 @@ describe("a child's timeouts, as its parent sees them", () => {
 
   for (const policy of ['TERMINATE', 'REQUEST_CANCEL', 'ABANDON'])
     it(`the parent times out first: its child policy ${policy} is applied, and the child's own timeout later tells the closed parent nothing`, async () => {
-      const { rig, parentRun, childRun, events, describeRun, t0 } = await parentAndChild(
+      const { service, parentRun, childRun, events, describeRun, t0 } = await parentAndChild(
         10,
         30,
         policy,
       );
-      await rig.advanceLate(t0 + 15_000);
+      await service.advanceLate(t0 + 15_000);
       const parent = await events(parentRun);
       expect(parent.at(-1)).toMatchObject({
         eventType: 'WorkflowExecutionTimedOut',
@@ -1063,7 +1071,7 @@ describe("a child's timeouts, as its parent sees them", () => {
         expect(childInfo).toMatchObject({ executionStatus: 'OPEN' });
       }
       const parentLength = parent.length;
-      await rig.advanceLate(t0 + 45_000);
+      await service.advanceLate(t0 + 45_000);
       expect((await events(parentRun)).length).toBe(parentLength);
       if (policy !== 'TERMINATE')
         expect((await events(childRun)).at(-1)?.eventType).toBe('WorkflowExecutionTimedOut');
@@ -1072,13 +1080,13 @@ describe("a child's timeouts, as its parent sees them", () => {
   it("a child that times out after its parent's own timeout passed, the parent's fire not come, is not reported to the parent", async () => {
     // The parent's timeout (10 s) passes first, then the child's (12 s); the timer service reaches the
     // child first. The parent timed out at 10 s: it hears of nothing after that.
-    const { rig, parentRun, childRun, events, t0 } = await parentAndChild(10, 12, 'ABANDON');
+    const { service, parentRun, childRun, events, t0 } = await parentAndChild(10, 12, 'ABANDON');
     const before = (await events(parentRun)).length;
-    rig.advanceStalled(t0 + 13_000);
-    await rig.deliverDue(childRun.runId);
+    service.advanceStalled(t0 + 13_000);
+    await service.deliverDue(childRun.runId);
     expect((await events(childRun)).at(-1)?.eventType).toBe('WorkflowExecutionTimedOut');
     expect((await events(parentRun)).length).toBe(before);
-    await rig.deliverDue();
+    await service.deliverDue();
     const parent = await events(parentRun);
     expect(parent.slice(before).map((e) => e.eventType)).toEqual(['WorkflowExecutionTimedOut']);
   });
@@ -1097,11 +1105,11 @@ class HeldLambda implements LambdaInvoker {
 async function heldLambdaTask() {
   clockBase += 30 * 86_400_000;
   const lambda = new HeldLambda();
-  const rig = new TimeoutRig(table(), clockBase, lambda);
+  const service = new ManualClockService(table(), clockBase, lambda);
   const domain = `to-${randomUUID().slice(0, 8)}`;
-  await registerTypes(rig, domain);
-  rig.clock.ms += 1_000;
-  const started = await rig.must('StartWorkflowExecution', {
+  await registerTypes(service, domain);
+  service.clock.ms += 1_000;
+  const started = await service.must('StartWorkflowExecution', {
     domain,
     workflowId: 'w',
     workflowType: { name: 'w', version: '1' },
@@ -1112,8 +1120,8 @@ async function heldLambdaTask() {
     lambdaRole: 'arn:aws:iam::000000000000:role/swf-lambda',
   });
   const execution = { workflowId: 'w', runId: started.runId as string };
-  const task = await rig.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
-  await rig.must('RespondDecisionTaskCompleted', {
+  const task = await service.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
+  await service.must('RespondDecisionTaskCompleted', {
     taskToken: task.taskToken,
     decisions: [
       {
@@ -1126,17 +1134,17 @@ async function heldLambdaTask() {
       },
     ],
   });
-  const t0 = rig.clock.ms;
+  const t0 = service.clock.ms;
   // The invocation runs in the background: wait (in real time) for it to reach the function.
   for (let i = 0; i < 200 && lambda.calls.length === 0; i++)
     await new Promise((resolve) => setTimeout(resolve, 10));
   expect(lambda.calls).toHaveLength(1);
   const history = async () => {
-    const page = await rig.must('GetWorkflowExecutionHistory', { domain, execution });
+    const page = await service.must('GetWorkflowExecutionHistory', { domain, execution });
     return (page.events ?? []) as { eventType: string; [k: string]: unknown }[];
   };
   const counts = async () =>
-    (await rig.must('DescribeWorkflowExecution', { domain, execution })).openCounts;
+    (await service.must('DescribeWorkflowExecution', { domain, execution })).openCounts;
   /** The function answers; whatever it leads to is recorded before this resolves. */
   const answer = async (result: LambdaResult) => {
     lambda.calls[0]?.answer(result);
@@ -1146,14 +1154,14 @@ async function heldLambdaTask() {
       if (JSON.stringify(await history()) !== before) break;
     }
   };
-  return { rig, history, counts, answer, t0 };
+  return { service, history, counts, answer, t0 };
 }
 
 describe('a Lambda task and its START_TO_CLOSE timeout', () => {
   it('answered in time: LambdaFunctionCompleted', async () => {
-    const { rig, history, counts, answer, t0 } = await heldLambdaTask();
+    const { service, history, counts, answer, t0 } = await heldLambdaTask();
     expect(await counts()).toMatchObject({ openLambdaFunctions: 1 });
-    await rig.advancePunctual(t0 + 9_000);
+    await service.advancePunctual(t0 + 9_000);
     await answer({ kind: 'completed', result: 'ok' });
     const events = await history();
     expect(events.slice(-2).map((e) => e.eventType)).toEqual([
@@ -1161,15 +1169,15 @@ describe('a Lambda task and its START_TO_CLOSE timeout', () => {
       'DecisionTaskScheduled',
     ]);
     expect(await counts()).toMatchObject({ openLambdaFunctions: 0 });
-    await rig.advancePunctual(t0 + 20_000);
+    await service.advancePunctual(t0 + 20_000);
     expect(await history()).toEqual(events);
   });
 
   it('not answered: LambdaFunctionTimedOut at 10 s; the answer that comes later records nothing', async () => {
-    const { rig, history, counts, answer, t0 } = await heldLambdaTask();
+    const { service, history, counts, answer, t0 } = await heldLambdaTask();
     const scheduled = (await history()).find((e) => e.eventType === 'LambdaFunctionScheduled');
     const started = (await history()).find((e) => e.eventType === 'LambdaFunctionStarted');
-    await rig.advancePunctual(t0 + 12_000);
+    await service.advancePunctual(t0 + 12_000);
     const events = await history();
     expect(events.slice(-2).map((e) => e.eventType)).toEqual([
       'LambdaFunctionTimedOut',
@@ -1188,12 +1196,12 @@ describe('a Lambda task and its START_TO_CLOSE timeout', () => {
 
   it('answered after its timeout, the fire not come: the answer records nothing, the fire records the timeout', async () => {
     // As a worker's answer after its task's timeout is refused though the fire has not come.
-    const { rig, history, answer, t0 } = await heldLambdaTask();
+    const { service, history, answer, t0 } = await heldLambdaTask();
     const before = (await history()).length;
-    rig.advanceStalled(t0 + 11_000);
+    service.advanceStalled(t0 + 11_000);
     await answer({ kind: 'completed', result: 'late' });
     expect((await history()).length).toBe(before);
-    await rig.deliverDue();
+    await service.deliverDue();
     expect((await history()).slice(before).map((e) => e.eventType)).toEqual([
       'LambdaFunctionTimedOut',
       'DecisionTaskScheduled',

@@ -17,7 +17,7 @@ import {
   visibilityWrites,
 } from '../../lib/core/visibility.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION } from '../../lib/local/stack.js';
+import { LOCAL_REGION } from '../../lib/local/local-service.js';
 import type { VisibilityQuery } from '../../lib/ports/visibility-store.js';
 import { runConfig } from '../support/core-builders.js';
 import { dynamoEndpoint, freshTable } from '../support/local.js';

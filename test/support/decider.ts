@@ -1,5 +1,5 @@
 /**
- * A small kit for contract tests that drive the service through the official SDK only: unique ids,
+ * A small driver for contract tests that drive the service through the official SDK only: unique ids,
  * a decision/activity poller that insists on getting a task, history reads across pages, fault
  * assertions and decision builders.
  */
@@ -81,7 +81,7 @@ export type StartedDecisionTask = DecisionTask & { taskToken: string; events: Hi
 export type StartedActivityTask = ActivityTask & { taskToken: string };
 
 /** The SDK calls of a test file, bound to its client and domain. */
-export class SwfKit {
+export class SwfDriver {
   constructor(
     readonly swf: SWFClient,
     readonly domain: string,
@@ -238,15 +238,19 @@ export class SwfKit {
  * A run with a started activity task (activityId 'a', of `activityType`) and, after a signal, a started
  * decision task: every kind of task token live.
  */
-export async function liveRun(kit: SwfKit, workflowType: WorkflowType, activityType: ActivityType) {
-  const { execution, taskList } = await kit.start(workflowType);
+export async function liveRun(
+  driver: SwfDriver,
+  workflowType: WorkflowType,
+  activityType: ActivityType,
+) {
+  const { execution, taskList } = await driver.start(workflowType);
   const workers = uid('workers');
-  await kit.decide(taskList, () => [
+  await driver.decide(taskList, () => [
     decide.scheduleActivity({ activityType, activityId: 'a', taskList: { name: workers } }),
   ]);
-  const activity = await kit.pollActivity(workers);
-  await kit.signal(execution, 'first');
-  const decision = await kit.pollDecision(taskList);
+  const activity = await driver.pollActivity(workers);
+  await driver.signal(execution, 'first');
+  const decision = await driver.pollDecision(taskList);
   return { execution, taskList, activity, decision };
 }
 

@@ -9,9 +9,13 @@ import {
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION, type LocalStack, startLocalStack } from '../../lib/local/stack.js';
+import {
+  LOCAL_REGION,
+  type LocalService,
+  startLocalService,
+} from '../../lib/local/local-service.js';
 import { ensureTable } from '../../lib/local/table.js';
-import { SwfKit } from './decider.js';
+import { SwfDriver } from './decider.js';
 import { answersProblems, isEmptyPoll, recordAnswers, unexcused } from './output-shapes.js';
 
 /** A table name no other test file uses. */
@@ -61,37 +65,37 @@ export function tableForFile(prefix: string): () => FreshTable {
 
 /** The local SWF server on a free port over a fresh table, and an official SDK client pointed at it. */
 export async function startTestServer(
-  options: Parameters<typeof startLocalStack>[0] = {},
+  options: Parameters<typeof startLocalService>[0] = {},
 ): Promise<{
-  stack: LocalStack;
+  service: LocalService;
   swf: SWFClient;
   close: () => Promise<void>;
 }> {
-  const stack = await startLocalStack({
+  const service = await startLocalService({
     dynamoEndpoint: dynamoEndpoint(),
     tableName: uniqueTableName('swf'),
     ...options,
   });
-  const swf = swfClient(stack.endpoint);
+  const swf = swfClient(service.endpoint);
   // SWF_CHECK_ANSWERS=1 (set for the contract project in vitest.config.ts): every raw answer the
   // client is given, 200 or error, is held to the service model (test/support/output-shapes.ts), and
   // closing the server fails on any that strays; the empty tasks of long polls that timed out, and
   // the named exceptions (KNOWN_DIFFERENCES), are excused, as in output-shapes.test.ts.
   const answers = process.env.SWF_CHECK_ANSWERS === '1' ? recordAnswers(swf) : undefined;
   return {
-    stack,
+    service,
     swf,
     close: async () => {
       const checked = answers?.filter((answer) => !isEmptyPoll(answer)) ?? [];
       const problems = unexcused(answersProblems(checked), new Map());
       swf.destroy();
-      await stack.close();
+      await service.close();
       // The run's DynamoDB Local is shared by every file: drop this file's table (and its stream)
       // so the store does not slow down as files pile up.
       if (options.dynamoEndpoint === undefined) {
         const client = dynamoClient();
         await client
-          .send(new DeleteTableCommand({ TableName: stack.tableName }))
+          .send(new DeleteTableCommand({ TableName: service.tableName }))
           .catch(() => {})
           .finally(() => client.destroy());
       }
@@ -102,16 +106,16 @@ export async function startTestServer(
 }
 
 /**
- * A test server with `domain` registered (retention 1 day), and a SwfKit for that domain: what most
+ * A test server with `domain` registered (retention 1 day), and a SwfDriver for that domain: what most
  * contract files start from.
  */
 export async function serveDomain(
   domain: string,
   options: Parameters<typeof startTestServer>[0] = {},
-): Promise<Awaited<ReturnType<typeof startTestServer>> & { kit: SwfKit }> {
+): Promise<Awaited<ReturnType<typeof startTestServer>> & { driver: SwfDriver }> {
   const server = await startTestServer(options);
   await registerDomain(server.swf, domain);
-  return { ...server, kit: new SwfKit(server.swf, domain) };
+  return { ...server, driver: new SwfDriver(server.swf, domain) };
 }
 
 /** Registers a domain with a retention of 1 day. */

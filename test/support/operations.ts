@@ -1,6 +1,6 @@
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
-import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
+import { LOCAL_IDENTITY } from '../../lib/local/local-service.js';
 import type { OperationDeps } from '../../lib/operations/context.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { VisibilityStore } from '../../lib/ports/visibility-store.js';

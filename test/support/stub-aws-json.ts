@@ -1,5 +1,5 @@
 /**
- * A stub AWS JSON-protocol service on localhost (what DynamoDocClient and the SDK's JSON path talk
+ * A stub AWS JSON-protocol service on localhost (what DynamoDocClient and the SDK's lean transport talk
  * to in unit tests): it records each request and answers from a queue, 200 `{}` when the queue is
  * empty. Also the AWS SDK's own SigV4 signer, to check ours against.
  */

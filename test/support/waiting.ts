@@ -8,18 +8,18 @@ import {
   type HistoryEvent,
   PollForDecisionTaskCommand,
 } from '@aws-sdk/client-swf';
-import { at, type StartedDecisionTask, type SwfKit, sleep } from './decider.js';
+import { at, type StartedDecisionTask, type SwfDriver, sleep } from './decider.js';
 
 /** Polls for a decision task until one comes, for at most `withinMs`. */
 export async function awaitDecision(
-  kit: SwfKit,
+  driver: SwfDriver,
   taskList: string,
   withinMs = 6_000,
 ): Promise<StartedDecisionTask> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    const task = await kit.swf.send(
-      new PollForDecisionTaskCommand({ domain: kit.domain, taskList: { name: taskList } }),
+    const task = await driver.swf.send(
+      new PollForDecisionTaskCommand({ domain: driver.domain, taskList: { name: taskList } }),
     );
     const { taskToken } = task;
     if (taskToken !== undefined && taskToken !== '') {
@@ -31,14 +31,14 @@ export async function awaitDecision(
 
 /** Reads the history until `done` holds, for at most `withinMs`. */
 export async function awaitHistory(
-  kit: SwfKit,
+  driver: SwfDriver,
   execution: { workflowId: string; runId: string },
   done: (events: HistoryEvent[]) => boolean,
   withinMs = 6_000,
 ): Promise<HistoryEvent[]> {
   const deadline = Date.now() + withinMs;
   for (;;) {
-    const events = await kit.history(execution);
+    const events = await driver.history(execution);
     if (done(events)) return events;
     if (Date.now() > deadline) {
       const types = events.map((e) => e.eventType).join(', ');
@@ -55,16 +55,16 @@ export const latenessMs = (
   seconds: number,
 ) => at(event) - at(reference) - seconds * 1000;
 
-export async function pendingActivities(kit: SwfKit, taskList: string): Promise<number> {
-  const out = await kit.swf.send(
-    new CountPendingActivityTasksCommand({ domain: kit.domain, taskList: { name: taskList } }),
+export async function pendingActivities(driver: SwfDriver, taskList: string): Promise<number> {
+  const out = await driver.swf.send(
+    new CountPendingActivityTasksCommand({ domain: driver.domain, taskList: { name: taskList } }),
   );
   return out.count ?? -1;
 }
 
-export async function pendingDecisions(kit: SwfKit, taskList: string): Promise<number> {
-  const out = await kit.swf.send(
-    new CountPendingDecisionTasksCommand({ domain: kit.domain, taskList: { name: taskList } }),
+export async function pendingDecisions(driver: SwfDriver, taskList: string): Promise<number> {
+  const out = await driver.swf.send(
+    new CountPendingDecisionTasksCommand({ domain: driver.domain, taskList: { name: taskList } }),
   );
   return out.count ?? -1;
 }

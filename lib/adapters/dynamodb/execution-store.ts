@@ -254,7 +254,7 @@ export class DynamoExecutionStore implements ExecutionStore {
    * exactly (other commits landed between its first try and its retry; they may have moved its events
    * into a chunk). The version's nonce tells this commit from another writer's of the same bytes
    * (see VERSION_NONCES); the item carries no other mark (every byte of it is paid for on every
-   * change of the run). Such a twin followed by later commits, all before this one's retry, could
+   * change of the run). Such an identical commit followed by later commits, all before this one's retry, could
    * still pass for it in the history. A commit of no events that later ones followed is not
    * recognised: deciding it again changes nothing.
    */

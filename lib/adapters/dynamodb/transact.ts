@@ -39,7 +39,7 @@ export async function transactWrite(
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
         if (failed.length > 0) return { ok: false, failed };
-        // DynamoDB throttled an item of it: the weather, to be tried again later (a stream record's
+        // DynamoDB throttled an item of it: a transient failure, to be tried again later (a stream record's
         // batch is retried, an API client retries a ThrottlingException), not the request's fault.
         if (reasons.some((r) => THROTTLED_REASONS.has(r.Code ?? '')))
           throw new ThrottlingException('DynamoDB throttled the transaction; try again', {

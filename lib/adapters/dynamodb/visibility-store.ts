@@ -97,8 +97,8 @@ export class DynamoVisibilityStore implements VisibilityStore {
   private async writeBatch(batch: WriteRequest[]): Promise<void> {
     let pending: WriteRequest[] = batch;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      // Items DynamoDB keeps leaving unprocessed (sustained throttling): given up after ~3 s as the
-      // weather, so the stream batch is retried later instead of running into its function's timeout.
+      // Items DynamoDB keeps leaving unprocessed (sustained throttling): given up after ~3 s as a
+      // transient failure, so the stream batch is retried later instead of running into its function's timeout.
       if (attempt >= MAX_BATCH_ATTEMPTS) {
         throw new ThrottlingException(
           `DynamoDB left ${pending.length} visibility rows unprocessed through ${MAX_BATCH_ATTEMPTS} attempts`,

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   LocalLambdaFunctions,
   postingFunction,
-} from '../../../lib/adapters/memory/local-lambda.js';
+} from '../../../lib/adapters/in-process/local-lambda.js';
 import { localLambdaFunctions } from '../../../lib/local/lambda-functions-config.js';
 
 let server: Server | undefined;

@@ -4,7 +4,7 @@
  * seconds, though the heap's timer counts monotonic time.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LocalDeadlineScheduler } from '../../../lib/adapters/memory/local-scheduler.js';
+import { LocalDeadlineScheduler } from '../../../lib/adapters/in-process/local-scheduler.js';
 import type { DeadlineFire } from '../../../lib/ports/deadline-scheduler.js';
 
 const T0 = 1_800_000_000_000;

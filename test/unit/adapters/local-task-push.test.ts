@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LocalTaskPush, postingHandler } from '../../../lib/adapters/memory/local-task-push.js';
+import { LocalTaskPush, postingHandler } from '../../../lib/adapters/in-process/local-task-push.js';
 import { PUSHED_TASK_SOURCE, type PushedTaskEvent } from '../../../lib/ports/task-push.js';
 
 const event: PushedTaskEvent = {

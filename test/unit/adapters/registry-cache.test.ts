@@ -3,7 +3,7 @@
  * record it did not find, and forgets everything on a change made through it.
  */
 import { describe, expect, it } from 'vitest';
-import { RegistryCache } from '../../../lib/adapters/memory/registry-cache.js';
+import { RegistryCache } from '../../../lib/adapters/in-process/registry-cache.js';
 import type { DomainRecord, TypeRecord } from '../../../lib/core/registry.js';
 import type { RegistryStore } from '../../../lib/ports/registry-store.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   InProcessTaskNotifier,
   NoTaskNotifier,
-} from '../../../lib/adapters/memory/task-notifier.js';
+} from '../../../lib/adapters/in-process/task-notifier.js';
 import type { HandoffStarter } from '../../../lib/ports/task-notifier.js';
 
 const starter: HandoffStarter = (state, task, events) => ({

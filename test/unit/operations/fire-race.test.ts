@@ -3,7 +3,7 @@
  * neither late nor out of order: at the time it was first processed, or just after the winner's event.
  */
 import { describe, expect, it } from 'vitest';
-import { InProcessTaskNotifier } from '../../../lib/adapters/memory/task-notifier.js';
+import { InProcessTaskNotifier } from '../../../lib/adapters/in-process/task-notifier.js';
 import { deadlines } from '../../../lib/core/deadlines.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import { signalExecution } from '../../../lib/core/executions.js';

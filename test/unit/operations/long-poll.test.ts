@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   InProcessTaskNotifier,
   NoTaskNotifier,
-} from '../../../lib/adapters/memory/task-notifier.js';
+} from '../../../lib/adapters/in-process/task-notifier.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import type { QueuedTaskRef } from '../../../lib/core/task-queue.js';
 import type { OperationDeps } from '../../../lib/operations/context.js';

@@ -4,7 +4,7 @@
  * entry, no second commit, no stream record needed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InProcessTaskNotifier } from '../../../lib/adapters/memory/task-notifier.js';
+import { InProcessTaskNotifier } from '../../../lib/adapters/in-process/task-notifier.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import type { HistoryEvent } from '../../../lib/core/history-event.js';
 import { queueChanges } from '../../../lib/core/task-queue.js';

@@ -1,5 +1,5 @@
 /**
- * createSwfClient's JSON path against a stub SWF: it must send what the SDK's own path sends (body,
+ * createSwfClient's lean transport against a stub SWF: it must send what the SDK's own path sends (body,
  * target, a signature the SDK's signer agrees with) and give back what the SDK's own path gives back
  * (types, Dates, faults), while retrying, aborting and reporting calls as documented.
  */
@@ -59,14 +59,14 @@ const fault = (type: string, message: string) => ({
 });
 const withoutMetadata = ({ $metadata, ...rest }: { $metadata: unknown }) => rest;
 
-/** What each path gives back for the same answer: the JSON path's and the SDK's own. */
+/** What each path gives back for the same answer: the lean transport's and the SDK's own. */
 async function bothPaths<T extends { $metadata: unknown }>(
   answer: unknown,
   send: (c: ReturnType<typeof createSwfClient>) => Promise<T>,
 ) {
   const outputs: T[] = [];
-  for (const jsonPath of [true, false]) {
-    const c = client({ jsonPath });
+  for (const leanTransport of [true, false]) {
+    const c = client({ leanTransport });
     stub.answers.push({ status: 200, body: answer });
     outputs.push(await send(c));
     c.destroy();
@@ -75,7 +75,7 @@ async function bothPaths<T extends { $metadata: unknown }>(
   return { json, sdk };
 }
 
-describe('createSwfClient JSON path', () => {
+describe('createSwfClient lean transport', () => {
   it('sends the body and target the SDK sends, signed as the SDK signs, to the endpoint path', async () => {
     const command = () =>
       new ListClosedWorkflowExecutionsCommand({
@@ -228,8 +228,8 @@ describe('createSwfClient JSON path', () => {
 
   it('throws the faults the SDK throws: its classes, names, messages and metadata', async () => {
     const thrown: unknown[] = [];
-    for (const jsonPath of [true, false]) {
-      const c = client({ jsonPath });
+    for (const leanTransport of [true, false]) {
+      const c = client({ leanTransport });
       for (const answer of [
         fault('UnknownResourceFault', 'Unknown execution: w'),
         fault('WorkflowExecutionAlreadyStartedFault', 'Already started'),
@@ -397,7 +397,7 @@ describe('createSwfClient JSON path', () => {
     );
     expect(seen).toEqual(['PollForDecisionTaskCommand']);
     expect(task.events?.[0]?.eventTimestamp).toEqual(new Date(1_000));
-    // The SDK's path sends its own headers (user agent, invocation id): the JSON path sends none.
+    // The SDK's path sends its own headers (user agent, invocation id): the lean transport sends none.
     expect(stub.received[0]?.headers['amz-sdk-invocation-id']).toBeDefined();
 
     const plain = client();

@@ -15,7 +15,7 @@ import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-inv
 import type { TaskPush } from '../../lib/ports/task-push.js';
 import { accountIdFromArn } from './config.js';
 
-export interface OutboxWiring {
+export interface OutboxSettings {
   readonly doc: DocClient;
   readonly tableName: string;
   readonly region: string;
@@ -38,25 +38,30 @@ export interface OutboxWiring {
  * SQS and EventBridge Scheduler. Built on the first invocation (the account id may come from the
  * context) and reused by every warm invocation of the container.
  */
-export function outboxDeps(wiring: OutboxWiring): (context: Context) => OutboxDeps {
+export function outboxDeps(settings: OutboxSettings): (context: Context) => OutboxDeps {
   let deps: OutboxDeps | undefined;
   return (context) => {
     if (deps !== undefined) return deps;
     const base = createOperationDeps({
-      doc: wiring.doc,
-      tableName: wiring.tableName,
+      doc: settings.doc,
+      tableName: settings.tableName,
       identity: {
-        region: wiring.region,
-        accountId: wiring.accountId ?? accountIdFromArn(context.invokedFunctionArn),
+        region: settings.region,
+        accountId: settings.accountId ?? accountIdFromArn(context.invokedFunctionArn),
       },
-      lambda: wiring.lambda,
-      ...(wiring.lambdaTasks === undefined ? {} : { lambdaTasks: wiring.lambdaTasks }),
-      ...(wiring.push === undefined ? {} : { push: wiring.push }),
-      ...(wiring.clock === undefined ? {} : { clock: wiring.clock }),
+      lambda: settings.lambda,
+      ...(settings.lambdaTasks === undefined ? {} : { lambdaTasks: settings.lambdaTasks }),
+      ...(settings.push === undefined ? {} : { push: settings.push }),
+      ...(settings.clock === undefined ? {} : { clock: settings.clock }),
     });
     deps = {
       ...base,
-      scheduler: awsDeadlineScheduler(wiring.sqs, wiring.scheduler, wiring.deadlines, base.clock),
+      scheduler: awsDeadlineScheduler(
+        settings.sqs,
+        settings.scheduler,
+        settings.deadlines,
+        base.clock,
+      ),
     };
     return deps;
   };

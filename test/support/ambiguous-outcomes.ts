@@ -13,12 +13,12 @@
 import { toWireItem } from '../../lib/adapters/dynamodb/attribute-values.js';
 import { DynamoDbError, type DynamoIntercept } from '../../lib/adapters/dynamodb/doc-client.js';
 
-export type Weather = 'lost' | 'landed-500' | 'landed-retried' | 'lost-retried';
+export type AmbiguousOutcome = 'lost' | 'landed-500' | 'landed-retried' | 'lost-retried';
 
 export interface Rule {
   /** Which requests it may hit. */
   readonly match: (operation: string, input: Record<string, unknown>) => boolean;
-  readonly weather: Weather;
+  readonly outcome: AmbiguousOutcome;
   /** How many requests it hits before it is used up (Infinity: while armed). */
   remaining: number;
   /** A fraction of the matching requests (1: all). */
@@ -32,15 +32,15 @@ export interface Rule {
   readonly between?: () => Promise<void>;
 }
 
-export interface WeatherLog {
+export interface OutcomeLog {
   operation: string;
-  weather: Weather;
+  outcome: AmbiguousOutcome;
   key: string;
 }
 
-export function ambiguousWeather(random: () => number = Math.random) {
+export function ambiguousOutcomes(random: () => number = Math.random) {
   const rules: Rule[] = [];
-  const log: WeatherLog[] = [];
+  const log: OutcomeLog[] = [];
   const intercept: DynamoIntercept = async (operation, input, send) => {
     const rule = rules.find(
       (r) =>
@@ -54,10 +54,10 @@ export function ambiguousWeather(random: () => number = Math.random) {
       return send();
     }
     rule.remaining--;
-    log.push({ operation, weather: rule.weather, key: describeKey(input) });
+    log.push({ operation, outcome: rule.outcome, key: describeKey(input) });
     const error = () =>
-      new DynamoDbError('InternalServerError', `weather: ${rule.weather}`, 500, {});
-    switch (rule.weather) {
+      new DynamoDbError('InternalServerError', `outcome: ${rule.outcome}`, 500, {});
+    switch (rule.outcome) {
       case 'lost':
         throw error();
       case 'landed-500':
@@ -65,7 +65,7 @@ export function ambiguousWeather(random: () => number = Math.random) {
         throw error();
       case 'landed-retried':
       case 'lost-retried':
-        if (rule.weather === 'landed-retried') {
+        if (rule.outcome === 'landed-retried') {
           try {
             await send();
           } catch {
@@ -110,14 +110,14 @@ export function ambiguousWeather(random: () => number = Math.random) {
     /**
      * Takes every rule away. A rule armed for a number of requests that met none of them fails the test
      * here: the request it was meant for never came (or no longer matches), so the test checked the
-     * clear weather instead of the ambiguous one.
+     * plain outcome instead of the ambiguous one.
      */
     clear() {
       const unmet = rules.filter((r) => Number.isFinite(r.remaining) && r.remaining > 0);
       rules.length = 0;
       if (unmet.length > 0)
         throw new Error(
-          `weather: ${unmet.length} rule(s) met no request (${unmet.map((r) => r.weather).join(', ')})`,
+          `outcome: ${unmet.length} rule(s) met no request (${unmet.map((r) => r.outcome).join(', ')})`,
         );
     },
   };

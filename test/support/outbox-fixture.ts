@@ -7,7 +7,7 @@ import type { DynamoIntercept } from '../../lib/adapters/dynamodb/doc-client.js'
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import type { StreamRecordLike } from '../../lib/adapters/dynamodb/stream-records.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION } from '../../lib/local/stack.js';
+import { LOCAL_REGION } from '../../lib/local/local-service.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { DeadlineFire, DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';
@@ -15,7 +15,7 @@ import { lambdaStreamRecord } from './lambda-events.js';
 import { dynamoEndpoint, freshTable } from './local.js';
 import { type CallOperation, domainWithType, operationsOver } from './operations.js';
 
-export interface Rig {
+export interface OutboxFixture {
   table: Awaited<ReturnType<typeof freshTable>>;
   call: CallOperation;
   outbox: OutboxDeps;
@@ -24,9 +24,9 @@ export interface Rig {
   close: () => void;
 }
 
-export async function rig(
+export async function outboxFixture(
   options: { intercept?: DynamoIntercept; clock?: Clock; domain?: string } = {},
-): Promise<Rig> {
+): Promise<OutboxFixture> {
   const table = await freshTable('review');
   const doc =
     options.intercept === undefined
@@ -62,7 +62,7 @@ export async function rig(
   };
 }
 
-export async function start(r: Rig, workflowId: string, taskList: string, extra = {}) {
+export async function start(r: OutboxFixture, workflowId: string, taskList: string, extra = {}) {
   const out = await r.call('StartWorkflowExecution', {
     domain: r.domain,
     workflowId,
@@ -73,7 +73,7 @@ export async function start(r: Rig, workflowId: string, taskList: string, extra 
   return String(out?.runId);
 }
 
-export async function decide(r: Rig, taskList: string, decisions: unknown[]) {
+export async function decide(r: OutboxFixture, taskList: string, decisions: unknown[]) {
   const task = await r.call('PollForDecisionTask', {
     domain: r.domain,
     taskList: { name: taskList },
@@ -84,7 +84,10 @@ export async function decide(r: Rig, taskList: string, decisions: unknown[]) {
   await r.call('RespondDecisionTaskCompleted', { taskToken: token, decisions });
 }
 
-export async function rawState(r: Rig, runId: string): Promise<Record<string, AttributeValue>> {
+export async function rawState(
+  r: OutboxFixture,
+  runId: string,
+): Promise<Record<string, AttributeValue>> {
   const key = keys.runState(runId);
   const { Item } = await r.table.client.send(
     new GetItemCommand({
@@ -120,11 +123,11 @@ export function recordOf(
 
 export const asLike = (r: DynamoDBRecord) => r as unknown as StreamRecordLike;
 
-export async function historyTypes(r: Rig, runId: string): Promise<string[]> {
+export async function historyTypes(r: OutboxFixture, runId: string): Promise<string[]> {
   const { events } = await r.outbox.executions.readHistory(runId, { limit: 1000, reverse: false });
   return events.map((e) => e.eventType);
 }
 
-export async function historyOf(r: Rig, runId: string) {
+export async function historyOf(r: OutboxFixture, runId: string) {
   return (await r.outbox.executions.readHistory(runId, { limit: 1000, reverse: false })).events;
 }

@@ -24,7 +24,7 @@ export interface SwfCall {
   readonly durationMs: number;
 }
 
-export interface JsonPathSettings {
+export interface LeanTransportSettings {
   /** The endpoint, or undefined for Amazon SWF in `region` (as the SDK's endpoint rules give it). */
   readonly endpoint: string | undefined;
   readonly region: string;
@@ -43,7 +43,7 @@ export interface JsonPathSettings {
 }
 
 /**
- * Gives an `SWFClient` a lean path for SWF's commands: the call's input posted as JSON, signed with
+ * Gives an `SWFClient` a lean transport for SWF's commands: the call's input posted as JSON, signed with
  * SigV4 and retried as the SDK's standard mode does (lib/aws-json), its answer read back with the
  * SDK's types (timestamps as Dates, faults as the SDK's fault classes, `$metadata`). The SDK's own
  * path costs ~0.5 ms of CPU per call in its middleware stack, endpoint rules and schema serde; a
@@ -52,7 +52,7 @@ export interface JsonPathSettings {
  * A call goes the SDK's way instead whenever it could behave differently there: a callback-style
  * call, a command of another service, or middleware added to the client or the command.
  */
-export function withJsonPath(client: SWFClient, settings: JsonPathSettings): SWFClient {
+export function withLeanTransport(client: SWFClient, settings: LeanTransportSettings): SWFClient {
   const sdkSend = client.send.bind(client);
   let customized = false;
   const stack = client.middlewareStack;
@@ -94,7 +94,7 @@ export function withJsonPath(client: SWFClient, settings: JsonPathSettings): SWF
   return client;
 }
 
-async function openRpc(client: SWFClient, settings: JsonPathSettings): Promise<JsonRpcClient> {
+async function openRpc(client: SWFClient, settings: LeanTransportSettings): Promise<JsonRpcClient> {
   const { transport } = settings;
   if (transport !== undefined)
     return new JsonRpcClient({
@@ -216,7 +216,7 @@ interface WireAnswers {
 }
 
 /**
- * An answer of `action` in SWF's JSON wire shape (epoch-second timestamps), read as the JSON path
+ * An answer of `action` in SWF's JSON wire shape (epoch-second timestamps), read as the lean transport
  * reads it after a call: a copy with its timestamp members as Dates and everything else as sent.
  */
 export function readWireAnswer<A extends keyof WireAnswers>(

@@ -2,5 +2,5 @@
  * A record's own member `key`, never one it inherits: ids and names come from clients, and an activity
  * id may well be `constructor` or `__proto__`.
  */
-export const own = <T>(record: Readonly<Record<string, T>>, key: string): T | undefined =>
+export const ownProperty = <T>(record: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined;

@@ -9,7 +9,7 @@ import type { TaskPush } from '../../lib/ports/task-push.js';
 import { accountIdFromArn } from './config.js';
 import { type HttpApiOptions, httpApiHandler } from './http-api.js';
 
-export interface ApiWiring {
+export interface ApiSettings {
   readonly doc: DocClient;
   readonly tableName: string;
   readonly region: string;
@@ -26,29 +26,29 @@ export interface ApiWiring {
  * The api function's handler over one table. functions/api.ts builds it from the environment; tests
  * build it over DynamoDB Local with the same operations and the same dispatcher as the local server.
  */
-export function createApiHandler(wiring: ApiWiring, options?: HttpApiOptions) {
-  return httpApiHandler(apiDispatcher(wiring), options);
+export function createApiHandler(settings: ApiSettings, options?: HttpApiOptions) {
+  return httpApiHandler(apiDispatcher(settings), options);
 }
 
 /**
  * The dispatcher is built on the first invocation, when the account id (part of every domain ARN) can
  * be read from the context, then reused by every warm invocation of the container.
  */
-export function apiDispatcher(wiring: ApiWiring): (context: Context) => Dispatcher {
+export function apiDispatcher(settings: ApiSettings): (context: Context) => Dispatcher {
   let dispatch: Dispatcher | undefined;
   return (context) => {
     dispatch ??= createDispatcher(
       operationsByAction,
       createOperationDeps({
-        doc: wiring.doc,
-        tableName: wiring.tableName,
+        doc: settings.doc,
+        tableName: settings.tableName,
         identity: {
-          region: wiring.region,
-          accountId: wiring.accountId ?? accountIdFromArn(context.invokedFunctionArn),
+          region: settings.region,
+          accountId: settings.accountId ?? accountIdFromArn(context.invokedFunctionArn),
         },
-        ...(wiring.polling === undefined ? {} : { polling: wiring.polling }),
-        ...(wiring.lambda === undefined ? {} : { lambda: wiring.lambda }),
-        ...(wiring.push === undefined ? {} : { push: wiring.push }),
+        ...(settings.polling === undefined ? {} : { polling: settings.polling }),
+        ...(settings.lambda === undefined ? {} : { lambda: settings.lambda }),
+        ...(settings.push === undefined ? {} : { push: settings.push }),
       }),
     );
     return dispatch;

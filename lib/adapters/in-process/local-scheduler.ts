@@ -13,7 +13,7 @@ const RETRY_MS = 1_000;
 
 /**
  * The local scheduler: an in-process min-heap of deadlines and one timer for the earliest. The same
- * deadline armed twice is kept once. Deadlines live in memory: the local stack re-arms them from the
+ * deadline armed twice is kept once. Deadlines live in memory: the local service re-arms them from the
  * table when it starts, so a restart with --data loses none.
  */
 export class LocalDeadlineScheduler implements DeadlineScheduler {

@@ -11,7 +11,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const esmRequireShim =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
-export interface HouseFunctionProps {
+export interface ServiceFunctionProps {
   /** The handler's source file, absolute (e.g. functions/api.ts); it exports `handler`. */
   readonly entry: string;
   readonly description?: string;
@@ -25,11 +25,11 @@ export interface HouseFunctionProps {
 }
 
 /**
- * A NodejsFunction with the house defaults: Node 22 on ARM64, an ESM bundle built by the local esbuild
+ * A NodejsFunction with the service's defaults: Node 22 on ARM64, an ESM bundle built by the local esbuild
  * (never Docker) with the AWS SDK inside and source maps on, and its own log group with a retention.
  */
-export class HouseFunction extends NodejsFunction {
-  constructor(scope: Construct, id: string, props: HouseFunctionProps) {
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     // The log group is created before the function (it is one of its props), hence beside it.
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,

@@ -1,5 +1,5 @@
 /**
- * A kit for the SDK's contract tests: a local server with an SDK client, one domain with a workflow
+ * A fixture for the SDK's contract tests: a local server with an SDK client, one domain with a workflow
  * type and an activity type, executions whose decisions the test makes by hand (through the SDK's
  * own replay), and recording of what activity tasks became.
  */
@@ -41,7 +41,7 @@ export interface Execution {
   readonly decisions: string;
 }
 
-export class SdkKit {
+export class SdkFixture {
   constructor(
     readonly client: SWFClient,
     readonly domain: string,
@@ -49,9 +49,9 @@ export class SdkKit {
     readonly endpoint: string,
   ) {}
 
-  static async start(polling = { maxWaitMs: 2_000 }): Promise<SdkKit> {
+  static async start(polling = { maxWaitMs: 2_000 }): Promise<SdkFixture> {
     const server = await startTestServer({ polling });
-    const client = createSwfClient({ endpoint: server.stack.endpoint, maxAttempts: 1 });
+    const client = createSwfClient({ endpoint: server.service.endpoint, maxAttempts: 1 });
     const domain = uid('sdk');
     await client.send(
       new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
@@ -77,14 +77,14 @@ export class SdkKit {
         defaultTaskScheduleToCloseTimeout: '600',
       }),
     );
-    return new SdkKit(
+    return new SdkFixture(
       client,
       domain,
       async () => {
         client.destroy();
         await server.close();
       },
-      server.stack.endpoint,
+      server.service.endpoint,
     );
   }
 

@@ -7,11 +7,11 @@ import {
   isOutboxRecord,
   type StreamRecordLike,
 } from '../adapters/dynamodb/stream-records.js';
-import { BackgroundLambdaTasks } from '../adapters/memory/background-lambda-tasks.js';
-import { LocalLambdaFunctions } from '../adapters/memory/local-lambda.js';
-import { LocalDeadlineScheduler } from '../adapters/memory/local-scheduler.js';
-import { LocalTaskPush } from '../adapters/memory/local-task-push.js';
-import { NoTaskNotifier } from '../adapters/memory/task-notifier.js';
+import { BackgroundLambdaTasks } from '../adapters/in-process/background-lambda-tasks.js';
+import { LocalLambdaFunctions } from '../adapters/in-process/local-lambda.js';
+import { LocalDeadlineScheduler } from '../adapters/in-process/local-scheduler.js';
+import { LocalTaskPush } from '../adapters/in-process/local-task-push.js';
+import { NoTaskNotifier } from '../adapters/in-process/task-notifier.js';
 import { createOperationDeps } from '../composition/operation-deps.js';
 import { earliestDeadline } from '../core/deadlines.js';
 import { createDispatcher } from '../http/dispatch.js';
@@ -34,7 +34,7 @@ export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_IDENTITY: ServiceIdentity = { region: LOCAL_REGION, accountId: '000000000000' };
 export const DEFAULT_TABLE = 'swf-local';
 
-export interface LocalStackOptions {
+export interface LocalServiceOptions {
   /** Port of the SWF endpoint; 0 picks a free one. */
   readonly port?: number;
   /** Keep DynamoDB Local's data in this directory across restarts (in memory otherwise). */
@@ -63,11 +63,11 @@ export interface LocalStackOptions {
   readonly routes?: RouteHook;
 }
 
-export interface LocalStack {
+export interface LocalService {
   readonly endpoint: string;
   readonly dynamoEndpoint: string;
   readonly tableName: string;
-  /** DynamoDB Local's process, when this stack started it. */
+  /** DynamoDB Local's process, when this service started it. */
   readonly dynamo: DynamoDbLocal | undefined;
   readonly server: RunningServer;
   /** The dependencies the outbox runs with (tests drive the stream handler with them). */
@@ -98,7 +98,7 @@ export const localStreamHandler =
     );
 
 /** DynamoDB Local, the table and the SWF endpoint: what `npm start` runs, as a function for tests. */
-export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const dynamo =
     options.dynamoEndpoint === undefined
       ? await startDynamoDbLocal({

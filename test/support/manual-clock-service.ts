@@ -8,7 +8,7 @@
 
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
-import { LOCAL_IDENTITY } from '../../lib/local/stack.js';
+import { LOCAL_IDENTITY } from '../../lib/local/local-service.js';
 import type { RequestContext } from '../../lib/operations/context.js';
 import {
   carryOutRunChange,
@@ -23,7 +23,7 @@ export type Answer =
   | { readonly ok: true; readonly value: Record<string, unknown> | undefined }
   | { readonly ok: false; readonly fault: string; readonly message: string };
 
-export class TimeoutRig {
+export class ManualClockService {
   readonly clock: { ms: number; now: () => number };
   readonly outbox: OutboxDeps;
   /** Fires armed and not yet handed over. */
@@ -73,7 +73,10 @@ export class TimeoutRig {
     action: keyof typeof operationsByAction,
     input: Record<string, unknown>,
   ): Promise<Answer> {
-    const request: RequestContext = { requestId: 'rig', signal: new AbortController().signal };
+    const request: RequestContext = {
+      requestId: 'manual-clock',
+      signal: new AbortController().signal,
+    };
     const run = operationsByAction[action];
     if (run === undefined) throw new Error(`no operation ${action}`);
     try {

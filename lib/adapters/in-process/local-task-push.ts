@@ -27,7 +27,7 @@ export class LocalTaskPush implements TaskPush {
     this.#lookup = pushTargets(this.#lists);
   }
 
-  /** The API function every event names from now on (the local server's, see startLocalStack). */
+  /** The API function every event names from now on (the local server's, see startLocalService). */
   useApi(api: NonNullable<PushedTaskEvent['api']>): void {
     this.#api = api;
   }

@@ -1,5 +1,5 @@
 /**
- * The outbox and DynamoDB's weather, over DynamoDB Local with its requests intercepted: a throttled
+ * The outbox and DynamoDB's transient failures, over DynamoDB Local with its requests intercepted: a throttled
  * transaction, contention that outlasts a record's tries, rows left unprocessed, a 5xx on a Lambda
  * outcome. None of them is the record's fault: each is retried, never dead-lettered or lost.
  */
@@ -11,7 +11,7 @@ import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_IDENTITY, LOCAL_REGION, localStreamHandler } from '../../lib/local/stack.js';
+import { LOCAL_IDENTITY, LOCAL_REGION, localStreamHandler } from '../../lib/local/local-service.js';
 import { carryOutRunChange, type OutboxDeps, runLambdaTask } from '../../lib/operations/outbox.js';
 import type { LambdaInvoker, LambdaTask } from '../../lib/ports/lambda-invoker.js';
 import { RunDriver, scheduleLambda } from '../support/core-builders.js';
@@ -21,19 +21,19 @@ import {
   asLike,
   decide,
   historyTypes,
-  type Rig,
+  type OutboxFixture,
+  outboxFixture,
   rawState,
   recordOf,
-  rig,
   start,
-} from '../support/outbox-rig.js';
+} from '../support/outbox-fixture.js';
 
-/** A rig whose DynamoDB requests `weather` may answer instead of the store (while `on` is set). */
-async function rigWith(weather: (operation: string, input: unknown) => unknown) {
+/** A fixture whose DynamoDB requests `failure` may answer instead of the store (while `on` is set). */
+async function fixtureWith(failure: (operation: string, input: unknown) => unknown) {
   const state = { on: false, hits: 0 };
   const intercept: DynamoIntercept = async (operation, input, send) => {
     if (state.on) {
-      const answer = weather(operation, input);
+      const answer = failure(operation, input);
       if (answer !== undefined) {
         state.hits++;
         if (answer instanceof Error) throw answer;
@@ -42,11 +42,11 @@ async function rigWith(weather: (operation: string, input: unknown) => unknown) 
     }
     return send();
   };
-  return { r: await rig({ intercept }), state };
+  return { r: await outboxFixture({ intercept }), state };
 }
 
 /** Run A's decision to signal B, and the stream record of that change of A. */
-async function signalRecord(r: Rig) {
+async function signalRecord(r: OutboxFixture) {
   const a = await start(r, 'A', 'tl-a');
   const b = await start(r, 'B', 'tl-b');
   const before = await rawState(r, a);
@@ -65,8 +65,8 @@ const cancelled = (codes: string[]) =>
   });
 
 describe('a signal whose transaction DynamoDB throttles', () => {
-  it('is reported for Lambda to deliver again, not dead-lettered, and arrives once the weather clears', async () => {
-    const { r, state } = await rigWith((operation) =>
+  it('is reported for Lambda to deliver again, not dead-lettered, and arrives once the failures stop', async () => {
+    const { r, state } = await fixtureWith((operation) =>
       operation === 'TransactWriteItems' ? cancelled(['ThrottlingError', 'None']) : undefined,
     );
     try {
@@ -90,7 +90,7 @@ describe('a signal whose transaction DynamoDB throttles', () => {
 
 describe("the local server's stream consumer", () => {
   it('fails the read on contention that outlasts a record’s tries, so the records are read again', async () => {
-    const { r, state } = await rigWith((operation) =>
+    const { r, state } = await fixtureWith((operation) =>
       operation === 'TransactWriteItems'
         ? cancelled(['None', 'ConditionalCheckFailed'])
         : undefined,
@@ -98,7 +98,7 @@ describe("the local server's stream consumer", () => {
     try {
       const { b, record } = await signalRecord(r);
       state.on = true;
-      // One try of the record (its 50 commit attempts): the stack's own handler makes five.
+      // One try of the record (its 50 commit attempts): the service's own handler makes five.
       const handled = localStreamHandler(r.outbox, { maxAttempts: 1 })([asLike(record)]);
       await expect(handled).rejects.toMatchObject({ name: 'RunContendedError' });
       state.on = false;
@@ -112,8 +112,8 @@ describe("the local server's stream consumer", () => {
 });
 
 describe('visibility rows DynamoDB keeps leaving unprocessed', () => {
-  it('give the record up as weather within seconds, reported before the function’s deadline', async () => {
-    const { r, state } = await rigWith((operation, input) =>
+  it('give the record up as transient within seconds, reported before the function’s deadline', async () => {
+    const { r, state } = await fixtureWith((operation, input) =>
       operation === 'BatchWriteItem'
         ? { UnprocessedItems: (input as { RequestItems: unknown }).RequestItems }
         : undefined,
@@ -135,7 +135,7 @@ describe('visibility rows DynamoDB keeps leaving unprocessed', () => {
   }, 30_000);
 });
 
-const table = tableForFile('outbox-weather');
+const table = tableForFile('outbox-transient-failures');
 
 describe("a Lambda task's outcome", () => {
   it('is recorded though its first write meets a 5xx (the function ran once)', async () => {

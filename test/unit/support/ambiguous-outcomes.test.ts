@@ -1,12 +1,12 @@
 /**
- * The ambiguous-outcome weather (test/support/ambiguous-weather.ts) replays a request as the DynamoDB
+ * The ambiguous outcomes (test/support/ambiguous-outcomes.ts) replays a request as the DynamoDB
  * client's retry: the retry's answer must reach the store as DynamoDB gave it, or the contract tests
- * that use it test the weather instead of the store.
+ * that use it test the intercept instead of the store.
  */
 import { describe, expect, it } from 'vitest';
 import { type DocClient, DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
 import { transactWrite } from '../../../lib/adapters/dynamodb/transact.js';
-import { ambiguousWeather } from '../../support/ambiguous-weather.js';
+import { ambiguousOutcomes } from '../../support/ambiguous-outcomes.js';
 
 /** What DynamoDB answers a transaction whose second item's condition failed. */
 const lostRace = () =>
@@ -21,12 +21,12 @@ const lostRace = () =>
     ],
   });
 
-describe('landed-retried weather', () => {
+describe('the landed-retried outcome', () => {
   it('answers a retried transaction with its cancellation reasons, as the second try', async () => {
-    const weather = ambiguousWeather(() => 0);
-    weather.add({ match: (op) => op === 'TransactWriteItems', weather: 'landed-retried' });
+    const ambiguous = ambiguousOutcomes(() => 0);
+    ambiguous.add({ match: (op) => op === 'TransactWriteItems', outcome: 'landed-retried' });
     let sent = 0;
-    const answer = await weather
+    const answer = await ambiguous
       .intercept('TransactWriteItems', {}, async () => {
         sent++;
         throw lostRace();
@@ -45,11 +45,11 @@ describe('landed-retried weather', () => {
   });
 
   it('lets a transaction that lost its race be a failed condition, not an error', async () => {
-    const weather = ambiguousWeather(() => 0);
-    weather.add({ match: (op) => op === 'TransactWriteItems', weather: 'landed-retried' });
+    const ambiguous = ambiguousOutcomes(() => 0);
+    ambiguous.add({ match: (op) => op === 'TransactWriteItems', outcome: 'landed-retried' });
     const doc = {
       transactWrite: () =>
-        weather.intercept('TransactWriteItems', {}, async () => {
+        ambiguous.intercept('TransactWriteItems', {}, async () => {
           throw lostRace();
         }),
     } as unknown as DocClient;
@@ -63,18 +63,22 @@ describe('landed-retried weather', () => {
 
 describe('clear', () => {
   it('fails a test whose rule met no request, and not one whose rule was used up', async () => {
-    const weather = ambiguousWeather(() => 0);
-    weather.add({ match: (op) => op === 'PutItem', weather: 'lost' });
-    await weather.intercept('GetItem', {}, async () => ({}));
-    expect(() => weather.clear()).toThrow(/1 rule\(s\) met no request \(lost\)/);
+    const ambiguous = ambiguousOutcomes(() => 0);
+    ambiguous.add({ match: (op) => op === 'PutItem', outcome: 'lost' });
+    await ambiguous.intercept('GetItem', {}, async () => ({}));
+    expect(() => ambiguous.clear()).toThrow(/1 rule\(s\) met no request \(lost\)/);
     // cleared all the same: nothing is armed any more
-    await expect(weather.intercept('PutItem', {}, async () => ({ sent: true }))).resolves.toEqual({
-      sent: true,
-    });
-    weather.add({ match: (op) => op === 'PutItem', weather: 'lost' });
-    await expect(weather.intercept('PutItem', {}, async () => ({}))).rejects.toThrow(/weather/);
-    expect(() => weather.clear()).not.toThrow();
-    weather.add({ match: () => true, weather: 'lost', remaining: Number.POSITIVE_INFINITY });
-    expect(() => weather.clear()).not.toThrow();
+    await expect(ambiguous.intercept('PutItem', {}, async () => ({ sent: true }))).resolves.toEqual(
+      {
+        sent: true,
+      },
+    );
+    ambiguous.add({ match: (op) => op === 'PutItem', outcome: 'lost' });
+    await expect(ambiguous.intercept('PutItem', {}, async () => ({}))).rejects.toThrow(
+      /outcome: lost/,
+    );
+    expect(() => ambiguous.clear()).not.toThrow();
+    ambiguous.add({ match: () => true, outcome: 'lost', remaining: Number.POSITIVE_INFINITY });
+    expect(() => ambiguous.clear()).not.toThrow();
   });
 });
