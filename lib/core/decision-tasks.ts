@@ -111,15 +111,15 @@ export function completeDecisionTask(
         : { taskListScheduleToStartTimeout: response.taskListScheduleToStartTimeout }),
     },
   });
-  const apply = new DecisionApplier(
-    t,
-    completed.eventId,
+  const apply = new DecisionApplier({
+    transition: t,
+    completedEventId: completed.eventId,
     types,
     unhandled,
-    ctx.newRunId,
-    ctx.lambdaAvailable ?? true,
-    ctx.openWorkflowsRoom ?? Number.POSITIVE_INFINITY,
-  );
+    newRunId: ctx.newRunId,
+    lambdaAvailable: ctx.lambdaAvailable ?? true,
+    openWorkflowsRoom: ctx.openWorkflowsRoom ?? Number.POSITIVE_INFINITY,
+  });
   for (const decision of response.decisions) apply.decision(decision);
   t.scheduleDecisionTaskIfOwed();
   return apply.continuedRun === undefined
@@ -149,18 +149,39 @@ const closeFailedEvent: Partial<
   ContinueAsNewWorkflowExecution: 'ContinueAsNewWorkflowExecutionFailed',
 };
 
+interface DecisionApplierOptions {
+  /** The transition the decisions' events are recorded in. */
+  readonly transition: Transition;
+  /** The DecisionTaskCompleted event's id, which the decisions' events name. */
+  readonly completedEventId: number;
+  readonly types: TypeLookup;
+  /** Events arrived while the task was out: a close decision fails with UNHANDLED_DECISION. */
+  readonly unhandled: boolean;
+  readonly newRunId: () => string;
+  readonly lambdaAvailable: boolean;
+  /** How many more executions the domain can have open; each child started takes one. */
+  readonly openWorkflowsRoom: number;
+}
+
 class DecisionApplier {
   continuedRun: ContinuedRun | undefined;
+  private readonly t: Transition;
+  private readonly dtc: number;
+  private readonly types: TypeLookup;
+  private readonly unhandled: boolean;
+  private readonly newRunId: () => string;
+  private readonly lambdaAvailable: boolean;
+  private openWorkflowsRoom: number;
 
-  constructor(
-    private readonly t: Transition,
-    private readonly dtc: number,
-    private readonly types: TypeLookup,
-    private readonly unhandled: boolean,
-    private readonly newRunId: () => string,
-    private readonly lambdaAvailable: boolean,
-    private openWorkflowsRoom: number,
-  ) {}
+  constructor(options: DecisionApplierOptions) {
+    this.t = options.transition;
+    this.dtc = options.completedEventId;
+    this.types = options.types;
+    this.unhandled = options.unhandled;
+    this.newRunId = options.newRunId;
+    this.lambdaAvailable = options.lambdaAvailable;
+    this.openWorkflowsRoom = options.openWorkflowsRoom;
+  }
 
   decision(d: Decision): undefined {
     if (this.t.state.status !== 'OPEN') return; // nothing follows a close (validation keeps it last)
