@@ -15,11 +15,14 @@ export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '';
   const abs = Math.abs(ms);
   if (abs < 1000) return `${Math.round(ms)} ms`;
-  if (abs < 60_000) return `${(ms / 1000).toFixed(abs < 10_000 ? 2 : 1)} s`;
+  if (abs < 60_000)
+    return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(abs < 10_000 ? 2 : 1)} s`;
   const s = Math.round(ms / 1000);
-  if (abs < 3_600_000) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (abs < 86_400_000) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+  const two = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    small === 0 ? `${big} ${bigUnit}` : `${big} ${bigUnit} ${small} ${smallUnit}`;
+  if (abs < 3_600_000) return two(Math.floor(s / 60), 'min', s % 60, 's');
+  if (abs < 86_400_000) return two(Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'min');
+  return two(Math.floor(s / 86_400), 'd', Math.floor((s % 86_400) / 3600), 'h');
 }
 
 /** A timeout as SWF gives it (seconds as text, or NONE). */

@@ -63,7 +63,7 @@ export async function buildConsole(): Promise<ConsoleAssets> {
 }
 
 /** Reads a bundle written by writeConsole. */
-async function readPrebuilt(dir: string): Promise<ConsoleAssets> {
+export async function readPrebuilt(dir: string): Promise<ConsoleAssets> {
   const files = new Map<string, ConsoleAsset>();
   for (const name of await readdir(dir)) files.set(...asset(name, await readFile(join(dir, name))));
   if (!files.has('index.html')) throw new Error(`${dir} holds no index.html`);
