@@ -115,16 +115,18 @@ export function Payload(props: { text: string | undefined; label?: string }) {
 
 /** Definition-list rows, the empty ones left out. */
 export function Facts(props: { rows: readonly [string, ComponentChildren][] }) {
+  const rows = props.rows.filter(
+    ([, value]) => value !== undefined && value !== null && value !== '',
+  );
+  if (rows.length === 0) return null;
   return (
     <dl class="facts">
-      {props.rows
-        .filter(([, value]) => value !== undefined && value !== null && value !== '')
-        .map(([name, value]) => (
-          <div key={name} class="fact">
-            <dt>{name}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
+      {rows.map(([name, value]) => (
+        <div key={name} class="fact">
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
     </dl>
   );
 }

@@ -30,7 +30,9 @@ export function formatTimeout(value: unknown): string {
   if (typeof value !== 'string' || value === '') return '—';
   if (value === 'NONE') return 'none';
   const seconds = Number(value);
-  return Number.isFinite(seconds) ? `${formatDuration(seconds * 1000)} (${value} s)` : value;
+  if (!Number.isFinite(seconds)) return value;
+  const text = formatDuration(seconds * 1000);
+  return text === `${value} s` ? text : `${text} (${value} s)`;
 }
 
 /** Text that is JSON (an object or array) pretty-printed; anything else as it is. */

@@ -4,8 +4,9 @@ import { type ExecutionRef, type HistoryEvent, historyPage, newEvents } from './
 /** SWF's largest page of history. */
 const PAGE = 1000;
 /**
- * The first events, read beside the first full page, so that the first rows show at once. A call of
- * its own (not a page that tokens continue): a token is only ever used with the size it was given.
+ * The first events, read before the full pages, so that the first rows show at once (and a short
+ * history is read in one call). A call of its own, not a page that tokens continue: a token is only
+ * ever used with the page size it was given.
  */
 const PREVIEW = 100;
 
@@ -38,22 +39,13 @@ export function useHistory(
     stopped.current = aborted;
     events.current = [];
     complete.current = false;
-    let pages = 0;
     const failed = (error: unknown) => {
       if (!aborted.signal.aborted) setState((s) => ({ ...s, error }));
     };
-    void historyPage(domain, execution, { size: PREVIEW }, aborted.signal)
-      .then((preview) => {
-        // Shown until the first full page comes, unless it has come already.
-        if (pages === 0 && !aborted.signal.aborted)
-          setState({ events: preview.items, complete: false, error: undefined });
-      })
-      .catch(failed);
-    void readAll(domain, execution, aborted.signal, (page, done) => {
-      pages++;
-      events.current = events.current.concat(page);
+    void readHistory(domain, execution, aborted.signal, (read, done) => {
+      events.current = read;
       complete.current = done;
-      setState({ events: events.current, complete: done, error: undefined });
+      setState({ events: read, complete: done, error: undefined });
     }).catch(failed);
     return () => aborted.abort();
   }, [domain, execution.workflowId, execution.runId]);
@@ -85,12 +77,22 @@ export function useHistory(
   return { ...state, refresh };
 }
 
-async function readAll(
+/**
+ * Reads the history: the first events, then every page from the start, `show`n as they come (all the
+ * events read so far, and whether that is all of them).
+ */
+async function readHistory(
   domain: string,
   execution: ExecutionRef,
   signal: AbortSignal,
-  onPage: (events: readonly HistoryEvent[], done: boolean) => void,
+  show: (events: HistoryEvent[], done: boolean) => void,
 ): Promise<void> {
+  const preview = await historyPage(domain, execution, { size: PREVIEW }, signal);
+  if (signal.aborted) return;
+  // A short history comes whole in the first call.
+  show([...preview.items], preview.nextPageToken === undefined);
+  if (preview.nextPageToken === undefined) return;
+  let read: HistoryEvent[] = [];
   let token: string | undefined;
   do {
     const page = await historyPage(
@@ -101,6 +103,7 @@ async function readAll(
     );
     if (signal.aborted) return;
     token = page.nextPageToken;
-    onPage(page.items, token === undefined);
+    read = read.concat(page.items);
+    show(read, token === undefined);
   } while (token !== undefined);
 }

@@ -53,7 +53,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const consoleUrl = (hash: string) => `${server.stack.endpoint}/console/${hash}`;
+const consoleUrl = (hash: string) => `${server.service.endpoint}/console/${hash}`;
 
 describe('domains', () => {
   it('registers a domain from the page, deprecates it after a confirmation, and undeprecates it', async () => {
@@ -154,7 +154,7 @@ describe('the console through the signing proxy', () => {
   afterAll(() => proxy?.close());
 
   it('works against an endpoint through the proxy', async () => {
-    const signing = signingFor({ endpoint: server.stack.endpoint }, {});
+    const signing = signingFor({ endpoint: server.service.endpoint }, {});
     proxy = await startConsoleProxy({
       signing,
       credentials: async () => ({ accessKeyId: 'local', secretAccessKey: 'local' }),

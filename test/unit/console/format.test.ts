@@ -26,6 +26,7 @@ describe('how the console writes values', () => {
 
   it('timeouts as SWF gives them', () => {
     expect(formatTimeout('600')).toBe('10 min (600 s)');
+    expect(formatTimeout('30')).toBe('30 s');
     expect(formatTimeout('NONE')).toBe('none');
     expect(formatTimeout(undefined)).toBe('—');
   });
