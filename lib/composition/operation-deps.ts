@@ -8,6 +8,7 @@ import { LocalLambdaFunctions } from '../adapters/in-process/local-lambda.js';
 import { RegistryCache } from '../adapters/in-process/registry-cache.js';
 import { InProcessTaskNotifier } from '../adapters/in-process/task-notifier.js';
 import { translatingFailures } from '../adapters/transient-failures.js';
+import type { PolicySet } from '../core/principals.js';
 import type { OperationDeps, PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { PageTokens } from '../operations/page-token.js';
 import { TaskTokens } from '../operations/task-token.js';
@@ -36,6 +37,13 @@ export interface OperationDepsOptions {
   readonly onCommitted?: OperationDeps['onCommitted'];
   /** Wakes and hands tasks to pollers of this process; by default an InProcessTaskNotifier. */
   readonly notifier?: TaskNotifier;
+  /** SWF's access policies by principal; by default none, and every call is allowed. */
+  readonly access?: PolicySet;
+  /**
+   * Where the token-signing keys come from (AWS Secrets Manager on AWS); by default `signingKey`, or
+   * a key created in the table on first use and shared.
+   */
+  readonly signingKeys?: SigningKeySource;
 }
 
 /** SWF holds a long poll for 60 s (swf-api.md §4). */
@@ -51,11 +59,13 @@ export function createOperationDeps(options: OperationDepsOptions): OperationDep
   // know no client's error names.
   const store = translatingFailures(new DynamoRegistryStore(table));
   const clock = options.clock ?? systemClock;
-  const keys = cachedKeySource(() =>
-    options.signingKey === undefined
-      ? store.signingKey(() => randomBytes(32))
-      : Promise.resolve(Buffer.from(options.signingKey, 'base64')),
-  );
+  const keys =
+    options.signingKeys ??
+    cachedKeySource(() =>
+      options.signingKey === undefined
+        ? store.signingKey(() => randomBytes(32))
+        : Promise.resolve(Buffer.from(options.signingKey, 'base64')),
+    );
   return {
     registry: new RegistryCache(store, () => clock.now()),
     executions: translatingFailures(
@@ -81,18 +91,22 @@ export function createOperationDeps(options: OperationDepsOptions): OperationDep
     lambdaTasks: options.lambdaTasks ?? new BackgroundLambdaTasks(),
     push: options.push ?? noTaskPush,
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
+    ...(options.access === undefined ? {} : { access: options.access }),
   };
 }
 
+/** A key that never changes (the table's, locally), read once and kept; a failed read is retried. */
 function cachedKeySource(load: () => Promise<Buffer>): SigningKeySource {
-  let key: Promise<Buffer> | undefined;
+  let keys: Promise<{ current: Buffer }> | undefined;
   return {
-    signingKey: () => {
-      key ??= load().catch((error: unknown) => {
-        key = undefined; // a failed load is retried by the next request
-        throw error;
-      });
-      return key;
+    signingKeys: () => {
+      keys ??= load()
+        .then((current) => ({ current }))
+        .catch((error: unknown) => {
+          keys = undefined; // a failed load is retried by the next request
+          throw error;
+        });
+      return keys;
     },
   };
 }

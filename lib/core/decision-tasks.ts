@@ -4,6 +4,11 @@
  */
 import { assertNever } from './assert-never.js';
 import { closeDecisionTypes, type Decision, type DecisionType } from './decision.js';
+import {
+  type DecisionAccess,
+  decisionPermitted,
+  notPermittedEvent,
+} from './decision-permissions.js';
 import type { ExecutionState } from './execution-state.js';
 import {
   type ExecutionRequest,
@@ -90,6 +95,8 @@ export function completeDecisionTask(
      * included); a child start past it fails with OPEN_WORKFLOWS_LIMIT_EXCEEDED. Unbounded if unset.
      */
     readonly openWorkflowsRoom?: number;
+    /** The responding caller's policies; unset when no access policies apply (all is allowed). */
+    readonly access?: DecisionAccess;
   },
 ): CompletionResult {
   const task = state.decisionTask;
@@ -119,6 +126,7 @@ export function completeDecisionTask(
     newRunId: ctx.newRunId,
     lambdaAvailable: ctx.lambdaAvailable ?? true,
     openWorkflowsRoom: ctx.openWorkflowsRoom ?? Number.POSITIVE_INFINITY,
+    access: ctx.access,
   });
   for (const decision of response.decisions) apply.decision(decision);
   t.scheduleDecisionTaskIfOwed();
@@ -161,6 +169,8 @@ interface DecisionApplierOptions {
   readonly lambdaAvailable: boolean;
   /** How many more executions the domain can have open; each child started takes one. */
   readonly openWorkflowsRoom: number;
+  /** The responding caller's policies; undefined when no access policies apply. */
+  readonly access: DecisionAccess | undefined;
 }
 
 class DecisionApplier {
@@ -172,6 +182,7 @@ class DecisionApplier {
   private readonly newRunId: () => string;
   private readonly lambdaAvailable: boolean;
   private openWorkflowsRoom: number;
+  private readonly access: DecisionAccess | undefined;
 
   constructor(options: DecisionApplierOptions) {
     this.t = options.transition;
@@ -181,10 +192,12 @@ class DecisionApplier {
     this.newRunId = options.newRunId;
     this.lambdaAvailable = options.lambdaAvailable;
     this.openWorkflowsRoom = options.openWorkflowsRoom;
+    this.access = options.access;
   }
 
   decision(d: Decision): undefined {
     if (this.t.state.status !== 'OPEN') return; // nothing follows a close (validation keeps it last)
+    if (!this.permitted(d)) return;
     if (closeDecisionTypes.has(d.decisionType) && this.unhandled) return this.unhandledClose(d);
     const decisionTaskCompletedEventId = this.dtc;
     switch (d.decisionType) {
@@ -235,6 +248,17 @@ class DecisionApplier {
       default:
         return assertNever(d);
     }
+  }
+
+  /** Records the refusal of a decision the caller's policies do not allow (SWF checks these first). */
+  private permitted(d: Decision): boolean {
+    const access = this.access;
+    if (access === undefined) return true;
+    if (decisionPermitted(d, access, this.types, this.t.state.workflowType)) return true;
+    const refused = notPermittedEvent(d, this.dtc);
+    if (refused === undefined) return true;
+    this.t.record(refused);
+    return false;
   }
 
   private unhandledClose(d: Decision): undefined {

@@ -1,3 +1,5 @@
+import { conditionContext } from '../core/iam-keys.js';
+import type { Caller } from '../operations/access.js';
 import type { HttpRequest, HttpResponse } from './dispatch.js';
 
 /**
@@ -36,3 +38,31 @@ export const apiResultOf = (response: HttpResponse) => ({
 /** An object's member, or undefined when the value is no object (Reflect.get throws on one). */
 const member = (value: unknown, name: string): unknown =>
   typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined;
+
+/**
+ * Who made the call an API Gateway HTTP API or function URL event carries: the identity its IAM
+ * authorizer authenticated (`requestContext.authorizer.iam`), or no caller when the event has none
+ * (a direct Invoke of the function, which only a task token may authorize). The front door's
+ * function trusts this because only API Gateway, or the function URL, may invoke it; the function
+ * that workers invoke directly never reads it (see functions/api.ts).
+ */
+export function callerOfApiEvent(event: unknown): Caller {
+  const context = member(event, 'requestContext');
+  const iam = member(member(context, 'authorizer'), 'iam');
+  const userArn = member(iam, 'userArn');
+  if (typeof userArn !== 'string' || userArn === '') return { kind: 'task-token' };
+  const text = (name: string) => {
+    const value = member(iam, name);
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const sourceIp = member(member(context, 'http'), 'sourceIp');
+  return {
+    kind: 'signed',
+    principal: userArn,
+    identity: { userArn, accountId: text('accountId'), userId: text('userId') },
+    request: conditionContext({
+      'aws:SourceIp': typeof sourceIp === 'string' ? sourceIp : undefined,
+      'aws:SecureTransport': 'true',
+    }),
+  };
+}

@@ -6,7 +6,8 @@ import {
   UnknownOperationException,
   ValidationException,
 } from '../core/faults.js';
-import type { Operation, OperationDeps } from '../operations/context.js';
+import { authorizeCall, type Caller, callerName } from '../operations/access.js';
+import type { Operation, OperationDeps, RequestContext } from '../operations/context.js';
 import { isThrottledFailure } from '../ports/transient-failure.js';
 import { operationInputs, type SwfAction } from './swf-model.js';
 import { validateInput } from './validate-input.js';
@@ -42,7 +43,30 @@ export interface HttpRequest {
    * started then goes to the next poll. Lambda cannot tell.
    */
   readonly callerGone?: AbortSignal;
+  /**
+   * Who is calling, as the edge that received the request tells (lib/operations/access.ts): the IAM
+   * identity API Gateway or the function URL authenticated, the local signature's access key id, or
+   * no caller at all (a direct Invoke of the API function).
+   */
+  readonly caller?: Caller;
+  /** The Lambda invocation's request id, for the audit line (API Gateway's access log has it too). */
+  readonly invocationId?: string;
 }
+
+/** One line per call: who did what, where, and how it ended (the audit log). */
+export interface AuditEntry {
+  readonly requestId: string;
+  readonly invocationId?: string;
+  readonly caller: string;
+  readonly action: string | undefined;
+  readonly domain: string | undefined;
+  /** `ok`, or the fault's type (`OperationNotPermittedFault`, `InternalFailure`, …). */
+  readonly outcome: string;
+  readonly statusCode: number;
+}
+
+/** The audit entry as one line of JSON, as the API function and `npm start --audit-log` print it. */
+export const auditLine = (entry: AuditEntry) => JSON.stringify({ audit: 'swf-call', ...entry });
 
 export interface HttpResponse {
   readonly statusCode: number;
@@ -73,12 +97,40 @@ export function createDispatcher(
   operations: Partial<Record<SwfAction, Operation>>,
   deps: OperationDeps,
   logger: Logger = consoleLogger,
+  audit?: (entry: AuditEntry) => void,
 ): Dispatcher {
+  const answer = answerer(operations, deps, logger);
+  if (audit === undefined) return (request) => answer(request, randomUUID(), {});
   return async (request) => {
     const requestId = randomUUID();
+    const noted: { domain?: string } = {};
+    const response = await answer(request, requestId, noted);
+    audit({
+      requestId,
+      ...(request.invocationId === undefined ? {} : { invocationId: request.invocationId }),
+      caller: callerName(request.caller),
+      action: targetAction(request.headers['x-amz-target']),
+      domain: noted.domain,
+      outcome: response.statusCode === 200 ? 'ok' : faultTypeOf(response.body),
+      statusCode: response.statusCode,
+    });
+    return response;
+  };
+}
+
+function answerer(
+  operations: Partial<Record<SwfAction, Operation>>,
+  deps: OperationDeps,
+  logger: Logger,
+) {
+  return async (
+    request: HttpRequest,
+    requestId: string,
+    noted: { domain?: string },
+  ): Promise<HttpResponse> => {
     const action = request.headers['x-amz-target'];
     try {
-      const result = await handle(operations, deps, request, requestId);
+      const result = await handle(operations, deps, request, requestId, noted);
       return respond(200, requestId, result === undefined ? '' : JSON.stringify(result));
     } catch (error) {
       if (error instanceof SwfFault)
@@ -103,6 +155,7 @@ async function handle(
   deps: OperationDeps,
   request: HttpRequest,
   requestId: string,
+  audit: { domain?: string },
 ): Promise<object | undefined> {
   if (request.method !== 'POST') {
     throw new UnknownOperationException(
@@ -127,12 +180,32 @@ async function handle(
     );
   }
   const input = validateInput(operationInputs[action], parseBody(request.body));
-  const signal = request.signal ?? new AbortController().signal;
-  return run(input, deps, {
+  const context: RequestContext = {
     requestId,
-    signal,
+    signal: request.signal ?? new AbortController().signal,
     ...(request.callerGone === undefined ? {} : { callerGone: request.callerGone }),
-  });
+    // An edge that names no caller is treated as a signed request with no identity.
+    caller: request.caller ?? { kind: 'signed', principal: undefined, request: new Map() },
+    audit,
+  };
+  authorizeCall(action, input, deps, context);
+  return run(input, deps, context);
+}
+
+/** The action an X-Amz-Target names (for the audit line), or the target as sent when it names none. */
+function targetAction(target: string | undefined): string | undefined {
+  const prefix = TARGET_PREFIXES.find((p) => target?.startsWith(p) === true);
+  return prefix === undefined ? target : target?.slice(prefix.length);
+}
+
+/** The fault type of an error answer's body (`…#OperationNotPermittedFault` → the part after '#'). */
+function faultTypeOf(body: string): string {
+  try {
+    const type: unknown = Reflect.get(JSON.parse(body) as object, '__type');
+    return typeof type === 'string' ? (type.split('#').at(-1) ?? type) : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 const COMPRESSIONS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'compress', 'x-compress', 'zstd']);

@@ -14,7 +14,8 @@ import { LocalTaskPush } from '../adapters/in-process/local-task-push.js';
 import { NoTaskNotifier } from '../adapters/in-process/task-notifier.js';
 import { createOperationDeps } from '../composition/operation-deps.js';
 import { earliestDeadline } from '../core/deadlines.js';
-import { createDispatcher } from '../http/dispatch.js';
+import type { PolicySet } from '../core/principals.js';
+import { auditLine, createDispatcher } from '../http/dispatch.js';
 import { operationsByAction } from '../http/operations-by-action.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
@@ -61,6 +62,13 @@ export interface LocalServiceOptions {
   readonly aroundCall?: <T>(call: () => Promise<T>) => Promise<T>;
   /** Routes the endpoint answers besides SWF's, for requests other than POSTs (the console's pages). */
   readonly routes?: RouteHook;
+  /**
+   * SWF's access policies by access key id (`--access-policies`); unset: every call is allowed. The
+   * caller is the access key id of the request's SigV4 signature, which is not verified.
+   */
+  readonly access?: PolicySet;
+  /** Prints the audit log's line for each call (as the deployed API function logs it). */
+  readonly auditLog?: (line: string) => void;
 }
 
 export interface LocalService {
@@ -136,6 +144,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.polling === undefined ? {} : { polling: options.polling }),
+      ...(options.access === undefined ? {} : { access: options.access }),
       // A new deadline is armed the moment its change commits, not when the stream gets to it.
       onCommitted: (before, after) => {
         if (outbox !== undefined) armDeadlines(outbox, before, after).catch(() => {});
@@ -158,7 +167,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       handle: localStreamHandler(ready),
     });
     await rearmDeadlines(deps.executions, scheduler);
-    const dispatch = createDispatcher(operationsByAction, deps);
+    const log = options.auditLog;
+    const dispatch = createDispatcher(
+      operationsByAction,
+      deps,
+      undefined,
+      log === undefined ? undefined : (entry) => log(auditLine(entry)),
+    );
     const around = options.aroundCall;
     const server = await startServer(
       around === undefined ? dispatch : (request) => around(() => dispatch(request)),

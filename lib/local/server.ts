@@ -1,8 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { conditionContext } from '../core/iam-keys.js';
 import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
 import { type Dispatcher, INTERNAL_FAILURE, MAX_REQUEST_BYTES } from '../http/dispatch.js';
+import type { Caller } from '../operations/access.js';
 
 /**
  * Answers a request that is no SWF call (the console's pages, say) and returns true, or returns false
@@ -174,8 +176,29 @@ async function answer(
     size,
     signal,
     callerGone,
+    caller: signedCaller(headers.authorization, req.socket.remoteAddress),
   });
   if (!res.destroyed) res.writeHead(response.statusCode, response.headers).end(response.body);
+}
+
+/**
+ * The caller of a request to the local endpoint: the access key id of its SigV4 Authorization header
+ * (`AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, …`), taken as it is: the local
+ * server verifies no signature, so access policies can be tried on a laptop and in tests.
+ */
+export function signedCaller(
+  authorization: string | undefined,
+  address: string | undefined,
+): Caller {
+  const keyId = /Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1];
+  return {
+    kind: 'signed',
+    principal: keyId,
+    request: conditionContext({
+      'aws:SourceIp': address?.replace(/^::ffff:/, ''),
+      'aws:SecureTransport': 'false',
+    }),
+  };
 }
 
 /** Lambda's limit on a RequestResponse invocation's payload (the SWF body inside has its own). */
@@ -254,13 +277,16 @@ async function answerInvoke(
     const queued = requestOfApiEvent(parsed(body), new AbortController().signal);
     res.writeHead(202).end();
     if (queued !== undefined)
-      void dispatch(queued).catch((error: unknown) =>
+      void dispatch({ ...queued, caller: DIRECT_INVOKE }).catch((error: unknown) =>
         console.error('local server: asynchronous invocation failed', error),
       );
     return;
   }
   const request = requestOfApiEvent(parsed(body), signal);
-  const result = request === undefined ? undefined : apiResultOf(await dispatch(request));
+  const result =
+    request === undefined
+      ? undefined
+      : apiResultOf(await dispatch({ ...request, caller: DIRECT_INVOKE }));
   if (res.destroyed) return;
   // What the deployed function does with an event that is no HTTP call: it fails (Unhandled).
   if (result === undefined)
@@ -273,6 +299,12 @@ async function answerInvoke(
     .writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' })
     .end(JSON.stringify(result));
 }
+
+/**
+ * A direct Invoke carries no caller the service can trust (its event is whatever the invoker wrote,
+ * `requestContext.authorizer` included): only a task token authorizes what it asks.
+ */
+const DIRECT_INVOKE: Caller = { kind: 'task-token' };
 
 /** An Invoke's payload as JSON, or undefined when it is none. */
 function parsed(payload: Buffer): unknown {

@@ -3,6 +3,8 @@ import { postingFunction } from '../adapters/in-process/local-lambda.js';
 import { postingHandler } from '../adapters/in-process/local-task-push.js';
 import { pushTaskLists } from '../composition/push-task-lists.js';
 import { CONSOLE_PATH, consoleRoute } from '../console/route.js';
+import type { PolicySet } from '../core/principals.js';
+import { readAccessPolicies } from './access-policies-file.js';
 import { hasJava, JAVA_HINT } from './dynamodb-local.js';
 import { localLambdaFunctions } from './lambda-functions-config.js';
 import {
@@ -18,36 +20,74 @@ import {
 // Lambda and the warning says nothing to a local user.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = `Usage: npm start -- [--port N] [--data DIR] [--table NAME]
+const USAGE = `Usage: npm start -- [--port N] [--data DIR] [--table NAME] [--access-policies FILE] [--audit-log]
   --port N      port of the SWF endpoint on 127.0.0.1 (default: $PORT or 8080)
   --data DIR    keep DynamoDB Local's data in DIR across restarts (default: $SWF_DATA_DIR, else in memory)
   --table NAME  table name (default: ${DEFAULT_TABLE})
+  --access-policies FILE
+                SWF's IAM access control: FILE is a JSON object from each access key id (the one a
+                client signs with, not verified) to its IAM policy document; callers not named are
+                denied (default: none, every call allowed)
+  --audit-log   print one JSON line per call: caller, action, domain, outcome, request id
 Push task lists: $SWF_PUSH_TASK_LISTS, as deployed ([{"kind":"activity","domain":…,"taskList":…,"target":…}]),
   each target being the http:// URL its tasks' events are POSTed to
 Lambda functions for ScheduleLambdaFunction: $SWF_LAMBDA_FUNCTIONS ({"name":"http://…"}), each task's
   input POSTed to its function's URL, the answer's body being its result`;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
+/** Bad arguments: the message, and exit code 2, before anything is started. */
+class UsageError extends Error {}
+
+function readArguments() {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse().values;
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : error}\n${USAGE}`);
+  }
+  const port = Number(values.port ?? process.env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`Not a port number: ${values.port ?? process.env.PORT}\n${USAGE}`);
+  let access: PolicySet | undefined;
+  try {
+    access =
+      values['access-policies'] === undefined
+        ? undefined
+        : readAccessPolicies(values['access-policies']);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  return { values, port, access };
+}
+
+const parse = () =>
+  parseArgs({
     options: {
       port: { type: 'string' },
       data: { type: 'string' },
       table: { type: 'string' },
+      'access-policies': { type: 'string' },
+      'audit-log': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof readArguments>;
+  try {
+    args = readArguments();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const { values, port, access } = args;
   if (values.help === true) {
     console.log(USAGE);
     return;
   }
   if (!hasJava()) {
     console.error(JAVA_HINT);
-    process.exitCode = 1;
-    return;
-  }
-  const port = Number(values.port ?? process.env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`Not a port number: ${values.port ?? process.env.PORT}\n${USAGE}`);
     process.exitCode = 1;
     return;
   }
@@ -80,6 +120,8 @@ async function main(): Promise<void> {
     routes: consoleRoute(),
     tableName: values.table ?? DEFAULT_TABLE,
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
+    ...(access === undefined ? {} : { access }),
+    ...(values['audit-log'] === true ? { auditLog: (line: string) => console.log(line) } : {}),
   });
   if (stopping) {
     await service.close();
@@ -95,6 +137,10 @@ async function main(): Promise<void> {
       `Push task list: ${list.kind} ${list.domain}/${list.taskList} -> POST ${list.target}`,
     );
   }
+  if (access !== undefined)
+    console.log(
+      `Access policies: ${access.size} principal(s) from ${values['access-policies']}; callers not named are denied`,
+    );
   printBanner(service.endpoint, dataDir);
 }
 

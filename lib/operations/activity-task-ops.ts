@@ -10,7 +10,8 @@ import type { TaskList } from '../core/registry.js';
 import { latestExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
-import { type OperationDeps, operation } from './context.js';
+import { authorizeInDomain } from './access.js';
+import { type OperationDeps, operation, type RequestContext } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { answerPoll, claimQueuedTask, longPoll } from './long-poll.js';
 import { closedExecution, mutateRun, timedOutUnfired } from './run-mutation.js';
@@ -77,19 +78,28 @@ async function tokenActivity(
   return activity;
 }
 
+/** The run a token names, once the caller may act in its domain (SWF's resource is the domain). */
 async function loadForToken(
   deps: OperationDeps,
+  request: RequestContext,
+  action: string,
   taskToken: string,
 ): Promise<{ claims: TaskTokenClaims; loaded: LoadedRun }> {
   const claims = await deps.taskTokens.decode(taskToken, 'activity');
   const loaded = await deps.executions.loadRun(claims.runId);
   if (loaded === undefined) throw unknownActivity(claims);
+  authorizeInDomain(deps, request, action, loaded.state.domain);
   return { claims, loaded };
 }
 
 export const recordActivityTaskHeartbeat = operation<{ taskToken: string; details?: string }>(
-  async (input, deps) => {
-    const { claims, loaded } = await loadForToken(deps, input.taskToken);
+  async (input, deps, request) => {
+    const { claims, loaded } = await loadForToken(
+      deps,
+      request,
+      'RecordActivityTaskHeartbeat',
+      input.taskToken,
+    );
     const activity = await tokenActivity(deps, loaded.state, claims);
     // The heartbeat expires by itself at the run's latest expiry: one written as the run closes, after
     // the close marked the run's items, is not kept forever.
@@ -108,35 +118,41 @@ export const recordActivityTaskHeartbeat = operation<{ taskToken: string; detail
 );
 
 const respondActivity = (
+  action: string,
   outcomeOf: (input: Record<string, string | undefined>) => ActivityOutcome,
 ) =>
-  operation<{ taskToken: string } & Record<string, string | undefined>>(async (input, deps) => {
-    const { claims, loaded } = await loadForToken(deps, input.taskToken);
-    return mutateRun(
-      deps,
-      claims.runId,
-      async ({ state }) => {
-        const activity = await tokenActivity(deps, state, claims);
-        const t = closeActivityTask(state, activity, outcomeOf(input), epochSeconds(deps.clock));
-        return { write: true, result: undefined, state: t.state, events: t.events };
-      },
-      loaded,
-    );
-  });
+  operation<{ taskToken: string } & Record<string, string | undefined>>(
+    async (input, deps, request) => {
+      const { claims, loaded } = await loadForToken(deps, request, action, input.taskToken);
+      return mutateRun(
+        deps,
+        claims.runId,
+        async ({ state }) => {
+          const activity = await tokenActivity(deps, state, claims);
+          const t = closeActivityTask(state, activity, outcomeOf(input), epochSeconds(deps.clock));
+          return { write: true, result: undefined, state: t.state, events: t.events };
+        },
+        loaded,
+      );
+    },
+  );
 
 const present = <K extends string>(key: K, value: string | undefined) =>
   value === undefined ? {} : { [key]: value };
 
-export const respondActivityTaskCompleted = respondActivity((i) => ({
-  kind: 'completed',
-  ...present('result', i.result),
-}));
-export const respondActivityTaskFailed = respondActivity((i) => ({
+export const respondActivityTaskCompleted = respondActivity(
+  'RespondActivityTaskCompleted',
+  (i) => ({
+    kind: 'completed',
+    ...present('result', i.result),
+  }),
+);
+export const respondActivityTaskFailed = respondActivity('RespondActivityTaskFailed', (i) => ({
   kind: 'failed',
   ...present('reason', i.reason),
   ...present('details', i.details),
 }));
-export const respondActivityTaskCanceled = respondActivity((i) => ({
+export const respondActivityTaskCanceled = respondActivity('RespondActivityTaskCanceled', (i) => ({
   kind: 'canceled',
   ...present('details', i.details),
 }));

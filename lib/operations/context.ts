@@ -1,4 +1,5 @@
 import type { ExecutionState } from '../core/execution-state.js';
+import type { PolicySet } from '../core/principals.js';
 import type { Clock } from '../ports/clock.js';
 import type { ExecutionStore } from '../ports/execution-store.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
@@ -6,6 +7,7 @@ import type { RegistryStore } from '../ports/registry-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import type { TaskPush } from '../ports/task-push.js';
 import type { VisibilityStore } from '../ports/visibility-store.js';
+import type { Caller } from './access.js';
 import type { PageTokens } from './page-token.js';
 import type { TaskTokens } from './task-token.js';
 
@@ -33,6 +35,11 @@ export interface OperationDeps {
   /** Task lists served by functions instead of pollers, and how a started task reaches its function. */
   readonly push: TaskPush;
   /**
+   * Who may do what (SWF's IAM policies by principal); unset: no policies configured, everything is
+   * allowed (lib/operations/access.ts).
+   */
+  readonly access?: PolicySet;
+  /**
    * Told of every committed change of a run's state. The local server arms new deadlines here at once
    * (the stream consumer arms them too, later; arming twice is harmless). Unset on AWS.
    */
@@ -58,6 +65,13 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Fires only when the caller is known to be gone (see HttpRequest.callerGone). */
   readonly callerGone?: AbortSignal;
+  /**
+   * Who is calling, as the edge tells. The dispatcher always sets it; unset only for the service's
+   * own calls (tests, the outbox), which no policy judges.
+   */
+  readonly caller?: Caller;
+  /** What the audit log line of the call says; the authorization fills in the domain. */
+  readonly audit?: { domain?: string };
 }
 
 export type Operation = (

@@ -18,6 +18,7 @@ import { stampAfter } from '../core/transition.js';
 import { rejectMember } from '../core/validation-messages.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { QueueEntry } from '../ports/execution-store.js';
+import { authorizeInDomain, decisionAccess } from './access.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { answerPoll, claimQueuedTask, longPoll } from './long-poll.js';
@@ -112,7 +113,7 @@ interface RespondDecisionTaskCompletedInput {
 }
 
 export const respondDecisionTaskCompleted = operation<RespondDecisionTaskCompletedInput>(
-  async (input, deps) => {
+  async (input, deps, request) => {
     const claims = await deps.taskTokens.decode(input.taskToken, 'decision');
     const current = await deps.executions.loadRun(claims.runId);
     const unknownTask = () =>
@@ -120,6 +121,8 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
         `Unknown decision task, scheduledEventId = ${claims.scheduledEventId}`,
       );
     if (current === undefined) throw unknownTask();
+    authorizeInDomain(deps, request, 'RespondDecisionTaskCompleted', current.state.domain);
+    const access = decisionAccess(deps, request, current.state.domain);
     if (current.state.status !== 'OPEN') throw closedExecution(current.state);
     // The token names the started task before the decisions are judged (swf-api.md §6.3); the commit
     // checks again against the state it writes over.
@@ -156,6 +159,7 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
           newRunId: () => deps.ids.runId(),
           lambdaAvailable: deps.lambda.available,
           ...(openWorkflowsRoom === undefined ? {} : { openWorkflowsRoom }),
+          ...(access === undefined ? {} : { access }),
         });
         initiated = transition.events.filter(
           (e) => e.eventType === 'StartChildWorkflowExecutionInitiated',

@@ -18,10 +18,12 @@ import {
   WorkflowExecutionAlreadyStartedFault,
 } from '../core/faults.js';
 import type { TypeRef } from '../core/history-event.js';
+import { tagListKeys } from '../core/swf-access.js';
 import { queueChanges } from '../core/task-queue.js';
 import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
-import { type OperationDeps, operation } from './context.js';
+import { authorizeInDomain, authorizePassRole } from './access.js';
+import { type OperationDeps, operation, type RequestContext } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
 import { MAX_OPEN_EXECUTIONS, openExecutions } from './open-executions.js';
 import { historyPage, nextPageToken, pageSize } from './paging.js';
@@ -44,8 +46,25 @@ interface StartWorkflowExecutionInput extends ExecutionRequest {
   tagList?: string[];
 }
 
-export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
-  async (input, deps) => {
+/**
+ * The domain and workflow type of a start the caller may make: SWF judges swf:taskList.name on the
+ * type's default task list when the start names none, so the type is read first. A start the caller
+ * may not make is refused as such even when its domain or type is unknown (which it does not learn).
+ */
+async function authorizedStart(
+  deps: OperationDeps,
+  request: RequestContext,
+  input: StartWorkflowExecutionInput,
+) {
+  const keys = (defaultTaskList: string | undefined) => ({
+    'swf:workflowType.name': input.workflowType.name,
+    'swf:workflowType.version': input.workflowType.version,
+    'swf:taskList.name': input.taskList?.name ?? defaultTaskList,
+    ...tagListKeys(input.tagList),
+  });
+  const authorize = (defaultTaskList?: string) =>
+    authorizeInDomain(deps, request, 'StartWorkflowExecution', input.domain, keys(defaultTaskList));
+  try {
     const domain = await requireDomain(deps, input.domain, RECENT_REGISTRY);
     const type = await deps.registry.getType(
       { kind: 'workflow', domain: input.domain, ...input.workflowType },
@@ -56,6 +75,18 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
         faultText.unknownType('WorkflowType', input.workflowType.name, input.workflowType.version),
       );
     }
+    authorize(type.configuration.defaultTaskList?.name);
+    authorizePassRole(deps, request, input.lambdaRole);
+    return { domain, type };
+  } catch (error) {
+    if (error instanceof UnknownResourceFault) authorize();
+    throw error;
+  }
+}
+
+export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
+  async (input, deps, request) => {
+    const { domain, type } = await authorizedStart(deps, request, input);
     if (type.status === 'DEPRECATED') {
       throw new TypeDeprecatedFault(faultText.typeRef('WorkflowType', type.name, type.version));
     }

@@ -1,6 +1,7 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { ValidationException } from '../core/faults.js';
 import type { SigningKeySource } from '../ports/secrets.js';
+import { signToken, verifyToken } from './token-mac.js';
 
 /** SWF's documented token lifetime (swf-api.md §4). */
 export const PAGE_TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -45,16 +46,14 @@ export class PageTokens {
       e: Math.floor(this.nowSeconds()) + PAGE_TOKEN_LIFETIME_SECONDS,
     };
     const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
-    return `${payload}.${await this.mac(payload)}`;
+    return `${payload}.${await signToken(this.keys, 'page-token', payload)}`;
   }
 
   /** Returns the cursor, or throws the ValidationException the live service gives for a bad token. */
   async decode(scope: PageScope, token: string): Promise<string> {
     const [payload, mac, ...rest] = token.split('.');
     if (payload === undefined || mac === undefined || rest.length > 0) throw invalidToken();
-    const expected = Buffer.from(await this.mac(payload));
-    const given = Buffer.from(mac);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidToken();
+    if (!(await verifyToken(this.keys, 'page-token', payload, mac))) throw invalidToken();
     const body = parseBody(payload);
     if (body.e < this.nowSeconds()) {
       throw new ValidationException('Specified token has exceeded its maximum lifetime');
@@ -65,11 +64,6 @@ export class PageTokens {
       );
     }
     return body.c;
-  }
-
-  private async mac(payload: string): Promise<string> {
-    const key = await this.keys.signingKey();
-    return createHmac('sha256', key).update('page-token\n').update(payload).digest('base64url');
   }
 }
 

@@ -17,6 +17,7 @@ import {
   type WorkflowTypeConfiguration,
 } from '../core/registry.js';
 import { epochSeconds } from '../ports/clock.js';
+import { authorizePassRole } from './access.js';
 import { type Operation, type OperationDeps, operation } from './context.js';
 import { requireDomain } from './domains.js';
 import { nextPageToken, type PagingInput, pageRequest } from './paging.js';
@@ -68,7 +69,9 @@ function pickConfiguration(kind: TypeKind, input: RegisterTypeInput): Record<str
 }
 
 const registerType = (kind: TypeKind) =>
-  operation<RegisterTypeInput>(async (input, deps) => {
+  operation<RegisterTypeInput>(async (input, deps, request) => {
+    // A type's default lambdaRole is passed by whoever registers it: its executions run with it.
+    if (kind === 'workflow') authorizePassRole(deps, request, input.defaultLambdaRole);
     const id: TypeId = { kind, domain: input.domain, name: input.name, version: input.version };
     const base = {
       domain: input.domain,

@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { UnknownResourceFault } from '../core/faults.js';
 import type { TaskKind } from '../core/task-queue.js';
 import type { SigningKeySource } from '../ports/secrets.js';
+import { signToken, verifyToken } from './token-mac.js';
 
 /** What a task token names: one attempt at one task of one run. */
 export interface TaskTokenClaims {
@@ -27,15 +27,13 @@ export class TaskTokens {
       claims.startedEventId,
     ].join('.');
     const payload = Buffer.from(body).toString('base64url');
-    return `${payload}.${await this.mac(payload)}`;
+    return `${payload}.${await signToken(this.keys, 'task-token', payload)}`;
   }
 
   async decode(token: string, kind: TaskKind): Promise<TaskTokenClaims> {
     const [payload, mac, ...rest] = token.split('.');
     if (payload === undefined || mac === undefined || rest.length > 0) throw invalid();
-    const expected = Buffer.from(await this.mac(payload));
-    const given = Buffer.from(mac);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+    if (!(await verifyToken(this.keys, 'task-token', payload, mac))) throw invalid();
     const [k, runId, scheduled, started] = Buffer.from(payload, 'base64url')
       .toString('utf8')
       .split('.');
@@ -51,11 +49,6 @@ export class TaskTokens {
       );
     }
     return claims;
-  }
-
-  private async mac(payload: string): Promise<string> {
-    const key = await this.keys.signingKey();
-    return createHmac('sha256', key).update('task-token\n').update(payload).digest('base64url');
   }
 }
 
