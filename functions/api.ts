@@ -1,10 +1,15 @@
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
+import { auditLine } from '../lib/http/dispatch.js';
 import { createApiHandler } from './shared/api-handler.js';
-import { functionDocClient, loadConfig } from './shared/config.js';
+import { functionDocClient, functionSigningKeys, loadApiConfig } from './shared/config.js';
 
-/** API Gateway (HTTP API, payload v2) → the awsJson1_0 dispatcher → the SWF operations. */
-const config = loadConfig(process.env);
+/**
+ * API Gateway (HTTP API, payload v2) or the function URL → the awsJson1_0 dispatcher → the SWF
+ * operations. The same code runs as the function push-task-list workers invoke directly
+ * (SWF_API_CALLERS=direct-invoke), which trusts no caller its events name.
+ */
+const config = loadApiConfig(process.env);
 
 // Module scope: one set of clients per container, reused by every warm invocation.
 const doc = functionDocClient(config.region);
@@ -18,9 +23,18 @@ export const handler = createApiHandler({
     ...(config.pollMaxWaitMs === undefined ? {} : { maxWaitMs: config.pollMaxWaitMs }),
     ...(config.pollRecheckMs === undefined ? {} : { recheckMs: config.pollRecheckMs }),
   },
-  // The api function only decides whether ScheduleLambdaFunction is offered; the stream consumer invokes.
-  lambda: new AwsLambdaInvoker(),
+  // ScheduleLambdaFunction is offered only when the Lambda-task function may assume some role: the
+  // api function only decides that; the stream and Lambda-task functions invoke.
+  ...(config.lambdaTaskRoles.length > 0 ? { lambda: new AwsLambdaInvoker() } : {}),
   // Tasks of push task lists are never queued: a commit that schedules one starts it, and this
-  // function invokes the list's function with it, naming itself for the worker to call back.
-  push: new AwsTaskPush(config.pushTaskLists, process.env.AWS_LAMBDA_FUNCTION_NAME),
+  // function invokes the list's function with it, naming the function workers call back.
+  push: new AwsTaskPush(
+    config.pushTaskLists,
+    config.apiFunction ?? process.env.AWS_LAMBDA_FUNCTION_NAME,
+  ),
+  callers: config.callers,
+  access: config.access,
+  // One line per call, the service's CloudTrail: who, what, where, how it ended.
+  audit: config.auditLog ? (entry) => console.log(auditLine(entry)) : undefined,
+  signingKeys: functionSigningKeys(config),
 });

@@ -5,7 +5,12 @@ import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { createOperationDeps } from '../lib/composition/operation-deps.js';
 import type { OperationDeps } from '../lib/operations/context.js';
 import { runLambdaTask } from '../lib/operations/outbox.js';
-import { accountIdFromArn, functionDocClient, loadConfig } from './shared/config.js';
+import {
+  accountIdFromArn,
+  functionDocClient,
+  functionSigningKeys,
+  loadConfig,
+} from './shared/config.js';
 
 /**
  * ScheduleLambdaFunction tasks, handed over by the stream function (asynchronous Invoke, no retries):
@@ -18,6 +23,7 @@ const doc = functionDocClient(config.region);
 const lambda = new AwsLambdaInvoker();
 // The outcome may schedule a decision task on a push task list: this function hands it over then.
 const push = new AwsTaskPush(config.pushTaskLists, config.apiFunction);
+const signingKeys = functionSigningKeys(config);
 
 let deps: OperationDeps | undefined;
 
@@ -31,6 +37,7 @@ export async function handler(event: LambdaTaskEvent, context: Context): Promise
     },
     lambda,
     push,
+    ...(signingKeys === undefined ? {} : { signingKeys }),
   });
   await runLambdaTask(deps, event.swfLambdaTask);
 }

@@ -3,7 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsLambdaTaskRunner } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { functionDocClient, loadOutboxConfig } from './shared/config.js';
+import { functionDocClient, functionSigningKeys, loadOutboxConfig } from './shared/config.js';
 import { outboxDeps } from './shared/outbox-deps.js';
 import { streamBatchHandler } from './shared/stream-batch.js';
 
@@ -33,6 +33,8 @@ export const handler = streamBatchHandler(
     lambdaTasks: new AwsLambdaTaskRunner(config.lambdaTaskFunction),
     // Tasks of push task lists are started here and handed to their functions (asynchronous Invoke).
     push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
+    // Pushed tasks carry task tokens, signed with the stack's key.
+    signingKeys: functionSigningKeys(config),
   }),
   config.streamMaxAttempts === undefined ? {} : { maxAttempts: config.streamMaxAttempts },
 );

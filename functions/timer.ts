@@ -2,7 +2,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { functionDocClient, loadOutboxConfig } from './shared/config.js';
+import { functionDocClient, functionSigningKeys, loadOutboxConfig } from './shared/config.js';
 import { outboxDeps } from './shared/outbox-deps.js';
 import { timerBatchHandler } from './shared/timer-batch.js';
 
@@ -29,5 +29,7 @@ export const handler = timerBatchHandler(
     lambda: new AwsLambdaInvoker(),
     // A fire may schedule a task (a decision task after a timeout): push lists' tasks are not queued.
     push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
+    // Pushed tasks carry task tokens, signed with the stack's key.
+    signingKeys: functionSigningKeys(config),
   }),
 );

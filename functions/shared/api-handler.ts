@@ -1,10 +1,12 @@
 import type { Context } from 'aws-lambda';
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
-import { createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
+import type { PolicySet } from '../../lib/core/principals.js';
+import { type AuditEntry, createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
 import { accountIdFromArn } from './config.js';
 import { type HttpApiOptions, httpApiHandler } from './http-api.js';
@@ -20,6 +22,18 @@ export interface ApiSettings {
   readonly lambda?: LambdaInvoker | undefined;
   /** Push task lists: their tasks are never queued (the committing function pushes them). @default none */
   readonly push?: TaskPush | undefined;
+  /**
+   * Who the function's callers are: `front-door` (API Gateway or the function URL: the event's IAM
+   * authorizer context names the caller) or `direct-invoke` (push-task-list workers: no caller, only
+   * what a task token authorizes). @default 'front-door'
+   */
+  readonly callers?: 'front-door' | 'direct-invoke';
+  /** SWF's access policies by principal ARN; unset: every call is allowed. */
+  readonly access?: PolicySet | undefined;
+  /** Writes the audit line of each call (functions/api.ts: to the function's log). @default none */
+  readonly audit?: ((entry: AuditEntry) => void) | undefined;
+  /** The token-signing keys (the stack's secret); by default a key kept in the table. */
+  readonly signingKeys?: SigningKeySource | undefined;
 }
 
 /**
@@ -27,7 +41,7 @@ export interface ApiSettings {
  * build it over DynamoDB Local with the same operations and the same dispatcher as the local server.
  */
 export function createApiHandler(settings: ApiSettings, options?: HttpApiOptions) {
-  return httpApiHandler(apiDispatcher(settings), options);
+  return httpApiHandler(apiDispatcher(settings), options, settings.callers ?? 'front-door');
 }
 
 /**
@@ -40,6 +54,8 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
     dispatch ??= createDispatcher(
       operationsByAction,
       createOperationDeps({
+        ...(settings.access === undefined ? {} : { access: settings.access }),
+        ...(settings.signingKeys === undefined ? {} : { signingKeys: settings.signingKeys }),
         doc: settings.doc,
         tableName: settings.tableName,
         identity: {
@@ -50,6 +66,8 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
         ...(settings.lambda === undefined ? {} : { lambda: settings.lambda }),
         ...(settings.push === undefined ? {} : { push: settings.push }),
       }),
+      undefined,
+      settings.audit,
     );
     return dispatch;
   };

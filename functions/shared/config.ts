@@ -1,5 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerSigningKeys } from '../../lib/adapters/aws/signing-keys.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { ConfigError, pushTaskLists } from '../../lib/composition/push-task-lists.js';
+import { PolicyError } from '../../lib/core/iam-policy.js';
+import { type PolicySet, parseAccessPolicies } from '../../lib/core/principals.js';
 import type { PushTaskList } from '../../lib/ports/task-push.js';
 
 export { ConfigError };
@@ -27,6 +33,33 @@ export interface FunctionConfig {
    * tasks' events name for their workers to call directly. The API function knows its own.
    */
   readonly apiFunction: string | undefined;
+  /**
+   * From `SWF_SIGNING_KEY_SECRET`: the Secrets Manager secret (ARN) whose AWSCURRENT value signs page
+   * and task tokens (AWSPREVIOUS still verifies). Unset: a key kept in the table, as locally.
+   */
+  readonly signingKeySecret: string | undefined;
+  /**
+   * From `SWF_LAMBDA_TASK_ROLES` (a JSON array of role ARNs or patterns, the roles the Lambda-task
+   * function may assume): ScheduleLambdaFunction is offered only when it names one.
+   */
+  readonly lambdaTaskRoles: readonly string[];
+}
+
+/** The API function's own settings. */
+export interface ApiConfig extends FunctionConfig {
+  /**
+   * From `SWF_API_CALLERS`: `front-door` (default), the function API Gateway or the function URL
+   * invokes, which reads the caller from the event; or `direct-invoke`, the function push-task-list
+   * workers invoke, which trusts no caller in its events and answers only what a task token authorizes.
+   */
+  readonly callers: 'front-door' | 'direct-invoke';
+  /** From `SWF_AUDIT_LOG`: `off` silences the audit line each call logs. @default on */
+  readonly auditLog: boolean;
+  /**
+   * From `SWF_ACCESS_POLICIES_FILE` (relative to the function's code): SWF's access policies by
+   * principal ARN. Unset: none, every call is allowed. A malformed file fails the cold start.
+   */
+  readonly access: PolicySet | undefined;
 }
 
 /** What the outbox functions (stream, timer) need besides the table: where deadlines wait. */
@@ -62,7 +95,50 @@ export function loadConfig(env: Env): FunctionConfig {
     pollRecheckMs: positiveInteger(env, 'POLL_RECHECK_MS'),
     pushTaskLists: pushTaskLists(env, 'SWF_PUSH_TASK_LISTS'),
     apiFunction: optional(env, 'SWF_API_FUNCTION'),
+    signingKeySecret: optional(env, 'SWF_SIGNING_KEY_SECRET'),
+    lambdaTaskRoles: stringList(env, 'SWF_LAMBDA_TASK_ROLES'),
   };
+}
+
+export function loadApiConfig(env: Env): ApiConfig {
+  const callers = optional(env, 'SWF_API_CALLERS') ?? 'front-door';
+  if (callers !== 'front-door' && callers !== 'direct-invoke')
+    throw new ConfigError(`SWF_API_CALLERS must be front-door or direct-invoke, not "${callers}"`);
+  const audit = optional(env, 'SWF_AUDIT_LOG') ?? 'on';
+  if (audit !== 'on' && audit !== 'off')
+    throw new ConfigError(`SWF_AUDIT_LOG must be on or off, not "${audit}"`);
+  return {
+    ...loadConfig(env),
+    callers,
+    auditLog: audit === 'on',
+    access: accessPolicies(env),
+  };
+}
+
+function accessPolicies(env: Env): PolicySet | undefined {
+  const file = optional(env, 'SWF_ACCESS_POLICIES_FILE');
+  if (file === undefined) return undefined;
+  const path = isAbsolute(file) ? file : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), file);
+  try {
+    return parseAccessPolicies(JSON.parse(readFileSync(path, 'utf8')), 'SWF_ACCESS_POLICIES_FILE');
+  } catch (error) {
+    if (error instanceof PolicyError) throw new ConfigError(error.message);
+    throw new ConfigError(`SWF_ACCESS_POLICIES_FILE ${path}: ${(error as Error).message}`);
+  }
+}
+
+function stringList(env: Env, name: string): readonly string[] {
+  const value = optional(env, name);
+  if (value === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigError(`${name} must be a JSON array of strings`);
+  }
+  if (!Array.isArray(parsed) || !parsed.every((v) => typeof v === 'string' && v !== ''))
+    throw new ConfigError(`${name} must be a JSON array of non-empty strings`);
+  return parsed;
 }
 
 export function loadOutboxConfig(env: Env): OutboxConfig {
@@ -126,3 +202,12 @@ export const functionDocClient = (region: string) =>
   createDocumentClient({ region, requestTimeoutMs: FUNCTION_DYNAMO_TIMEOUT_MS });
 
 export const FUNCTION_DYNAMO_TIMEOUT_MS = 5_000;
+
+/** The token-signing keys of a function: the stack's secret, or undefined (a key in the table). */
+export const functionSigningKeys = (config: FunctionConfig) =>
+  config.signingKeySecret === undefined
+    ? undefined
+    : new SecretsManagerSigningKeys(
+        config.signingKeySecret,
+        new SecretsManagerClient({ region: config.region }),
+      );

@@ -4,8 +4,9 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import { apiResultOf, requestOfApiEvent } from '../../lib/http/api-event.js';
+import { apiResultOf, callerOfApiEvent, requestOfApiEvent } from '../../lib/http/api-event.js';
 import type { Dispatcher } from '../../lib/http/dispatch.js';
+import type { Caller } from '../../lib/operations/access.js';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -36,6 +37,7 @@ export const DEFAULT_HTTP_API_OPTIONS: HttpApiOptions = {
 export function httpApiHandler(
   dispatcherFor: (context: Context) => Dispatcher,
   options: HttpApiOptions = DEFAULT_HTTP_API_OPTIONS,
+  callers: 'front-door' | 'direct-invoke' = 'front-door',
 ) {
   if (options.timeoutEarlyInMillis > 0 && options.windDownMs <= options.timeoutEarlyInMillis) {
     throw new RangeError(
@@ -52,7 +54,12 @@ export function httpApiHandler(
       const request = requestOfApiEvent(event, deadline.signal);
       // Answered as any failure around the dispatcher (see internalFailure).
       if (request === undefined) throw new TypeError('The event is not an HTTP call');
-      return apiResultOf(await dispatcherFor(context)(request));
+      // The function workers invoke directly trusts no identity its events claim (see callerOfApiEvent).
+      const caller: Caller =
+        callers === 'direct-invoke' ? { kind: 'task-token' } : callerOfApiEvent(event);
+      return apiResultOf(
+        await dispatcherFor(context)({ ...request, caller, invocationId: context.awsRequestId }),
+      );
     } finally {
       deadline.clear();
     }

@@ -12,6 +12,7 @@ import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-invoker.js';
+import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
 import { accountIdFromArn } from './config.js';
 
@@ -31,6 +32,8 @@ export interface OutboxSettings {
   /** Push task lists: the stream and timer functions invoke their functions for tasks their commits schedule. */
   readonly push?: TaskPush | undefined;
   readonly clock?: Clock;
+  /** The token-signing keys (the stack's secret); by default a key kept in the table. */
+  readonly signingKeys?: SigningKeySource | undefined;
 }
 
 /**
@@ -53,6 +56,7 @@ export function outboxDeps(settings: OutboxSettings): (context: Context) => Outb
       ...(settings.lambdaTasks === undefined ? {} : { lambdaTasks: settings.lambdaTasks }),
       ...(settings.push === undefined ? {} : { push: settings.push }),
       ...(settings.clock === undefined ? {} : { clock: settings.clock }),
+      ...(settings.signingKeys === undefined ? {} : { signingKeys: settings.signingKeys }),
     });
     deps = {
       ...base,

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -22,6 +25,11 @@ export interface ServiceFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** @default one month */
   readonly logRetention?: RetentionDays;
+  /**
+   * Files written beside the bundle (name → content), read by the function at cold start: what is
+   * too large for environment variables (4 KB in all), such as access policies.
+   */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -58,7 +66,26 @@ export class ServiceFunction extends NodejsFunction {
         keepNames: true,
         sourceMap: true,
         sourcesContent: false,
+        ...(props.files === undefined ? {} : { commandHooks: copyFiles(props.files) }),
       },
     });
   }
+}
+
+/**
+ * Copies `files` into the bundle once it is built. They are written to a directory of their own at
+ * synth; the asset's hash is the bundle's, so a changed file is deployed.
+ */
+function copyFiles(files: Readonly<Record<string, string>>) {
+  const dir = mkdtempSync(join(tmpdir(), 'swf-function-files-'));
+  for (const [name, content] of Object.entries(files)) {
+    if (!/^[\w.-]+$/.test(name)) throw new Error(`Not a plain file name: ${name}`);
+    writeFileSync(join(dir, name), content);
+  }
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_input: string, output: string) =>
+      Object.keys(files).map((name) => `cp "${join(dir, name)}" "${join(output, name)}"`),
+  };
 }

@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import {
@@ -11,8 +17,10 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { type FunctionUrl, FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { PolicyError } from '../../lib/core/iam-policy.js';
+import { parseAccessPolicies } from '../../lib/core/principals.js';
 import { ServiceFunction } from './service-function.js';
 
 const apiEntry = fileURLToPath(new URL('../../functions/api.ts', import.meta.url));
@@ -43,7 +51,22 @@ export interface SwfApiProps {
    */
   readonly pollRecheck?: Duration;
   readonly logRetention?: RetentionDays;
+  /**
+   * SWF's access control: each principal's IAM policies (an IAM user's or role's ARN; an assumed
+   * role's sessions get their role's), as one policy document or a list of them. Callers not named
+   * are denied. A policy IAM would refuse fails the synth, naming the principal and the statement.
+   * @default none: every caller the front door lets in may do everything
+   */
+  readonly accessPolicies?: Readonly<Record<string, unknown>>;
+  /**
+   * One JSON line per call in the API functions' logs (caller, action, domain, outcome, request
+   * id): about $0.15 of CloudWatch Logs ingestion per million calls. @default true
+   */
+  readonly auditLog?: boolean;
 }
+
+/** The file the access policies are bundled as, beside the API functions' code. */
+const ACCESS_POLICIES_FILE = 'access-policies.json';
 
 /** The API function's memory (the bench's cost model prices the same). */
 export const API_MEMORY_MB = 512;
@@ -66,6 +89,15 @@ export class SwfApi extends Construct {
   /** The function URL, when it is the front door. */
   readonly functionUrl: FunctionUrl | undefined;
   readonly handler: ServiceFunction;
+  /**
+   * The same code for push-task-list workers to invoke directly (Lambda Invoke, no front door). It
+   * trusts no caller its events name: only what a task token authorizes (responds, heartbeats, the
+   * next page of the pushed task's history). Only the front door may invoke `handler`, whose events
+   * carry the caller its IAM authorization authenticated.
+   */
+  readonly directHandler: ServiceFunction;
+  /** The HTTP API stage's access log (http-api front door only). */
+  readonly accessLogs: LogGroup | undefined;
   /** Errors, throttles and 5xx answers; add actions to them (e.g. an SNS topic) in the stack. */
   readonly alarms: readonly Alarm[];
 
@@ -85,21 +117,38 @@ export class SwfApi extends Construct {
       throw new Error(
         `pollRecheck must be from ${MIN_POLL_RECHECK_MS} ms to pollMaxWait (${pollMaxWait.toMilliseconds()} ms) (got ${recheckMs} ms)`,
       );
-    this.handler = new ServiceFunction(this, 'Handler', {
+    const files = accessPolicyFiles(props.accessPolicies);
+    const common = {
       entry: apiEntry,
-      description: `SWF API: awsJson1_0 actions through its ${this.frontDoor}`,
-      // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
-      // integration limit, so a late request still gets an SWF-shaped answer.
-      timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
-      environment: {
-        POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()),
-        POLL_RECHECK_MS: String(recheckMs),
-      },
       // A call mostly waits on DynamoDB (15-25 ms) and spends about 1.3 ms of a core with the lean
       // clients; a long poll only waits. Half the default size halves what each costs, for ~2 ms more
       // CPU time per call (bench/scenarios/cost.ts prices it so).
       memorySize: API_MEMORY_MB,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      ...(files === undefined ? {} : { files }),
+    };
+    const environment = {
+      ...(props.auditLog === false ? { SWF_AUDIT_LOG: 'off' } : {}),
+      ...(files === undefined ? {} : { SWF_ACCESS_POLICIES_FILE: ACCESS_POLICIES_FILE }),
+    };
+    this.handler = new ServiceFunction(this, 'Handler', {
+      ...common,
+      description: `SWF API: awsJson1_0 actions through its ${this.frontDoor}`,
+      // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
+      // integration limit, so a late request still gets an SWF-shaped answer.
+      timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
+      environment: {
+        ...environment,
+        POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()),
+        POLL_RECHECK_MS: String(recheckMs),
+      },
+    });
+    this.directHandler = new ServiceFunction(this, 'DirectHandler', {
+      ...common,
+      description: 'SWF API for push-task-list workers (direct Invoke): task-token calls only',
+      // No long polls here: a pushed decider's next history page, a response, a heartbeat.
+      timeout: Duration.seconds(28),
+      environment: { ...environment, SWF_API_CALLERS: 'direct-invoke' },
     });
     const functionAlarms = [
       this.alarmOn('HandlerErrors', this.handler.metricErrors(), 'The SWF API function failed'),
@@ -108,11 +157,30 @@ export class SwfApi extends Construct {
         this.handler.metricThrottles(),
         'The SWF API function was throttled',
       ),
+      this.alarmOn(
+        'DirectHandlerErrors',
+        this.directHandler.metricErrors(),
+        'The SWF API function push-task-list workers invoke failed',
+      ),
     ];
     if (this.frontDoor === 'http-api') {
       this.functionUrl = undefined;
       this.httpApi = new HttpApi(this, 'HttpApi', {
         description: 'Amazon SWF-compatible endpoint (awsJson1_0, SigV4)',
+        createDefaultStage: false,
+      });
+      this.accessLogs = new LogGroup(this, 'AccessLogs', {
+        retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      new HttpStage(this, 'DefaultStage', {
+        httpApi: this.httpApi,
+        stageName: '$default',
+        autoDeploy: true,
+        accessLogSettings: {
+          destination: new LogGroupLogDestination(this.accessLogs),
+          format: ACCESS_LOG_FORMAT,
+        },
       });
       this.httpApi.addRoutes({
         path: '/',
@@ -127,6 +195,7 @@ export class SwfApi extends Construct {
       ];
     } else {
       this.httpApi = undefined;
+      this.accessLogs = undefined;
       this.functionUrl = this.handler.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM });
       const url5xx = new Metric({
         namespace: 'AWS/Lambda',
@@ -166,6 +235,11 @@ export class SwfApi extends Construct {
     });
   }
 
+  /** Lets `grantee` (a pushed function's role) invoke the function workers call directly. */
+  grantDirectInvoke(grantee: IGrantable): Grant {
+    return this.directHandler.grantInvoke(grantee);
+  }
+
   private alarmOn(id: string, metric: Metric, description: string): Alarm {
     return metric.with({ period: Duration.minutes(1), statistic: 'Sum' }).createAlarm(this, id, {
       alarmDescription: description,
@@ -175,4 +249,41 @@ export class SwfApi extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
+}
+
+/**
+ * The HTTP API stage's access log, one JSON line per request: who (the IAM caller API Gateway
+ * authenticated), from where, the status and the latencies. API Gateway's logs cannot read a request
+ * header, so the SWF action (X-Amz-Target) is in the API function's audit line, whose
+ * `invocationId` is this line's `integrationRequestId`.
+ */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    integrationRequestId: '$context.integration.requestId',
+    time: '$context.requestTime',
+    caller: '$context.identity.userArn',
+    accountId: '$context.identity.accountId',
+    sourceIp: '$context.identity.sourceIp',
+    route: '$context.routeKey',
+    status: '$context.status',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    responseLength: '$context.responseLength',
+    error: '$context.error.message',
+  }),
+);
+
+/** The access policies as the file bundled with the API functions, checked first (synth fails). */
+function accessPolicyFiles(
+  policies: Readonly<Record<string, unknown>> | undefined,
+): Record<string, string> | undefined {
+  if (policies === undefined) return undefined;
+  try {
+    parseAccessPolicies(policies, 'accessPolicies');
+  } catch (error) {
+    if (error instanceof PolicyError) throw new Error(error.message);
+    throw error;
+  }
+  return { [ACCESS_POLICIES_FILE]: JSON.stringify(policies) };
 }

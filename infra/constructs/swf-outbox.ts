@@ -43,9 +43,9 @@ export interface SwfOutboxProps {
   readonly table: SwfTable;
   /**
    * Roles the Lambda-task function may assume to run ScheduleLambdaFunction tasks (each execution names
-   * its own `lambdaRole`, which must also trust that function's role). An empty list leaves the
-   * feature without permission: such tasks fail with ASSUME_ROLE_FAILED.
-   * @default every role of this account (`arn:<partition>:iam::<account>:role/*`)
+   * its own `lambdaRole`, which must also trust that function's role): the only roles the service will
+   * ever assume. Empty: it may assume none (the stack then does not offer ScheduleLambdaFunction).
+   * @default none
    */
   readonly lambdaTaskRoleArns?: readonly string[];
   /** Tries of one stream record inside the function before it is dead-lettered in the table. @default 5 */
@@ -184,9 +184,7 @@ export class SwfOutbox extends Construct {
     props.table.bindTable(this.lambdaTaskHandler, 'readWrite');
     this.lambdaTaskHandler.grantInvoke(this.streamHandler);
     this.streamHandler.addEnvironment('LAMBDA_TASK_FUNCTION', this.lambdaTaskHandler.functionName);
-    const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [
-      stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: '*' }),
-    ];
+    const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [];
     if (lambdaTaskRoles.length > 0) {
       // Invokes with the execution's lambdaRole assumed, never with its own role.
       this.lambdaTaskHandler.addToRolePolicy(

@@ -10,6 +10,8 @@ export interface LambdaRequest {
   readonly input?: string;
   /** The execution's lambdaRole: the role SWF assumes to invoke the function. */
   readonly role?: string;
+  /** Whose task it is: the role's session is named after it, so CloudTrail shows it. */
+  readonly execution?: { readonly domain: string; readonly runId: string };
   readonly timeoutSeconds: number;
 }
 

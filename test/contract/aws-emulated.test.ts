@@ -7,8 +7,11 @@
  * local stream poller or local timer runs: whatever the workflows get, these functions did.
  */
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import {
@@ -28,11 +31,12 @@ import {
   RegisterActivityTypeCommand,
   RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
+  StartWorkflowExecutionCommand,
   SWFClient,
 } from '@aws-sdk/client-swf';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithIAMAuthorizer } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createApiHandler } from '../../functions/shared/api-handler.js';
@@ -47,7 +51,7 @@ import {
   TimerPump,
 } from '../support/aws-emulator.js';
 import { decide, eventTypes, SwfDriver, sleep, uid } from '../support/decider.js';
-import { lambdaContext } from '../support/lambda-events.js';
+import { iamAuthorizer, lambdaContext } from '../support/lambda-events.js';
 import { dynamoClient, dynamoEndpoint, freshTable } from '../support/local.js';
 import {
   answersProblems,
@@ -107,10 +111,34 @@ let answers: RawAnswer[] = [];
 let driver: SwfDriver;
 let filters: Record<string, unknown>[];
 let apiHandler: typeof import('../../functions/api.js').handler;
-const apiEvents: APIGatewayProxyEventV2[] = [];
+const apiEvents: APIGatewayProxyEventV2WithIAMAuthorizer[] = [];
 let base64Next = false;
 let sqsOutageUntil = 0;
 let sqsThrottled = 0;
+
+/**
+ * The API function's access policies: the test's client (sessions of the role `test`) may do
+ * everything; sessions of `readers` (configured with its path) may only read.
+ */
+const ACCESS_POLICIES = {
+  [`arn:aws:iam::${ACCOUNT}:role/test`]: {
+    Version: '2012-10-17',
+    Statement: { Effect: 'Allow', Action: '*', Resource: '*' },
+  },
+  [`arn:aws:iam::${ACCOUNT}:role/team/readers`]: {
+    Version: '2012-10-17',
+    Statement: {
+      Effect: 'Allow',
+      Action: ['swf:List*', 'swf:Describe*', 'swf:Get*', 'swf:Count*'],
+      Resource: `arn:aws:swf:${REGION}:${ACCOUNT}:/domain/*`,
+    },
+  },
+};
+function accessPoliciesFile(): string {
+  const file = join(tmpdir(), `${uid('emulated-access')}.json`);
+  writeFileSync(file, JSON.stringify(ACCESS_POLICIES));
+  return file;
+}
 
 const domain = 'emulated';
 const parent = { name: 'emu-parent', version: '1' };
@@ -144,6 +172,9 @@ beforeAll(async () => {
     SCHEDULE_GROUP: GROUP,
     SCHEDULER_ROLE_ARN: SCHEDULER_ROLE,
     LAMBDA_TASK_FUNCTION,
+    // The deployed path's access control: callers are the sessions API Gateway authenticated.
+    SWF_ACCESS_POLICIES_FILE: accessPoliciesFile(),
+    SWF_LAMBDA_TASK_ROLES: JSON.stringify([LAMBDA_ROLE]),
   };
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
 
@@ -243,7 +274,7 @@ beforeAll(async () => {
       for (const [k, v] of Object.entries(req.headers))
         if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
       base64Next = !base64Next;
-      const event: APIGatewayProxyEventV2 = {
+      const event: APIGatewayProxyEventV2WithIAMAuthorizer = {
         version: '2.0',
         routeKey: 'POST /',
         rawPath: req.url ?? '/',
@@ -266,6 +297,7 @@ beforeAll(async () => {
           stage: '$default',
           time: new Date().toUTCString(),
           timeEpoch: Date.now(),
+          authorizer: iamAuthorizer(headers.authorization),
         },
         isBase64Encoded: base64Next,
         ...(raw.length === 0
@@ -595,7 +627,7 @@ describe('the API function behind API Gateway', () => {
     target: string | undefined,
     body: string | undefined,
     extra: { base64?: boolean; headers?: Record<string, string>; method?: string } = {},
-  ): APIGatewayProxyEventV2 => ({
+  ): APIGatewayProxyEventV2WithIAMAuthorizer => ({
     version: '2.0',
     routeKey: '$default',
     rawPath: '/',
@@ -621,13 +653,14 @@ describe('the API function behind API Gateway', () => {
       stage: '$default',
       time: '',
       timeEpoch: Date.now(),
+      authorizer: iamAuthorizer('Credential=test/'),
     },
     isBase64Encoded: extra.base64 === true,
     ...(body === undefined
       ? {}
       : { body: extra.base64 === true ? Buffer.from(body).toString('base64') : body }),
   });
-  const call = async (e: APIGatewayProxyEventV2, remainingMs = 28_000) => {
+  const call = async (e: APIGatewayProxyEventV2WithIAMAuthorizer, remainingMs = 28_000) => {
     const r = await apiHandler(e, lambdaContext({ remainingMs, name: API_FUNCTION }));
     if (typeof r === 'string') throw new Error('string result');
     return { ...r, json: r.body === undefined || r.body === '' ? {} : JSON.parse(r.body) };
@@ -728,6 +761,47 @@ describe('the API function behind API Gateway', () => {
     expect(apiEvents.some((e) => !e.isBase64Encoded)).toBe(true);
     expect(Object.keys(apiEvents[0]?.headers ?? {})).toContain('x-amz-target');
     void apiHandler;
+  });
+});
+
+describe('the API function, judging the caller API Gateway authenticated', () => {
+  it("lets a readers' session read, refuses it a start, and refuses a caller no policy names", async () => {
+    const endpoint = await swf.config.endpoint?.();
+    const as = (accessKeyId: string) =>
+      new SWFClient({
+        endpoint: `${endpoint?.protocol}//${endpoint?.hostname}:${endpoint?.port}`,
+        region: REGION,
+        credentials: { accessKeyId, secretAccessKey: 'x' },
+        maxAttempts: 1,
+      });
+    const readers = as('readers');
+    const strangers = as('strangers');
+    onTestFinished(() => {
+      readers.destroy();
+      strangers.destroy();
+    });
+    const listed = await readers.send(
+      new ListClosedWorkflowExecutionsCommand({
+        domain,
+        startTimeFilter: { oldestDate: new Date(0) },
+      }),
+    );
+    expect(listed.executionInfos).toBeDefined();
+    const start = new StartWorkflowExecutionCommand({
+      domain,
+      workflowId: uid('r'),
+      workflowType: parent,
+    });
+    await expect(readers.send(start)).rejects.toMatchObject({
+      name: 'OperationNotPermittedFault',
+      message: `User: arn:aws:sts::${ACCOUNT}:assumed-role/readers/sdk-session is not authorized to perform: swf:StartWorkflowExecution on resource: arn:aws:swf:${REGION}:${ACCOUNT}:/domain/${domain} because no identity-based policy allows the action`,
+    });
+    await expect(strangers.send(start)).rejects.toMatchObject({
+      name: 'OperationNotPermittedFault',
+      message: expect.stringMatching(
+        /assumed-role\/strangers\/sdk-session .*: no access policy names this caller$/,
+      ),
+    });
   });
 });
 

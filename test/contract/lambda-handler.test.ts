@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithIAMAuthorizer, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiHandler } from '../../functions/shared/api-handler.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
@@ -7,6 +7,7 @@ import type { DynamoDocClient } from '../../lib/adapters/dynamodb/doc-client.js'
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_IDENTITY, LOCAL_REGION } from '../../lib/local/local-service.js';
 import { decide, SwfDriver, single } from '../support/decider.js';
+import { iamAuthorizer } from '../support/lambda-events.js';
 import { dynamoEndpoint, registerDomain, startTestServer } from '../support/local.js';
 
 /**
@@ -348,7 +349,7 @@ function apiGatewayEvent(
   request: WireRequest,
   encoding: Encoding,
   front: FrontDoor = 'http-api',
-): APIGatewayProxyEventV2 {
+): APIGatewayProxyEventV2WithIAMAuthorizer {
   const viaUrl = front === 'function-url';
   const apiId = viaUrl ? 'u7x3k2lq5yzwvbn4uf5ktzkzdm0twtpl' : 'abc123';
   const domainName = viaUrl
@@ -364,7 +365,7 @@ function apiGatewayEvent(
     'content-length': String(Buffer.byteLength(request.body ?? '')),
   };
   if (request.target !== undefined) headers['x-amz-target'] = request.target;
-  const event: APIGatewayProxyEventV2 = {
+  const event: APIGatewayProxyEventV2WithIAMAuthorizer = {
     version: '2.0',
     routeKey,
     rawPath: '/',
@@ -387,6 +388,7 @@ function apiGatewayEvent(
       stage: '$default',
       time: '01/Jan/2025:00:00:00 +0000',
       timeEpoch: Date.now(),
+      authorizer: iamAuthorizer(headers.authorization),
     },
     isBase64Encoded: encoding === 'base64',
   };

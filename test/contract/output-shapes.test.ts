@@ -53,7 +53,8 @@ import {
   UntagResourceCommand,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { parseAccessPolicies } from '../../lib/core/principals.js';
+import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.js';
 import { unique } from '../support/contract.js';
 import {
   decide,
@@ -95,8 +96,26 @@ let emptyPolls = 0;
 
 const excusedDifferences = new Map<string, number>();
 
+/**
+ * The workload's client may do everything; a decider signing as `no-markers` may do everything but
+ * record markers, so that RecordMarkerFailed (whose only cause is such a refusal) is seen too.
+ */
+const everything = { Effect: 'Allow', Action: '*', Resource: '*' };
+const access = parseAccessPolicies(
+  {
+    test: { Statement: everything },
+    'no-markers': {
+      Statement: [everything, { Effect: 'Deny', Action: 'swf:RecordMarker', Resource: '*' }],
+    },
+  },
+  'output-shapes',
+);
+
 beforeAll(async () => {
-  ({ swf, close, driver, service } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
+  ({ swf, close, driver, service } = await serveDomain(domain, {
+    polling: { maxWaitMs: 300 },
+    access,
+  }));
   answers = recordAnswers(swf);
   await driver.registerTypes(wf, act);
   service.lambda.register('upper', async (input) => input?.toUpperCase());
@@ -894,16 +913,34 @@ describe('answers conform to the output shapes', () => {
     expectConforming();
   });
 
+  it("a marker the decider's access policy refuses (RecordMarkerFailed)", async () => {
+    const { execution, taskList } = await kit.start(wf);
+    const refused = new swfCommands.SWFClient({
+      endpoint: stack.endpoint,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: 'no-markers', secretAccessKey: 'not-checked' },
+    });
+    try {
+      const decider = new SwfKitFor(refused, domain);
+      const task = await decider.pollDecision(taskList);
+      await decider.respond(task.taskToken, [
+        decide.marker('refused', 'd'),
+        decide.startTimer('t'),
+      ]);
+    } finally {
+      refused.destroy();
+    }
+    await awaitHistory(kit, execution, has('RecordMarkerFailed', 'DecisionTaskScheduled'));
+    await kit.history(execution);
+    expectConforming();
+    expect(seenEventTypes.has('RecordMarkerFailed')).toBe(true);
+  });
+
   it('shows every event type the local server can record', () => {
     const eventType = outputShapes.EventType;
     const all = eventType?.type === 'string' ? (eventType.enum ?? []) : [];
     expect(all).toHaveLength(54);
-    // RecordMarkerFailed's only cause is OPERATION_NOT_PERMITTED (an IAM policy refusing the
-    // decision), which the service does not model (README: Authentication).
-    const unreachable = ['RecordMarkerFailed'];
-    expect(all.filter((type) => !seenEventTypes.has(type) && !unreachable.includes(type))).toEqual(
-      [],
-    );
+    expect(all.filter((type) => !seenEventTypes.has(type))).toEqual([]);
     // Each named exception was met (none is left standing once its difference is gone).
     expect([...excusedDifferences.keys()]).toEqual(KNOWN_DIFFERENCES.map((d) => d.name));
   });

@@ -112,7 +112,8 @@ describe('push task lists', () => {
           .filter((name) => name?.includes(activityId) && !name?.includes('Role')),
       ),
     });
-  });
+    // Two synths (no bundling): seconds, or more on a busy machine (the project sets no hookTimeout).
+  }, 60_000);
 
   it('gives the api, stream and timer functions the lists as JSON in SWF_PUSH_TASK_LISTS', () => {
     const decider = render(arnOf(deciderId));
@@ -126,11 +127,12 @@ describe('push task lists', () => {
     expect(activityArn).toMatch(/^<import Workers:ExportsOutputFnGetAttActivityFn\w+Arn\w+>$/);
   });
 
-  it('lets the api, stream, timer and Lambda-task functions invoke the pushed functions, and no other', () => {
+  it('lets the api (both), stream, timer and Lambda-task functions invoke the pushed functions, and no other', () => {
     // Each commits changes that schedule tasks, and invokes the function of a pushed one (the
     // stream function also hands Lambda tasks to their function: see swf-stack.test.ts).
     const prefixes = [
       'ApiHandler',
+      'ApiDirectHandler',
       'OutboxStreamHandler',
       'OutboxTimerHandler',
       'OutboxLambdaTaskHandler',
@@ -155,7 +157,7 @@ describe('push task lists', () => {
       policiesWith(template, 'lambda:Invoke').filter((p) =>
         JSON.stringify(p.Properties.Roles).includes('Handler'),
       ),
-    ).toHaveLength(4);
+    ).toHaveLength(5);
   });
 
   it('points a pushed function of the stack at the API, and lets it call the API and its function', () => {
@@ -171,14 +173,26 @@ describe('push task lists', () => {
     expect(render(statement.Resource)).toBe(
       'arn:<Ref AWS::Partition>:execute-api:<Ref AWS::Region>:<Ref AWS::AccountId>:<Ref ApiHttpApi4C294DC0>/*/POST/',
     );
-    // The API function itself, which the events name for the handlers to call directly.
+    // The API function workers invoke directly (task-token calls only), which the events name for
+    // the handlers to call; not the front door's, which takes the caller from its event.
     expect(invoke.Resource.map(render)).toEqual([
-      '<ApiHandler8AD6A8DF.Arn>',
-      '<ApiHandler8AD6A8DF.Arn>:*',
+      '<ApiDirectHandler9DBA6E0C.Arn>',
+      '<ApiDirectHandler9DBA6E0C.Arn>:*',
     ]);
-    // The stream, timer and Lambda-task functions name it in the events they push.
-    for (const prefix of ['OutboxStreamHandler', 'OutboxTimerHandler', 'OutboxLambdaTaskHandler'])
-      expect(render(envOf(template, prefix).SWF_API_FUNCTION)).toBe('<Ref ApiHandler8AD6A8DF>');
+    expect(JSON.stringify(policiesWith(template, `"${roleId}"`))).not.toContain(
+      'ApiHandler8AD6A8DF',
+    );
+    // The service's functions name it in the events they push (it knows its own name).
+    for (const prefix of [
+      'ApiHandler',
+      'OutboxStreamHandler',
+      'OutboxTimerHandler',
+      'OutboxLambdaTaskHandler',
+    ])
+      expect(render(envOf(template, prefix).SWF_API_FUNCTION)).toBe(
+        '<Ref ApiDirectHandler9DBA6E0C>',
+      );
+    expect(envOf(template, 'ApiDirectHandler').SWF_API_FUNCTION).toBeUndefined();
     Annotations.fromStack(swf).hasNoWarning('/PushSwf/DeciderFn', Match.anyValue());
   });
 

@@ -180,11 +180,14 @@ describe('SwfStack', () => {
   });
 
   describe('api function grants', () => {
-    it('may do nothing but its table items: no queue, schedule, role or stream access', () => {
-      expect([...actionsOf(statementsOf('ApiHandlerServiceRole'))].sort()).toEqual(
-        [...tableActions].sort(),
-      );
-    });
+    it.each(['ApiHandlerServiceRole', 'ApiDirectHandlerServiceRole'])(
+      '%s may do nothing but its table items and read the signing key: no queue, schedule, role or stream access',
+      (role) => {
+        expect([...actionsOf(statementsOf(role))].sort()).toEqual(
+          [...tableActions, ...secretReading].sort(),
+        );
+      },
+    );
   });
 
   describe('outbox', () => {
@@ -343,6 +346,7 @@ describe('SwfStack', () => {
       expect(sorted(actionsOf(statementsOf('OutboxStreamHandlerServiceRole')))).toEqual(
         sorted([
           ...tableActions,
+          ...secretReading,
           ...arming,
           'scheduler:DeleteSchedule',
           'lambda:InvokeFunction',
@@ -350,12 +354,13 @@ describe('SwfStack', () => {
           ...onFailure,
         ]),
       );
-      // The Lambda-task function reads and writes runs, and assumes executions' roles: nothing else.
+      // The Lambda-task function reads and writes runs (and assumes the roles it is allowed, none by
+      // default: test/infra/access-control.test.ts): nothing else.
       expect(sorted(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole')))).toEqual(
-        sorted([...tableActions, 'sts:AssumeRole']),
+        sorted([...tableActions, ...secretReading]),
       );
       expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
-        sorted([...tableActions, ...arming, ...queueReading]),
+        sorted([...tableActions, ...secretReading, ...arming, ...queueReading]),
       );
     });
 
@@ -405,17 +410,10 @@ describe('SwfStack', () => {
       },
     );
 
-    it('runs Lambda tasks in a function of their own, which alone assumes roles, of this account only', () => {
-      expect(statementsOf('OutboxLambdaTaskHandlerServiceRole')).toContainEqual({
-        Effect: 'Allow',
-        Action: 'sts:AssumeRole',
-        Resource: {
-          'Fn::Join': [
-            '',
-            ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/*'],
-          ],
-        },
-      });
+    it('runs Lambda tasks in a function of their own, which assumes no role unless allowed some', () => {
+      expect(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole'))).not.toContain(
+        'sts:AssumeRole',
+      );
       expect(actionsOf(statementsOf('OutboxStreamHandlerServiceRole'))).not.toContain(
         'sts:AssumeRole',
       );
@@ -499,6 +497,9 @@ const tableActions = [
   'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ];
+
+/** What reading the token-signing key's secret takes (Secret.grantRead). */
+const secretReading = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
 
 interface Statement {
   readonly Effect: string;

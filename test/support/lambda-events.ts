@@ -91,3 +91,23 @@ export function sqsRecord(body: string, messageId: string = randomUUID()): SQSRe
 }
 
 export const sqsEvent = (records: readonly SQSRecord[]): SQSEvent => ({ Records: [...records] });
+
+/**
+ * What API Gateway's (or a function URL's) IAM authorizer puts in a payload 2.0 event's
+ * `requestContext.authorizer` for a request signed with this access key id: here each key belongs to
+ * a session (`sdk-session`) of the role the key is named after.
+ */
+export function iamAuthorizer(authorization: string | undefined) {
+  const accessKey = /Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1] ?? 'AKIDEXAMPLE';
+  return {
+    iam: {
+      accessKey,
+      accountId: TEST_ACCOUNT,
+      callerId: `AROAEXAMPLE:sdk-session`,
+      cognitoIdentity: null,
+      principalOrgId: 'o-example',
+      userArn: `arn:aws:sts::${TEST_ACCOUNT}:assumed-role/${accessKey}/sdk-session`,
+      userId: `AROAEXAMPLE:sdk-session`,
+    },
+  };
+}

@@ -31,7 +31,12 @@ export class AwsLambdaInvoker implements LambdaInvoker {
     let credentials: LambdaClientCredentials;
     try {
       const assumed = await this.sts.send(
-        new AssumeRoleCommand({ RoleArn: request.role, RoleSessionName: 'swf-lambda-task' }),
+        new AssumeRoleCommand({
+          RoleArn: request.role,
+          RoleSessionName: roleSessionName(request.execution),
+          // The session may invoke functions and nothing else, whatever else the role may do.
+          Policy: INVOKE_ONLY_SESSION_POLICY,
+        }),
       );
       const c = assumed.Credentials;
       if (c?.AccessKeyId === undefined || c.SecretAccessKey === undefined)
@@ -86,6 +91,26 @@ export class AwsLambdaInvoker implements LambdaInvoker {
       client.destroy();
     }
   }
+}
+
+/** What the assumed role's session may do: invoke the task's function. */
+export const INVOKE_ONLY_SESSION_POLICY = JSON.stringify({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' }],
+});
+
+/**
+ * The role session's name: `<domain>.<runId>`, so that CloudTrail's records of the Invoke (the
+ * session is in the caller's ARN) say whose task it was. STS allows 64 characters of [\w+=,.@-]:
+ * the runId (43 characters here) is kept whole, the domain cut to what is left, and any other
+ * character of it replaced by '-'.
+ */
+export function roleSessionName(execution: LambdaRequest['execution']): string {
+  if (execution === undefined) return 'swf-lambda-task';
+  const clean = (text: string) => text.replace(/[^\w+=,.@-]/g, '-');
+  const runId = clean(execution.runId).slice(0, 62);
+  const domain = clean(execution.domain).slice(0, 63 - runId.length);
+  return `${domain}.${runId}`;
 }
 
 export interface LambdaClientCredentials {

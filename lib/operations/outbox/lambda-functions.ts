@@ -30,6 +30,7 @@ export async function runLambdaFunction(
       timeoutSeconds: Number(fn?.startToCloseTimeout ?? 900),
       ...(fn?.input === undefined ? {} : { input: fn.input }),
       ...(state.config.lambdaRole === undefined ? {} : { role: state.config.lambdaRole }),
+      execution: { domain: state.domain, runId: state.execution.runId },
     };
     return {
       write: true,

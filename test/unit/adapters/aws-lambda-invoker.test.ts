@@ -6,7 +6,11 @@ import { InvokeCommand, LambdaClient, ServiceException } from '@aws-sdk/client-l
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AwsLambdaInvoker, taskLambdaClient } from '../../../lib/adapters/aws/lambda-invoker.js';
+import {
+  AwsLambdaInvoker,
+  roleSessionName,
+  taskLambdaClient,
+} from '../../../lib/adapters/aws/lambda-invoker.js';
 
 const lambdaMock = mockClient(LambdaClient);
 const stsMock = mockClient(STSClient);
@@ -40,6 +44,29 @@ describe('AwsLambdaInvoker', () => {
     lambdaMock.on(InvokeCommand).resolves({ Payload: Buffer.from('"done"') as never });
     expect(await invoker().invoke(request)).toEqual({ kind: 'completed', result: '"done"' });
     expect(stsMock.commandCalls(AssumeRoleCommand)[0]?.args[0].input.RoleArn).toBe(request.role);
+  });
+
+  it("names the role's session after the task's domain and run, and lets it only invoke", async () => {
+    lambdaMock.on(InvokeCommand).resolves({});
+    const runId = 'A'.repeat(43);
+    await invoker().invoke({ ...request, execution: { domain: 'orders', runId } });
+    const input = stsMock.commandCalls(AssumeRoleCommand)[0]?.args[0].input;
+    expect(input?.RoleSessionName).toBe(`orders.${runId}`);
+    expect(JSON.parse(input?.Policy ?? '{}')).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' }],
+    });
+  });
+
+  it('keeps a session name within what STS allows, the runId whole', () => {
+    const runId = 'r'.repeat(43);
+    const name = roleSessionName({ domain: `my domain/${'d'.repeat(300)}`, runId });
+    expect(name).toHaveLength(64);
+    expect(name).toMatch(/^[\w+=,.@-]{2,64}$/);
+    expect(name.startsWith('my-domain-ddd')).toBe(true);
+    expect(name.endsWith(`.${runId}`)).toBe(true);
+    expect(roleSessionName({ domain: 'd', runId: 'x'.repeat(100) })).toMatch(/^d\.x{62}$/);
+    expect(roleSessionName(undefined)).toBe('swf-lambda-task');
   });
 
   // The outbox gives a task the time it has left, its deadline less the clock's epoch seconds: on AWS

@@ -34,6 +34,7 @@ const RESOURCE_PATTERNS = [
   'arn:aws:swf:us-east-1:111122223333:/domain/a*',
   'arn:aws:swf:*:111122223333:/domain/?',
   'arn:aws:iam::*:role/r',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, not a template
   'arn:aws:swf:us-east-1:111122223333:/domain/${swf:taskList.name}',
   'arn:aws:*:*:*:*',
 ];
@@ -42,6 +43,7 @@ const RESOURCE_PATTERNS = [
 const FAMILIES = {
   String: {
     keys: ['swf:taskList.name', 'swf:tagList.member.0'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, not a template
     values: ['a', 'b', 'A', 'a*', '?', '${swf:taskList.name}', 'b${swf:tagList.member.0}'],
     context: ['a', 'b', 'A', 'ba', 'a*'],
   },

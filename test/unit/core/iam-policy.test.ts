@@ -135,6 +135,7 @@ describe('IAM policy evaluation', () => {
     const own = {
       Effect: 'Allow',
       Action: '*',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, not a template
       Resource: 'arn:aws:swf:*:*:/domain/${aws:username}',
     };
     const keys = { 'aws:username': 'orders' };
@@ -147,6 +148,7 @@ describe('IAM policy evaluation', () => {
     ).toBe('implicit-deny');
     expect(
       holds(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, not a template
         { StringEquals: { 'swf:taskList.name': '${aws:username}-tasks' } },
         { ...keys, 'swf:taskList.name': 'orders-tasks' },
       ),

@@ -1,5 +1,13 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadOutboxConfig } from '../../../functions/shared/config.js';
+import {
+  ConfigError,
+  loadApiConfig,
+  loadConfig,
+  loadOutboxConfig,
+} from '../../../functions/shared/config.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 
 describe('loadOutboxConfig', () => {
@@ -16,6 +24,7 @@ describe('loadOutboxConfig', () => {
       schedulerRoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN,
       streamMaxAttempts: 3,
       pushTaskLists: [],
+      lambdaTaskRoles: [],
     });
     expect(
       loadOutboxConfig({ ...OUTBOX_ENV, STREAM_MAX_ATTEMPTS: undefined }).streamMaxAttempts,
@@ -105,5 +114,65 @@ describe('SWF_PUSH_TASK_LISTS', () => {
     const env = withLists(typeof value === 'string' ? value : JSON.stringify(value));
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe("the API functions' access settings", () => {
+  const env = { TABLE_NAME: 't', AWS_REGION: 'us-east-1' };
+  const policiesFile = (content: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'swf-config-'));
+    writeFileSync(join(dir, 'access-policies.json'), content);
+    return { LAMBDA_TASK_ROOT: dir, SWF_ACCESS_POLICIES_FILE: 'access-policies.json' };
+  };
+
+  it('reads the callers, the audit switch, the access policies and the Lambda task roles', () => {
+    const plain = loadApiConfig(env);
+    expect(plain).toMatchObject({ callers: 'front-door', auditLog: true, lambdaTaskRoles: [] });
+    expect(plain.access).toBeUndefined();
+    const set = loadApiConfig({
+      ...env,
+      SWF_API_CALLERS: 'direct-invoke',
+      SWF_AUDIT_LOG: 'off',
+      SWF_LAMBDA_TASK_ROLES: '["arn:aws:iam::123456789012:role/tasks"]',
+      SWF_SIGNING_KEY_SECRET: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:k',
+      ...policiesFile(
+        JSON.stringify({
+          'arn:aws:iam::123456789012:role/r': {
+            Statement: { Effect: 'Allow', Action: '*', Resource: '*' },
+          },
+        }),
+      ),
+    });
+    expect(set).toMatchObject({
+      callers: 'direct-invoke',
+      auditLog: false,
+      lambdaTaskRoles: ['arn:aws:iam::123456789012:role/tasks'],
+      signingKeySecret: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:k',
+    });
+    expect(set.access?.lookup('arn:aws:sts::123456789012:assumed-role/r/s')).toBeDefined();
+  });
+
+  it.each([
+    [
+      { SWF_API_CALLERS: 'anyone' },
+      'SWF_API_CALLERS must be front-door or direct-invoke, not "anyone"',
+    ],
+    [{ SWF_AUDIT_LOG: 'no' }, 'SWF_AUDIT_LOG must be on or off, not "no"'],
+    [
+      { SWF_LAMBDA_TASK_ROLES: 'arn:aws:iam::1:role/x' },
+      'SWF_LAMBDA_TASK_ROLES must be a JSON array',
+    ],
+    [
+      { SWF_LAMBDA_TASK_ROLES: '[""]' },
+      'SWF_LAMBDA_TASK_ROLES must be a JSON array of non-empty strings',
+    ],
+    [policiesFile('{not json'), 'access-policies.json: '],
+    [
+      policiesFile(JSON.stringify({ r: { Statement: { Effect: 'Allow', Action: 'swf:*' } } })),
+      'SWF_ACCESS_POLICIES_FILE: principal "r": statement 1: a statement has exactly one of Resource and NotResource',
+    ],
+  ])('fails the cold start on %j', (extra, message) => {
+    expect(() => loadApiConfig({ ...env, ...extra })).toThrow(ConfigError);
+    expect(() => loadApiConfig({ ...env, ...extra })).toThrow(message);
   });
 });

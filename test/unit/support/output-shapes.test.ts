@@ -131,9 +131,9 @@ describe('the answer validator', () => {
     ]);
   });
 
-  it('passes the wire form of the one event the contract workload cannot cause', () => {
-    // RecordMarkerFailed's only cause is an IAM refusal, which the service does not model
-    // (test/contract/output-shapes.test.ts shows every other event type through the local server).
+  it('passes the wire form of a RecordMarkerFailed event', () => {
+    // Its only cause is an access policy refusing the marker (test/contract/output-shapes.test.ts
+    // causes it through the local server with every other event type).
     const event = toWireEvent({
       eventId: 5,
       eventTimestamp: 1_700_000_000.5,
