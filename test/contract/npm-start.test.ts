@@ -7,7 +7,7 @@
  * anything.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,6 +175,126 @@ describe('npm start', () => {
     }
   }, 60_000);
 
+  it('enforces --access-policies by access key id, and prints an audit line per call with --audit-log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'access-'));
+    const file = join(dir, 'policies.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        lister: { Statement: { Effect: 'Allow', Action: 'swf:ListDomains', Resource: '*' } },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [...startArgs, '--port', '0', '--access-policies', file, '--audit-log'],
+      { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let children: number[] = [];
+    let out = '';
+    try {
+      out = await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
+      expect(out).toContain(
+        `Access policies: 1 principal(s) from ${file}; callers not named are denied`,
+      );
+      const endpoint = /^SWF endpoint: (http:\/\/127\.0\.0\.1:\d+)/m.exec(out)?.[1] ?? '';
+      const as = (accessKeyId: string) =>
+        new SWFClient({
+          endpoint,
+          region: 'us-east-1',
+          credentials: { accessKeyId, secretAccessKey: 'x' },
+          maxAttempts: 1,
+        });
+      const list = new ListDomainsCommand({ registrationStatus: 'REGISTERED' });
+      const [lister, local] = [as('lister'), as('local')];
+      const lines: string[] = [];
+      child.stdout?.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n')));
+      expect((await lister.send(list)).domainInfos).toEqual([]);
+      await expect(local.send(list)).rejects.toMatchObject({ name: 'OperationNotPermittedFault' });
+      lister.destroy();
+      local.destroy();
+      children = dynamoChildrenOf(child.pid ?? 0);
+      await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+      const audit = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      expect(audit).toEqual([
+        expect.objectContaining({ caller: 'lister', action: 'ListDomains', outcome: 'ok' }),
+        expect.objectContaining({
+          caller: 'local',
+          action: 'ListDomains',
+          outcome: 'OperationNotPermittedFault',
+        }),
+      ]);
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refuses a malformed --access-policies file with exit 2 before starting anything', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bad-access-'));
+    // No Java on the PATH either: the file is refused before anything else is looked at.
+    const noJava = mkdtempSync(join(tmpdir(), 'no-java-'));
+    const allow = { Effect: 'Allow', Action: 'swf:*', Resource: '*' };
+    const cases = [
+      ['{"worker": ', 'is not JSON'],
+      [
+        JSON.stringify({
+          worker: {
+            Statement: [
+              allow,
+              { ...allow, Condition: { StringEqualz: { 'swf:taskList.name': 'a' } } },
+            ],
+          },
+        }),
+        'principal "worker": statement 2: unknown condition operator "StringEqualz"',
+      ],
+      [
+        JSON.stringify({
+          decider: {
+            Statement: { ...allow, Sid: 'Orders', Resource: 'arn:aws:swf:/domain/orders' },
+          },
+        }),
+        'principal "decider": statement 1 (Sid "Orders"): Resource "arn:aws:swf:/domain/orders" is not an ARN',
+      ],
+    ];
+    try {
+      for (const [content, message] of cases) {
+        const file = join(dir, 'policies.json');
+        writeFileSync(file, content ?? '');
+        const run = spawnSync(process.execPath, [...startArgs, '--access-policies', file], {
+          cwd: root,
+          env: { ...env, PATH: noJava },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        expect(run.status, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--access-policies ${file}`);
+        expect(run.stderr).toContain(message);
+        expect(run.stdout).toBe('');
+      }
+      const missing = spawnSync(
+        process.execPath,
+        [...startArgs, '--access-policies', join(dir, 'none.json')],
+        { cwd: root, env, encoding: 'utf8', timeout: 30_000 },
+      );
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain('cannot read it');
+      const unknown = spawnSync(process.execPath, [...startArgs, '--acces-policies', 'x'], {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toContain("Unknown option '--acces-policies'");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(noJava, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it('says how to install Java when it is missing', () => {
     const noJava = mkdtempSync(join(tmpdir(), 'no-java-'));
     try {
@@ -198,7 +318,15 @@ describe('npm start', () => {
       env,
       encoding: 'utf8',
     });
-    for (const option of ['--port N', '--data DIR', '--table NAME', '$PORT', '$SWF_DATA_DIR'])
+    for (const option of [
+      '--port N',
+      '--data DIR',
+      '--table NAME',
+      '--access-policies FILE',
+      '--audit-log',
+      '$PORT',
+      '$SWF_DATA_DIR',
+    ])
       expect(out).toContain(option);
     for (const variable of ['$SWF_PUSH_TASK_LISTS', '$SWF_LAMBDA_FUNCTIONS'])
       expect(out).toContain(variable);

@@ -3,6 +3,9 @@
  * on the stack (infra/context.ts, used by infra/app.ts), the defaults, and the values refused before
  * anything is built.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { contextProps } from '../../infra/context.js';
@@ -27,7 +30,35 @@ describe('deploy context options', () => {
     expect(props.pollRecheck?.toMilliseconds()).toBe(250);
   });
 
+  it('-c lambdaTaskRoleArns=a,b, -c accessPolicies=FILE, -c auditLog=off', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'context-'));
+    const file = join(dir, 'policies.json');
+    const policies = { 'arn:aws:iam::123456789012:role/r': { Statement: [] } };
+    writeFileSync(file, JSON.stringify(policies));
+    const props = propsOf({
+      lambdaTaskRoleArns: 'arn:aws:iam::123456789012:role/a, arn:aws:iam::123456789012:role/b',
+      accessPolicies: file,
+      auditLog: 'off',
+    });
+    expect(props.lambdaTaskRoleArns).toEqual([
+      'arn:aws:iam::123456789012:role/a',
+      'arn:aws:iam::123456789012:role/b',
+    ]);
+    expect(props.accessPolicies).toEqual(policies);
+    expect(props.auditLog).toBe(false);
+    // The stack checks the policies: this one has no statement.
+    expect(
+      () => new SwfStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', props),
+    ).toThrow(
+      'accessPolicies: principal "arn:aws:iam::123456789012:role/r": the policy has no Statement',
+    );
+    expect(() => propsOf({ accessPolicies: join(dir, 'none.json') })).toThrow(
+      /accessPolicies .*none\.json: ENOENT/,
+    );
+  });
+
   it.each([
+    [{ auditLog: 'maybe' }, 'auditLog must be on or off (got maybe)'],
     [{ frontDoor: 'cloudfront' }, 'frontDoor must be http-api or function-url (got cloudfront)'],
     [{ pollMaxWaitSeconds: '2.5' }, 'pollMaxWaitSeconds must be a whole number of seconds'],
     [{ pollRecheckMs: 'soon' }, 'pollRecheckMs must be a whole number of milliseconds'],
