@@ -60,7 +60,7 @@ export interface SwfApiProps {
   readonly accessPolicies?: Readonly<Record<string, unknown>>;
   /**
    * One JSON line per call in the API functions' logs (caller, action, domain, outcome, request
-   * id): about $0.15 of CloudWatch Logs ingestion per million calls. @default true
+   * id): about $0.20 of CloudWatch Logs ingestion per million calls. @default true
    */
   readonly auditLog?: boolean;
 }
