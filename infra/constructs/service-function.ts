@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -43,6 +44,12 @@ export class ServiceFunction extends NodejsFunction {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // A role of its own instead of AWSLambdaBasicExecutionRole, which may write to every log group
+    // of the account (a function could forge another's audit lines): this one writes to its own.
+    const role = new Role(scope, `${id}ServiceRole`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    logGroup.grantWrite(role);
     super(scope, id, {
       entry: props.entry,
       handler: 'handler',
@@ -53,6 +60,7 @@ export class ServiceFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 1024,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       logGroup,
+      role,
       projectRoot: repoRoot,
       depsLockFilePath: `${repoRoot}package-lock.json`,
       bundling: {

@@ -128,6 +128,24 @@ describe('no confused deputy', () => {
     expect(bare(logsId)).toBe('ApiAccessLogs');
   });
 
+  it('lets each function write to its own log group only (no AWSLambdaBasicExecutionRole)', () => {
+    for (const role of Object.values(plain.findResources('AWS::IAM::Role')))
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    for (const fn of SERVICE_FUNCTIONS) {
+      const writes = grants(plain).filter(
+        (g) => g.role === `${fn}ServiceRole` && g.actions.some((a) => a.startsWith('logs:')),
+      );
+      expect(writes).toEqual([
+        {
+          role: `${fn}ServiceRole`,
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: [expect.stringMatching(new RegExp(`^<${fn}Logs[0-9A-F]{8}\\.Arn>$`))],
+          condition: undefined,
+        },
+      ]);
+    }
+  });
+
   /**
    * Every grant with a wildcard in its action or resource, and why it stays (the closing note of the
    * access-control work lists the same): a new one fails here until it is justified.

@@ -184,7 +184,7 @@ describe('SwfStack', () => {
       '%s may do nothing but its table items and read the signing key: no queue, schedule, role or stream access',
       (role) => {
         expect([...actionsOf(statementsOf(role))].sort()).toEqual(
-          [...tableActions, ...secretReading].sort(),
+          [...tableActions, ...secretReading, ...logWriting].sort(),
         );
       },
     );
@@ -347,6 +347,7 @@ describe('SwfStack', () => {
         sorted([
           ...tableActions,
           ...secretReading,
+          ...logWriting,
           ...arming,
           'scheduler:DeleteSchedule',
           'lambda:InvokeFunction',
@@ -357,10 +358,10 @@ describe('SwfStack', () => {
       // The Lambda-task function reads and writes runs (and assumes the roles it is allowed, none by
       // default: test/infra/access-control.test.ts): nothing else.
       expect(sorted(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole')))).toEqual(
-        sorted([...tableActions, ...secretReading]),
+        sorted([...tableActions, ...secretReading, ...logWriting]),
       );
       expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
-        sorted([...tableActions, ...secretReading, ...arming, ...queueReading]),
+        sorted([...tableActions, ...secretReading, ...logWriting, ...arming, ...queueReading]),
       );
     });
 
@@ -497,6 +498,9 @@ const tableActions = [
   'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ];
+
+/** What writing to its own log group takes (LogGroup.grantWrite). */
+const logWriting = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 
 /** What reading the token-signing key's secret takes (Secret.grantRead). */
 const secretReading = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
