@@ -3,12 +3,14 @@
  * that drives one execution through the core's transitions while keeping its full history, so a test
  * can compare the state the transitions produced with the replay of the history they appended.
  */
+
 import {
   type ActivityOutcome,
   closeActivityTask,
   startActivityTask,
 } from '../../lib/core/activity-tasks.js';
 import type { Decision, DecisionAttributes, DecisionType } from '../../lib/core/decision.js';
+import type { DecisionAccess } from '../../lib/core/decision-permissions.js';
 import {
   type ContinuedRun,
   completeDecisionTask,
@@ -272,6 +274,8 @@ export interface DriverOptions {
   readonly lambdaAvailable?: boolean;
   /** When the run starts (epoch seconds; T0 by default). */
   readonly startAt?: number;
+  /** The responding caller's policies, as the operation gives them (unset: all allowed). */
+  readonly access?: DecisionAccess;
 }
 
 /**
@@ -284,12 +288,14 @@ export class RunDriver {
   now: number;
   readonly types: TypeLookup;
   readonly lambdaAvailable: boolean;
+  readonly access: DecisionAccess | undefined;
   private runIds = 0;
 
   constructor(options: DriverOptions = {}) {
     this.now = options.startAt ?? T0;
     this.types = options.types ?? typeLookup();
     this.lambdaAvailable = options.lambdaAvailable ?? true;
+    this.access = options.access;
     const started = startRun(
       {
         domain: DOMAIN,
@@ -349,6 +355,7 @@ export class RunDriver {
         return `continued-${this.runIds}`;
       },
       lambdaAvailable: this.lambdaAvailable,
+      ...(this.access === undefined ? {} : { access: this.access }),
     });
     const events = this.commit(result.transition);
     return result.continuedRun === undefined

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../../lib/core/iam-evaluate.js';
 import { conditionContext } from '../../../lib/core/iam-keys.js';
@@ -248,5 +249,63 @@ describe('whose policies apply', () => {
     const user = principalKeys({ userArn: 'arn:aws:iam::111122223333:user/ops/alice' }, undefined);
     expect(user.get('aws:username')).toEqual(['alice']);
     expect(user.get('aws:principaltype')).toEqual(['User']);
+  });
+});
+
+describe("docs/access-control.md's worked example", () => {
+  const markdown = readFileSync(
+    new URL('../../../docs/access-control.md', import.meta.url),
+    'utf8',
+  );
+  const json = /```json\n([\s\S]*?)```/.exec(markdown)?.[1] ?? '';
+  const set = parseAccessPolicies(JSON.parse(json), 'docs/access-control.md');
+  const orders = 'arn:aws:swf:eu-west-1:123456789012:/domain/orders';
+  const as = (
+    roleName: string,
+    action: string,
+    keys: Record<string, string> = {},
+    resource = orders,
+  ) => {
+    const mine = set.lookup(`arn:aws:sts::123456789012:assumed-role/${roleName}/s`);
+    if (mine === undefined) throw new Error(`no policies for ${roleName}`);
+    return evaluate(mine.policies, { action, resource, context: conditionContext(keys) });
+  };
+
+  it('does what the document says of the worker, the decider and the starter', () => {
+    const list = { 'swf:taskList.name': 'order-activities' };
+    expect(as('order-workers', 'swf:PollForActivityTask', list)).toBe('allow');
+    expect(as('order-workers', 'swf:PollForActivityTask', { 'swf:taskList.name': 'other' })).toBe(
+      'implicit-deny',
+    );
+    expect(as('order-workers', 'swf:RespondActivityTaskCompleted')).toBe('allow');
+    expect(as('order-workers', 'swf:StartWorkflowExecution')).toBe('implicit-deny');
+    const ship = { 'swf:activityType.name': 'Ship', 'swf:activityType.version': '1' };
+    expect(as('order-deciders', 'swf:ScheduleActivityTask', ship)).toBe('allow');
+    expect(
+      as('order-deciders', 'swf:ScheduleActivityTask', {
+        ...ship,
+        'swf:activityType.name': 'RefundPayment',
+      }),
+    ).toBe('explicit-deny');
+    expect(as('order-deciders', 'swf:RecordMarker')).toBe('allow');
+    expect(as('order-deciders', 'swf:StartChildWorkflowExecution')).toBe('implicit-deny');
+    expect(
+      as('order-starters', 'swf:StartWorkflowExecution', { 'swf:workflowType.name': 'Order' }),
+    ).toBe('allow');
+    expect(
+      as('order-starters', 'swf:StartWorkflowExecution', { 'swf:workflowType.name': 'Refund' }),
+    ).toBe('implicit-deny');
+    const passed = { 'iam:PassedToService': 'swf.amazonaws.com' };
+    expect(
+      as(
+        'order-starters',
+        'iam:PassRole',
+        passed,
+        'arn:aws:iam::123456789012:role/order-lambda-tasks',
+      ),
+    ).toBe('allow');
+    expect(
+      as('order-starters', 'iam:PassRole', passed, 'arn:aws:iam::123456789012:role/admin'),
+    ).toBe('implicit-deny');
   });
 });
