@@ -9,6 +9,7 @@ import type { Decision, DecisionType } from './decision.js';
 import type { TypeLookup } from './decision-tasks.js';
 import type { NewEvent, TypeRef } from './history-event.js';
 import { decisionKeys } from './swf-access.js';
+import type { Transition } from './transition.js';
 
 /** What the caller's policies allow; the operation builds it (the domain and the caller are its). */
 export interface DecisionAccess {
@@ -68,6 +69,23 @@ function typeDefaults(decision: Decision, types: TypeLookup, currentType: TypeRe
     default:
       return {};
   }
+}
+
+/**
+ * Records the refusal of a decision the caller's policies do not allow, as its `*Failed` event;
+ * whether it did (the decision is then not applied).
+ */
+export function recordRefusal(
+  decision: Decision,
+  access: DecisionAccess,
+  types: TypeLookup,
+  t: Transition,
+  dtc: number,
+): boolean {
+  if (decisionPermitted(decision, access, types, t.state.workflowType)) return false;
+  const refused = notPermittedEvent(decision, dtc);
+  if (refused !== undefined) t.record(refused);
+  return refused !== undefined;
 }
 
 /** The `*Failed` event of a refused decision (no Initiated event comes first, as for any refusal). */

@@ -3,12 +3,8 @@
  * SWF would refuse becomes its `*Failed` event with the documented cause, never an exception.
  */
 import { assertNever } from './assert-never.js';
-import { closeDecisionTypes, type Decision, type DecisionType } from './decision.js';
-import {
-  type DecisionAccess,
-  decisionPermitted,
-  notPermittedEvent,
-} from './decision-permissions.js';
+import { closeDecisionTypes, closeFailedEvent, type Decision } from './decision.js';
+import { type DecisionAccess, recordRefusal } from './decision-permissions.js';
 import type { ExecutionState } from './execution-state.js';
 import {
   type ExecutionRequest,
@@ -142,21 +138,6 @@ const missingDefaultCause: Record<MissingDefault, string> = {
   childPolicy: 'DEFAULT_CHILD_POLICY_UNDEFINED',
 };
 
-const closeFailedEvent: Partial<
-  Record<
-    DecisionType,
-    | 'CompleteWorkflowExecutionFailed'
-    | 'FailWorkflowExecutionFailed'
-    | 'CancelWorkflowExecutionFailed'
-    | 'ContinueAsNewWorkflowExecutionFailed'
-  >
-> = {
-  CompleteWorkflowExecution: 'CompleteWorkflowExecutionFailed',
-  FailWorkflowExecution: 'FailWorkflowExecutionFailed',
-  CancelWorkflowExecution: 'CancelWorkflowExecutionFailed',
-  ContinueAsNewWorkflowExecution: 'ContinueAsNewWorkflowExecutionFailed',
-};
-
 interface DecisionApplierOptions {
   /** The transition the decisions' events are recorded in. */
   readonly transition: Transition;
@@ -197,7 +178,9 @@ class DecisionApplier {
 
   decision(d: Decision): undefined {
     if (this.t.state.status !== 'OPEN') return; // nothing follows a close (validation keeps it last)
-    if (!this.permitted(d)) return;
+    // The caller's policies first, as SWF checks them: a refusal is the decision's *Failed event.
+    if (this.access !== undefined && recordRefusal(d, this.access, this.types, this.t, this.dtc))
+      return;
     if (closeDecisionTypes.has(d.decisionType) && this.unhandled) return this.unhandledClose(d);
     const decisionTaskCompletedEventId = this.dtc;
     switch (d.decisionType) {
@@ -248,17 +231,6 @@ class DecisionApplier {
       default:
         return assertNever(d);
     }
-  }
-
-  /** Records the refusal of a decision the caller's policies do not allow (SWF checks these first). */
-  private permitted(d: Decision): boolean {
-    const access = this.access;
-    if (access === undefined) return true;
-    if (decisionPermitted(d, access, this.types, this.t.state.workflowType)) return true;
-    const refused = notPermittedEvent(d, this.dtc);
-    if (refused === undefined) return true;
-    this.t.record(refused);
-    return false;
   }
 
   private unhandledClose(d: Decision): undefined {

@@ -91,6 +91,22 @@ export const closeDecisionTypes: ReadonlySet<DecisionType> = new Set([
   'ContinueAsNewWorkflowExecution',
 ]);
 
+/** The event each close decision fails with (UNHANDLED_DECISION, OPERATION_NOT_PERMITTED, …). */
+export const closeFailedEvent: Partial<
+  Record<
+    DecisionType,
+    | 'CompleteWorkflowExecutionFailed'
+    | 'FailWorkflowExecutionFailed'
+    | 'CancelWorkflowExecutionFailed'
+    | 'ContinueAsNewWorkflowExecutionFailed'
+  >
+> = {
+  CompleteWorkflowExecution: 'CompleteWorkflowExecutionFailed',
+  FailWorkflowExecution: 'FailWorkflowExecutionFailed',
+  CancelWorkflowExecution: 'CancelWorkflowExecutionFailed',
+  ContinueAsNewWorkflowExecution: 'ContinueAsNewWorkflowExecutionFailed',
+};
+
 /** The wire member that carries a decision's attributes, e.g. `startTimerDecisionAttributes`. */
 export const attributesMember = (decisionType: DecisionType) =>
   `${decisionType[0]?.toLowerCase()}${decisionType.slice(1)}DecisionAttributes`;

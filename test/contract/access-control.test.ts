@@ -17,9 +17,13 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAccessPolicies } from '../../lib/local/access-policies-file.js';
-import { LOCAL_API_FUNCTION, LOCAL_REGION, type LocalStack } from '../../lib/local/stack.js';
+import {
+  LOCAL_API_FUNCTION,
+  LOCAL_REGION,
+  type LocalService,
+} from '../../lib/local/local-service.js';
 import { apiEvent } from '../../lib/sdk/api-function.js';
-import { decide, expectFault, SwfKit, single, uid } from '../support/decider.js';
+import { decide, expectFault, SwfDriver, single, uid } from '../support/decider.js';
 import { registerDomain, startTestServer } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
@@ -102,17 +106,17 @@ const policies = {
   },
 };
 
-let stack: LocalStack;
+let service: LocalService;
 let admin: SWFClient;
 let close: () => Promise<void>;
-let kit: SwfKit;
+let driver: SwfDriver;
 const audit: string[] = [];
 const clients: SWFClient[] = [];
 
 /** An SDK client signing with this access key id (the local server's caller). */
 function clientOf(accessKeyId: string): SWFClient {
   const client = new SWFClient({
-    endpoint: stack.endpoint,
+    endpoint: service.endpoint,
     region: LOCAL_REGION,
     credentials: { accessKeyId, secretAccessKey: 'not-checked' },
     maxAttempts: 1,
@@ -125,7 +129,7 @@ beforeAll(async () => {
   const file = join(tmpdir(), `${uid('access-policies')}.json`);
   writeFileSync(file, JSON.stringify(policies));
   ({
-    stack,
+    service,
     swf: admin,
     close,
   } = await startTestServer({
@@ -135,8 +139,8 @@ beforeAll(async () => {
   }));
   await registerDomain(admin, domain);
   await registerDomain(admin, other);
-  kit = new SwfKit(admin, domain);
-  await kit.registerTypes(workflowType, allowed);
+  driver = new SwfDriver(admin, domain);
+  await driver.registerTypes(workflowType, allowed);
   for (const [d, type, list] of [
     [domain, forbidden, 'work-a'],
     [domain, elsewhereList, 'work-b'],
@@ -161,7 +165,7 @@ afterAll(async () => {
 
 /** A run whose first decision schedules `allowed` on `list`, the admin deciding. */
 async function activityOn(list: string, inDomain = domain) {
-  const k = inDomain === domain ? kit : new SwfKit(admin, inDomain);
+  const k = inDomain === domain ? driver : new SwfDriver(admin, inDomain);
   if (inDomain !== domain) await k.registerTypes(workflowType, allowed).catch(() => {});
   const { taskList } = await k.start(workflowType);
   await k.decide(taskList, () => [
@@ -193,12 +197,15 @@ describe('a worker key that may only poll and respond on one task list of one do
       worker.send(new PollForActivityTaskCommand({ domain: other, taskList: { name: 'work-a' } })),
       'OperationNotPermittedFault',
     );
-    await expectFault(new SwfKit(worker, domain).start(workflowType), 'OperationNotPermittedFault');
+    await expectFault(
+      new SwfDriver(worker, domain).start(workflowType),
+      'OperationNotPermittedFault',
+    );
   });
 
   it("may not answer a task of another domain's run, though it holds its token", async () => {
     await activityOn('work-a', other);
-    const task = await new SwfKit(admin, other).pollActivity('work-a');
+    const task = await new SwfDriver(admin, other).pollActivity('work-a');
     await expectFault(
       clientOf('worker').send(
         new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'x' }),
@@ -211,8 +218,8 @@ describe('a worker key that may only poll and respond on one task list of one do
 
 describe('a decider key whose policy forbids scheduling one activity type', () => {
   it('fails that decision and a marker OPERATION_NOT_PERMITTED, and the others apply', async () => {
-    const { execution, taskList } = await kit.start(workflowType);
-    const decider = new SwfKit(clientOf('decider'), domain);
+    const { execution, taskList } = await driver.start(workflowType);
+    const decider = new SwfDriver(clientOf('decider'), domain);
     const task = await decider.pollDecision(taskList);
     await decider.respond(task.taskToken, [
       decide.scheduleActivity({
@@ -230,7 +237,7 @@ describe('a decider key whose policy forbids scheduling one activity type', () =
       decide.marker('not-allowed'),
       decide.startTimer('t'),
     ]);
-    const events = await awaitHistory(kit, execution, (e) =>
+    const events = await awaitHistory(driver, execution, (e) =>
       e.some(
         (x) =>
           x.eventType === 'DecisionTaskScheduled' && (x.eventId ?? 0) > (task.startedEventId ?? 0),
@@ -263,8 +270,8 @@ describe('a decider key whose policy forbids scheduling one activity type', () =
   });
 
   it('fails a child start that names a lambdaRole it may not pass', async () => {
-    const { execution, taskList } = await kit.start(workflowType);
-    const decider = new SwfKit(clientOf('decider'), domain);
+    const { execution, taskList } = await driver.start(workflowType);
+    const decider = new SwfDriver(clientOf('decider'), domain);
     const task = await decider.pollDecision(taskList);
     await decider.respond(task.taskToken, [
       {
@@ -276,7 +283,7 @@ describe('a decider key whose policy forbids scheduling one activity type', () =
         },
       },
     ]);
-    const events = await awaitHistory(kit, execution, (e: HistoryEvent[]) =>
+    const events = await awaitHistory(driver, execution, (e: HistoryEvent[]) =>
       e.some((x) => x.eventType === 'StartChildWorkflowExecutionFailed'),
     );
     expect(
@@ -335,7 +342,7 @@ describe('callers the policies do not name', () => {
       'OperationNotPermittedFault',
       /^User: stranger is not authorized .*: no access policy names this caller$/,
     );
-    const unsigned = await fetch(stack.endpoint, {
+    const unsigned = await fetch(service.endpoint, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-amz-json-1.0',
@@ -357,7 +364,7 @@ describe('a direct Invoke of the API function (push-task-list workers)', () => {
   /** Invokes the local API function with a call's event, as a pushed worker does. */
   async function invoke(action: string, body: object, event: object = {}) {
     const response = await fetch(
-      `${stack.endpoint}/2015-03-31/functions/${LOCAL_API_FUNCTION}/invocations`,
+      `${service.endpoint}/2015-03-31/functions/${LOCAL_API_FUNCTION}/invocations`,
       {
         method: 'POST',
         body: JSON.stringify({
@@ -403,7 +410,7 @@ describe('a direct Invoke of the API function (push-task-list workers)', () => {
 
   it('answers the task its token names', async () => {
     await activityOn('work-a');
-    const task = await kit.pollActivity('work-a');
+    const task = await driver.pollActivity('work-a');
     const answer = await invoke('RespondActivityTaskCompleted', {
       taskToken: task.taskToken,
       result: 'direct',

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiHandler } from '../../functions/shared/wiring.js';
+import { createApiHandler } from '../../functions/shared/api-handler.js';
 import { parseAccessPolicies } from '../../lib/core/principals.js';
 import type { AuditEntry } from '../../lib/http/dispatch.js';
 import { uid } from '../support/decider.js';

@@ -914,14 +914,14 @@ describe('answers conform to the output shapes', () => {
   });
 
   it("a marker the decider's access policy refuses (RecordMarkerFailed)", async () => {
-    const { execution, taskList } = await kit.start(wf);
+    const { execution, taskList } = await driver.start(wf);
     const refused = new swfCommands.SWFClient({
-      endpoint: stack.endpoint,
+      endpoint: service.endpoint,
       region: LOCAL_REGION,
       credentials: { accessKeyId: 'no-markers', secretAccessKey: 'not-checked' },
     });
     try {
-      const decider = new SwfKitFor(refused, domain);
+      const decider = new SwfDriverFor(refused, domain);
       const task = await decider.pollDecision(taskList);
       await decider.respond(task.taskToken, [
         decide.marker('refused', 'd'),
@@ -930,8 +930,8 @@ describe('answers conform to the output shapes', () => {
     } finally {
       refused.destroy();
     }
-    await awaitHistory(kit, execution, has('RecordMarkerFailed', 'DecisionTaskScheduled'));
-    await kit.history(execution);
+    await awaitHistory(driver, execution, has('RecordMarkerFailed', 'DecisionTaskScheduled'));
+    await driver.history(execution);
     expectConforming();
     expect(seenEventTypes.has('RecordMarkerFailed')).toBe(true);
   });
