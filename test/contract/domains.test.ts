@@ -15,11 +15,10 @@ import {
   type RegisterDomainCommandInput,
   RegisterWorkflowTypeCommand,
   type RegistrationStatus,
-  type SWFClient,
   UndeprecateDomainCommand,
   UnknownResourceFault,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectFault,
   expectServiceError,
@@ -30,30 +29,18 @@ import {
   unique,
   wireType,
 } from '../support/contract.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  const server = await startTestServer();
-  ({ swf, close } = server);
-  endpoint = server.service.endpoint;
-});
-
-afterAll(async () => {
-  await close();
-});
+const server = serverForFile();
 
 const arnOf = (name: string) => `arn:aws:swf:us-east-1:000000000000:/domain/${name}`;
 
 const register = (name: string, extra: Partial<RegisterDomainCommandInput> = {}) =>
-  swf.send(
+  server.swf.send(
     new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1', ...extra }),
   );
 
-const describeDomain = (name: string) => swf.send(new DescribeDomainCommand({ name }));
+const describeDomain = (name: string) => server.swf.send(new DescribeDomainCommand({ name }));
 
 /** Every page of ListDomains, concatenated, checking that only the last page lacks a token. */
 async function listAll(
@@ -64,7 +51,7 @@ async function listAll(
   let nextPageToken: string | undefined;
   let pages = 0;
   do {
-    const page = await swf.send(
+    const page = await server.swf.send(
       new ListDomainsCommand({ registrationStatus, nextPageToken, ...options }),
     );
     pages++;
@@ -164,7 +151,7 @@ describe('RegisterDomain and DescribeDomain', () => {
   it('refuses the name of a deprecated domain too', async () => {
     const name = unique('taken-deprecated');
     await register(name);
-    await swf.send(new DeprecateDomainCommand({ name }));
+    await server.swf.send(new DeprecateDomainCommand({ name }));
 
     await expectFault(register(name), DomainAlreadyExistsFault, name);
 
@@ -185,10 +172,14 @@ describe('ListDomains', () => {
     const retired = unique('list-retired');
     await register(active, { description: 'active one' });
     await register(retired);
-    await swf.send(new DeprecateDomainCommand({ name: retired }));
+    await server.swf.send(new DeprecateDomainCommand({ name: retired }));
 
-    const registered = await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }));
-    const deprecated = await swf.send(new ListDomainsCommand({ registrationStatus: 'DEPRECATED' }));
+    const registered = await server.swf.send(
+      new ListDomainsCommand({ registrationStatus: 'REGISTERED' }),
+    );
+    const deprecated = await server.swf.send(
+      new ListDomainsCommand({ registrationStatus: 'DEPRECATED' }),
+    );
 
     expect(registered.nextPageToken).toBeUndefined();
     expect(deprecated.nextPageToken).toBeUndefined();
@@ -212,7 +203,9 @@ describe('ListDomains', () => {
     const mine = ['d', 'a', 'c', 'e', 'b', 'f', 'g'].map((s) => `${prefix}-${s}`);
     for (const name of mine) await register(name);
 
-    const whole = await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }));
+    const whole = await server.swf.send(
+      new ListDomainsCommand({ registrationStatus: 'REGISTERED' }),
+    );
     const forward = await listAll('REGISTERED', { maximumPageSize: 3 });
     const backward = await listAll('REGISTERED', { maximumPageSize: 3, reverseOrder: true });
 
@@ -239,7 +232,7 @@ describe('ListDomains', () => {
   it('treats maximumPageSize 0 as the default of 1000', async () => {
     await register(unique('page-size-zero'));
 
-    const page = await swf.send(
+    const page = await server.swf.send(
       new ListDomainsCommand({ registrationStatus: 'REGISTERED', maximumPageSize: 0 }),
     );
 
@@ -249,7 +242,9 @@ describe('ListDomains', () => {
 
   it('refuses maximumPageSize 1001 with the Coral message', async () => {
     await expectServiceError(
-      swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED', maximumPageSize: 1001 })),
+      server.swf.send(
+        new ListDomainsCommand({ registrationStatus: 'REGISTERED', maximumPageSize: 1001 }),
+      ),
       'ValidationException',
       oneViolation('1001', 'maximumPageSize', 'Member must have value less than or equal to 1000'),
     );
@@ -257,7 +252,9 @@ describe('ListDomains', () => {
 
   it('refuses a negative maximumPageSize', async () => {
     await expectServiceError(
-      swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED', maximumPageSize: -1 })),
+      server.swf.send(
+        new ListDomainsCommand({ registrationStatus: 'REGISTERED', maximumPageSize: -1 }),
+      ),
       'ValidationException',
       oneViolation('-1', 'maximumPageSize', 'Member must have value greater than or equal to 0'),
     );
@@ -269,9 +266,9 @@ describe('ListDomains', () => {
       await register(unique('token-b'));
       const deprecated = unique('token-c');
       await register(deprecated);
-      await swf.send(new DeprecateDomainCommand({ name: deprecated }));
+      await server.swf.send(new DeprecateDomainCommand({ name: deprecated }));
       await register(unique('token-d'));
-      const page = await swf.send(
+      const page = await server.swf.send(
         new ListDomainsCommand({ registrationStatus, maximumPageSize: 1, reverseOrder }),
       );
       expect(page.nextPageToken).toEqual(expect.any(String));
@@ -281,7 +278,7 @@ describe('ListDomains', () => {
     it('continues the listing when resent with the same arguments', async () => {
       const token = await firstToken('REGISTERED');
 
-      const next = await swf.send(
+      const next = await server.swf.send(
         new ListDomainsCommand({
           registrationStatus: 'REGISTERED',
           maximumPageSize: 1,
@@ -298,7 +295,7 @@ describe('ListDomains', () => {
       const tampered = `${token.slice(0, -1)}${last}`;
 
       await expectServiceError(
-        swf.send(
+        server.swf.send(
           new ListDomainsCommand({ registrationStatus: 'REGISTERED', nextPageToken: tampered }),
         ),
         'ValidationException',
@@ -307,7 +304,7 @@ describe('ListDomains', () => {
 
     it('refuses a token this service never issued', async () => {
       await expectServiceError(
-        swf.send(
+        server.swf.send(
           new ListDomainsCommand({
             registrationStatus: 'REGISTERED',
             nextPageToken: 'not-a-token',
@@ -321,7 +318,7 @@ describe('ListDomains', () => {
       const token = await firstToken('REGISTERED');
 
       await expectServiceError(
-        swf.send(
+        server.swf.send(
           new ListDomainsCommand({ registrationStatus: 'DEPRECATED', nextPageToken: token }),
         ),
         'ValidationException',
@@ -332,7 +329,7 @@ describe('ListDomains', () => {
       const token = await firstToken('REGISTERED', true);
 
       await expectServiceError(
-        swf.send(
+        server.swf.send(
           new ListDomainsCommand({ registrationStatus: 'REGISTERED', nextPageToken: token }),
         ),
         'ValidationException',
@@ -343,7 +340,7 @@ describe('ListDomains', () => {
       const token = 'x'.repeat(2049);
 
       await expectServiceError(
-        swf.send(
+        server.swf.send(
           new ListDomainsCommand({ registrationStatus: 'REGISTERED', nextPageToken: token }),
         ),
         'ValidationException',
@@ -353,7 +350,9 @@ describe('ListDomains', () => {
   });
 
   it('refuses a registrationStatus outside the enum with the Coral message', async () => {
-    const response = await rawCall(endpoint, 'ListDomains', { registrationStatus: 'ACTIVE' });
+    const response = await rawCall(server.endpoint, 'ListDomains', {
+      registrationStatus: 'ACTIVE',
+    });
 
     expectWireError(
       response,
@@ -367,7 +366,7 @@ describe('ListDomains', () => {
   });
 
   it('refuses a request without registrationStatus', async () => {
-    const response = await rawCall(endpoint, 'ListDomains', {});
+    const response = await rawCall(server.endpoint, 'ListDomains', {});
 
     expectWireError(
       response,
@@ -382,9 +381,9 @@ describe('DeprecateDomain and UndeprecateDomain', () => {
     const name = unique('lifecycle');
     await register(name, { description: 'kept' });
 
-    const deprecated = await swf.send(new DeprecateDomainCommand({ name }));
+    const deprecated = await server.swf.send(new DeprecateDomainCommand({ name }));
     const whileDeprecated = await describeDomain(name);
-    const undeprecated = await swf.send(new UndeprecateDomainCommand({ name }));
+    const undeprecated = await server.swf.send(new UndeprecateDomainCommand({ name }));
     const afterwards = await describeDomain(name);
 
     expect(payload(deprecated)).toStrictEqual({});
@@ -399,9 +398,13 @@ describe('DeprecateDomain and UndeprecateDomain', () => {
   it('fails DeprecateDomain on a deprecated domain with DomainDeprecatedFault (message: the name)', async () => {
     const name = unique('twice-deprecated');
     await register(name);
-    await swf.send(new DeprecateDomainCommand({ name }));
+    await server.swf.send(new DeprecateDomainCommand({ name }));
 
-    await expectFault(swf.send(new DeprecateDomainCommand({ name })), DomainDeprecatedFault, name);
+    await expectFault(
+      server.swf.send(new DeprecateDomainCommand({ name })),
+      DomainDeprecatedFault,
+      name,
+    );
 
     expect((await describeDomain(name)).domainInfo?.status).toBe('DEPRECATED');
   });
@@ -411,7 +414,7 @@ describe('DeprecateDomain and UndeprecateDomain', () => {
     await register(name);
 
     await expectFault(
-      swf.send(new UndeprecateDomainCommand({ name })),
+      server.swf.send(new UndeprecateDomainCommand({ name })),
       DomainAlreadyExistsFault,
       name,
     );
@@ -423,12 +426,12 @@ describe('DeprecateDomain and UndeprecateDomain', () => {
     const name = unique('missing');
 
     await expectFault(
-      swf.send(new DeprecateDomainCommand({ name })),
+      server.swf.send(new DeprecateDomainCommand({ name })),
       UnknownResourceFault,
       `Unknown domain: ${name}`,
     );
     await expectFault(
-      swf.send(new UndeprecateDomainCommand({ name })),
+      server.swf.send(new UndeprecateDomainCommand({ name })),
       UnknownResourceFault,
       `Unknown domain: ${name}`,
     );
@@ -438,22 +441,24 @@ describe('DeprecateDomain and UndeprecateDomain', () => {
   it('refuses registering a workflow type in a deprecated domain with DomainDeprecatedFault', async () => {
     const domain = unique('closed-for-types');
     await register(domain);
-    await swf.send(new DeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new DeprecateDomainCommand({ name: domain }));
     const workflowType = { name: 'late', version: '1' };
 
     await expectFault(
-      swf.send(new RegisterWorkflowTypeCommand({ domain, ...workflowType })),
+      server.swf.send(new RegisterWorkflowTypeCommand({ domain, ...workflowType })),
       DomainDeprecatedFault,
     );
 
     await expectFault(
-      swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType })),
+      server.swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType })),
       UnknownResourceFault,
       'Unknown type: WorkflowType=[name=late, version=1]',
     );
-    await swf.send(new UndeprecateDomainCommand({ name: domain }));
-    await swf.send(new RegisterWorkflowTypeCommand({ domain, ...workflowType }));
-    const { typeInfo } = await swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
+    await server.swf.send(new UndeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new RegisterWorkflowTypeCommand({ domain, ...workflowType }));
+    const { typeInfo } = await server.swf.send(
+      new DescribeWorkflowTypeCommand({ domain, workflowType }),
+    );
     expect(typeInfo?.status).toBe('REGISTERED');
   });
 });
@@ -462,7 +467,7 @@ describe('RegisterDomain input validation', () => {
   it('reports every missing required member at once', async () => {
     const before = await snapshot();
 
-    const response = await rawCall(endpoint, 'RegisterDomain', {});
+    const response = await rawCall(server.endpoint, 'RegisterDomain', {});
 
     expectWireError(
       response,
@@ -477,7 +482,7 @@ describe('RegisterDomain input validation', () => {
   it('refuses a missing retention period', async () => {
     const name = unique('no-retention');
 
-    const response = await rawCall(endpoint, 'RegisterDomain', { name });
+    const response = await rawCall(server.endpoint, 'RegisterDomain', { name });
 
     expectWireError(
       response,

@@ -10,10 +10,9 @@ import {
   RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
   UnknownResourceFault,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   expectFault,
   expectServiceError,
@@ -25,24 +24,15 @@ import {
   unique,
   wireType,
 } from '../support/contract.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let close: () => Promise<void>;
 const domain = unique('protocol');
+const server = serverForFile();
 
 beforeAll(async () => {
-  const server = await startTestServer();
-  ({ swf, close } = server);
-  endpoint = server.service.endpoint;
-  await swf.send(
+  await server.swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
-});
-
-afterAll(async () => {
-  await close();
 });
 
 const MB = 1024 * 1024;
@@ -50,7 +40,7 @@ const MB = 1024 * 1024;
 /** Every domain, both statuses, in one listing each: refused requests must leave it unchanged. */
 async function storedDomains() {
   const listing = async (registrationStatus: 'REGISTERED' | 'DEPRECATED') =>
-    (await swf.send(new ListDomainsCommand({ registrationStatus }))).domainInfos ?? [];
+    (await server.swf.send(new ListDomainsCommand({ registrationStatus }))).domainInfos ?? [];
   return { registered: await listing('REGISTERED'), deprecated: await listing('DEPRECATED') };
 }
 
@@ -70,7 +60,7 @@ const registerDomainBody = (name: string, extra: Record<string, unknown> = {}) =
 
 describe('a successful call', () => {
   it('answers 200 with the awsJson1_0 content type and an x-amzn-RequestId', async () => {
-    const response = await rawCall(endpoint, 'DescribeDomain', { name: domain });
+    const response = await rawCall(server.endpoint, 'DescribeDomain', { name: domain });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-amz-json-1.0');
     expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
@@ -78,15 +68,19 @@ describe('a successful call', () => {
   });
 
   it('gives every request its own request id, which the SDK reports', async () => {
-    const a = await rawCall(endpoint, 'DescribeDomain', { name: domain });
-    const b = await rawCall(endpoint, 'DescribeDomain', { name: domain });
+    const a = await rawCall(server.endpoint, 'DescribeDomain', { name: domain });
+    const b = await rawCall(server.endpoint, 'DescribeDomain', { name: domain });
     expect(a.headers.get('x-amzn-requestid')).not.toBe(b.headers.get('x-amzn-requestid'));
-    const out = await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }));
+    const out = await server.swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }));
     expect(out.$metadata.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answers an action without output with an empty body', async () => {
-    const response = await rawCall(endpoint, 'RegisterDomain', registerDomainBody(unique('empty')));
+    const response = await rawCall(
+      server.endpoint,
+      'RegisterDomain',
+      registerDomainBody(unique('empty')),
+    );
     expect(response.status).toBe(200);
     expect(response.text).toBe('');
     expect(response.headers.get('content-length')).toBe('0');
@@ -94,8 +88,10 @@ describe('a successful call', () => {
 
   it('sends timestamps as epoch seconds (numbers) and omits absent members instead of null', async () => {
     const since = Date.now() / 1000;
-    await swf.send(new RegisterWorkflowTypeCommand({ domain, name: 'stamped', version: '1' }));
-    const response = await rawCall(endpoint, 'DescribeWorkflowType', {
+    await server.swf.send(
+      new RegisterWorkflowTypeCommand({ domain, name: 'stamped', version: '1' }),
+    );
+    const response = await rawCall(server.endpoint, 'DescribeWorkflowType', {
       domain,
       workflowType: { name: 'stamped', version: '1' },
     });
@@ -108,14 +104,14 @@ describe('a successful call', () => {
     expect(body.typeInfo).not.toHaveProperty('description');
     expect(body.typeInfo).not.toHaveProperty('deprecationDate');
     // The SDK reads the same number as a Date.
-    const out = await swf.send(
+    const out = await server.swf.send(
       new DescribeWorkflowTypeCommand({ domain, workflowType: { name: 'stamped', version: '1' } }),
     );
     expect(out.typeInfo?.creationDate?.getTime()).toBe(Number(creationDate) * 1000);
   });
 
   it('sends history eventTimestamps as epoch seconds', async () => {
-    await swf.send(
+    await server.swf.send(
       new RegisterWorkflowTypeCommand({
         domain,
         name: 'history-stamps',
@@ -127,14 +123,14 @@ describe('a successful call', () => {
       }),
     );
     const workflowId = unique('stamps');
-    const { runId } = await swf.send(
+    const { runId } = await server.swf.send(
       new StartWorkflowExecutionCommand({
         domain,
         workflowId,
         workflowType: { name: 'history-stamps', version: '1' },
       }),
     );
-    const response = await rawCall(endpoint, 'GetWorkflowExecutionHistory', {
+    const response = await rawCall(server.endpoint, 'GetWorkflowExecutionHistory', {
       domain,
       execution: { workflowId, runId },
     });
@@ -146,7 +142,7 @@ describe('a successful call', () => {
       expect(typeof event.eventTimestamp).toBe('number');
       expect(Math.abs(Number(event.eventTimestamp) - Date.now() / 1000)).toBeLessThan(30);
     }
-    const out = await swf.send(
+    const out = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({ domain, execution: { workflowId, runId } }),
     );
     expect(out.events?.[0]?.eventTimestamp?.getTime()).toBe(
@@ -156,7 +152,7 @@ describe('a successful call', () => {
 
   it('accepts fractional epoch seconds and numeric strings in timestamp inputs', async () => {
     for (const oldestDate of [1_700_000_000.25, '1700000000.5', 0]) {
-      const response = await rawCall(endpoint, 'ListOpenWorkflowExecutions', {
+      const response = await rawCall(server.endpoint, 'ListOpenWorkflowExecutions', {
         domain,
         startTimeFilter: { oldestDate, latestDate: Date.now() / 1000 + 60 },
       });
@@ -174,19 +170,22 @@ describe('the target', () => {
     ['a prototype property name', 'SimpleWorkflowService.constructor'],
   ])('refuses %s with UnknownOperationException', async (_, target) => {
     const response = await refusedWithoutChange(() =>
-      rawRequest(endpoint, { target, body: JSON.stringify(registerDomainBody(unique('x'))) }),
+      rawRequest(server.endpoint, {
+        target,
+        body: JSON.stringify(registerDomainBody(unique('x'))),
+      }),
     );
     expectWireError(response, wireType.unknownOperation);
     expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('refuses a request without X-Amz-Target with UnknownOperationException', async () => {
-    const response = await rawRequest(endpoint, { body: '{}' });
+    const response = await rawRequest(server.endpoint, { body: '{}' });
     expectWireError(response, wireType.unknownOperation, /X-Amz-Target/);
   });
 
   it('refuses a GET with UnknownOperationException', async () => {
-    const response = await fetch(endpoint, {
+    const response = await fetch(server.endpoint, {
       method: 'GET',
       headers: { 'x-amz-target': 'SimpleWorkflowService.ListDomains' },
     });
@@ -204,7 +203,7 @@ describe('the body', () => {
     ['not JSON at all', 'name=a&workflowExecutionRetentionPeriodInDays=1'],
   ])('refuses %s with SerializationException', async (_, body) => {
     const response = await refusedWithoutChange(() =>
-      rawRequest(endpoint, { target: 'SimpleWorkflowService.RegisterDomain', body }),
+      rawRequest(server.endpoint, { target: 'SimpleWorkflowService.RegisterDomain', body }),
     );
     expectWireError(response, wireType.serialization, /not valid JSON/);
   });
@@ -215,7 +214,7 @@ describe('the body', () => {
     ['a number', '42'],
   ])('refuses %s in place of the request object with SerializationException', async (_, body) => {
     const response = await refusedWithoutChange(() =>
-      rawRequest(endpoint, { target: 'SimpleWorkflowService.RegisterDomain', body }),
+      rawRequest(server.endpoint, { target: 'SimpleWorkflowService.RegisterDomain', body }),
     );
     expectWireError(response, wireType.serialization, /request body/);
   });
@@ -235,7 +234,10 @@ describe('the body', () => {
     ],
   ])('refuses %s with SerializationException naming the member', async (_, extra, message) => {
     const response = await refusedWithoutChange(() =>
-      rawCall(endpoint, 'RegisterDomain', { ...registerDomainBody(unique('typed')), ...extra }),
+      rawCall(server.endpoint, 'RegisterDomain', {
+        ...registerDomainBody(unique('typed')),
+        ...extra,
+      }),
     );
     expectWireError(response, wireType.serialization, message);
   });
@@ -245,7 +247,7 @@ describe('the body', () => {
     ['a string', '10'],
     ['a boolean', true],
   ])('refuses %s for an integer with SerializationException', async (_, maximumPageSize) => {
-    const response = await rawCall(endpoint, 'ListDomains', {
+    const response = await rawCall(server.endpoint, 'ListDomains', {
       registrationStatus: 'REGISTERED',
       maximumPageSize,
     });
@@ -253,12 +255,12 @@ describe('the body', () => {
   });
 
   it('refuses a string for a boolean and a word for a timestamp', async () => {
-    const reverse = await rawCall(endpoint, 'ListDomains', {
+    const reverse = await rawCall(server.endpoint, 'ListDomains', {
       registrationStatus: 'REGISTERED',
       reverseOrder: 'true',
     });
     expectWireError(reverse, wireType.serialization, /'reverseOrder'/);
-    const stamp = await rawCall(endpoint, 'ListOpenWorkflowExecutions', {
+    const stamp = await rawCall(server.endpoint, 'ListOpenWorkflowExecutions', {
       domain,
       startTimeFilter: { oldestDate: 'yesterday' },
     });
@@ -267,7 +269,7 @@ describe('the body', () => {
 
   it('refuses a missing required member with the Coral "must not be null" message', async () => {
     const response = await refusedWithoutChange(() =>
-      rawCall(endpoint, 'RegisterDomain', { name: unique('half') }),
+      rawCall(server.endpoint, 'RegisterDomain', { name: unique('half') }),
     );
     expectWireError(
       response,
@@ -277,7 +279,7 @@ describe('the body', () => {
   });
 
   it('treats an empty body as {} and reports what is missing', async () => {
-    const response = await rawRequest(endpoint, {
+    const response = await rawRequest(server.endpoint, {
       target: 'SimpleWorkflowService.DescribeDomain',
       body: '',
     });
@@ -289,7 +291,7 @@ describe('the body', () => {
   });
 
   it('treats null as absent', async () => {
-    const response = await rawCall(endpoint, 'DescribeDomain', { name: null });
+    const response = await rawCall(server.endpoint, 'DescribeDomain', { name: null });
     expectWireError(
       response,
       wireType.validation,
@@ -300,7 +302,7 @@ describe('the body', () => {
   it('refuses an over-long string with the Coral length message, through the SDK too', async () => {
     const name = 'n'.repeat(257);
     const response = await refusedWithoutChange(() =>
-      rawCall(endpoint, 'RegisterDomain', registerDomainBody(name)),
+      rawCall(server.endpoint, 'RegisterDomain', registerDomainBody(name)),
     );
     const message = oneViolation(
       `${name.slice(0, 200)}...`,
@@ -309,7 +311,9 @@ describe('the body', () => {
     );
     expectWireError(response, wireType.validation, message);
     await expectServiceError(
-      swf.send(new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' })),
+      server.swf.send(
+        new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }),
+      ),
       'ValidationException',
       message,
     );
@@ -318,12 +322,12 @@ describe('the body', () => {
   it('ignores members the model does not know', async () => {
     const name = unique('extra');
     const response = await rawCall(
-      endpoint,
+      server.endpoint,
       'RegisterDomain',
       registerDomainBody(name, { colour: 'blue', nested: { a: [1, 2] } }),
     );
     expect(response.status, response.text).toBe(200);
-    const described = await rawCall(endpoint, 'DescribeDomain', { name });
+    const described = await rawCall(server.endpoint, 'DescribeDomain', { name });
     expect(described.text).not.toContain('colour');
   });
 });
@@ -338,7 +342,7 @@ describe('the request size', () => {
     const name = unique('big');
     const body = padded(name, MB - 1);
     expect(Buffer.byteLength(body)).toBe(MB - 1);
-    const response = await rawRequest(endpoint, {
+    const response = await rawRequest(server.endpoint, {
       target: 'SimpleWorkflowService.RegisterDomain',
       body,
     });
@@ -349,16 +353,18 @@ describe('the request size', () => {
     const name = unique('huge');
     const body = padded(name, MB + 1);
     const response = await refusedWithoutChange(() =>
-      rawRequest(endpoint, { target: 'SimpleWorkflowService.RegisterDomain', body }),
+      rawRequest(server.endpoint, { target: 'SimpleWorkflowService.RegisterDomain', body }),
     );
     expectWireError(response, wireType.validation, /exceeds the maximum request size/);
-    const listed = await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }));
+    const listed = await server.swf.send(
+      new ListDomainsCommand({ registrationStatus: 'REGISTERED' }),
+    );
     expect(listed.domainInfos?.map((d) => d.name)).not.toContain(name);
   });
 
   it('refuses a 5 MB body quickly, without reading it all into one buffer', async () => {
     const started = Date.now();
-    const response = await rawRequest(endpoint, {
+    const response = await rawRequest(server.endpoint, {
       target: 'SimpleWorkflowService.ListDomains',
       body: Buffer.alloc(5 * MB, 0x20),
     });
@@ -370,11 +376,11 @@ describe('the request size', () => {
 describe('faults', () => {
   it('are typed SDK faults with HTTP 400 and the modeled __type', async () => {
     const missing = unique('missing');
-    const response = await rawCall(endpoint, 'DescribeDomain', { name: missing });
+    const response = await rawCall(server.endpoint, 'DescribeDomain', { name: missing });
     expectWireError(response, wireType.fault('UnknownResourceFault'), `Unknown domain: ${missing}`);
     expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
     const error = await expectFault(
-      swf.send(
+      server.swf.send(
         new DescribeWorkflowTypeCommand({
           domain: missing,
           workflowType: { name: 'a', version: '1' },

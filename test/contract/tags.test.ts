@@ -9,13 +9,12 @@ import {
   ListTagsForResourceCommand,
   RegisterDomainCommand,
   type ResourceTag,
-  type SWFClient,
   TagResourceCommand,
   TooManyTagsFault,
   UnknownResourceFault,
   UntagResourceCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectFault,
   expectServiceError,
@@ -25,34 +24,22 @@ import {
   unique,
   wireType,
 } from '../support/contract.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  const server = await startTestServer();
-  ({ swf, close } = server);
-  endpoint = server.service.endpoint;
-});
-
-afterAll(async () => {
-  await close();
-});
+const server = serverForFile();
 
 /** Registers a domain and returns its ARN as DescribeDomain reports it. */
 async function newDomain(tags?: ResourceTag[]): Promise<{ name: string; arn: string }> {
   const name = unique('tagged');
-  await swf.send(
+  await server.swf.send(
     new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1', tags }),
   );
-  const { domainInfo } = await swf.send(new DescribeDomainCommand({ name }));
+  const { domainInfo } = await server.swf.send(new DescribeDomainCommand({ name }));
   return { name, arn: domainInfo?.arn ?? '' };
 }
 
 const tagsOf = async (resourceArn: string) =>
-  (await swf.send(new ListTagsForResourceCommand({ resourceArn }))).tags;
+  (await server.swf.send(new ListTagsForResourceCommand({ resourceArn }))).tags;
 
 const manyTags = (count: number, prefix = 'k') =>
   Array.from({ length: count }, (_, i) => ({ key: `${prefix}${i}`, value: `v${i}` }));
@@ -85,16 +72,16 @@ describe('ListTagsForResource', () => {
     const resourceArn = arnFor(name);
 
     await expectFault(
-      swf.send(new ListTagsForResourceCommand({ resourceArn })),
+      server.swf.send(new ListTagsForResourceCommand({ resourceArn })),
       UnknownResourceFault,
       `Unknown resource: ${resourceArn}`,
     );
     await expectFault(
-      swf.send(new TagResourceCommand({ resourceArn, tags: [{ key: 'a', value: 'b' }] })),
+      server.swf.send(new TagResourceCommand({ resourceArn, tags: [{ key: 'a', value: 'b' }] })),
       UnknownResourceFault,
     );
     await expectFault(
-      swf.send(new UntagResourceCommand({ resourceArn, tagKeys: ['keep'] })),
+      server.swf.send(new UntagResourceCommand({ resourceArn, tagKeys: ['keep'] })),
       UnknownResourceFault,
     );
     expect(await tagsOf(arn)).toStrictEqual([{ key: 'keep', value: 'me' }]);
@@ -108,7 +95,7 @@ describe('TagResource', () => {
       { key: 'owner', value: 'ann' },
     ]);
 
-    await swf.send(
+    await server.swf.send(
       new TagResourceCommand({
         resourceArn: arn,
         tags: [
@@ -128,7 +115,7 @@ describe('TagResource', () => {
   it('keeps the last of several tags with one key in a single call', async () => {
     const { arn } = await newDomain();
 
-    await swf.send(
+    await server.swf.send(
       new TagResourceCommand({
         resourceArn: arn,
         tags: [
@@ -143,9 +130,9 @@ describe('TagResource', () => {
 
   it('tags a deprecated domain too', async () => {
     const { name, arn } = await newDomain();
-    await swf.send(new DeprecateDomainCommand({ name }));
+    await server.swf.send(new DeprecateDomainCommand({ name }));
 
-    await swf.send(
+    await server.swf.send(
       new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'old', value: 'y' }] }),
     );
 
@@ -154,16 +141,20 @@ describe('TagResource', () => {
 
   it('allows 50 tags and refuses a 51st with TooManyTagsFault, changing nothing', async () => {
     const { arn } = await newDomain(manyTags(49));
-    await swf.send(new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'fiftieth' }] }));
+    await server.swf.send(
+      new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'fiftieth' }] }),
+    );
     // Replacing an existing key does not count as another tag.
-    await swf.send(
+    await server.swf.send(
       new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'k0', value: 'new' }] }),
     );
     const before = await tagsOf(arn);
     expect(before).toHaveLength(50);
 
     await expectFault(
-      swf.send(new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'one-too-many' }] })),
+      server.swf.send(
+        new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'one-too-many' }] }),
+      ),
       TooManyTagsFault,
     );
 
@@ -175,7 +166,7 @@ describe('TagResource', () => {
 
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
-        swf.send(new TagResourceCommand({ resourceArn: arn, tags: [{ key: `racer${i}` }] })),
+        server.swf.send(new TagResourceCommand({ resourceArn: arn, tags: [{ key: `racer${i}` }] })),
       ),
     );
 
@@ -192,7 +183,9 @@ describe('TagResource', () => {
 
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, (_, i) =>
-        swf.send(new TagResourceCommand({ resourceArn: arn, tags: [{ key: `at-once${i}` }] })),
+        server.swf.send(
+          new TagResourceCommand({ resourceArn: arn, tags: [{ key: `at-once${i}` }] }),
+        ),
       ),
     );
 
@@ -204,7 +197,7 @@ describe('TagResource', () => {
     const name = unique('overtagged');
 
     await expectFault(
-      swf.send(
+      server.swf.send(
         new RegisterDomainCommand({
           name,
           workflowExecutionRetentionPeriodInDays: '1',
@@ -214,7 +207,7 @@ describe('TagResource', () => {
       TooManyTagsFault,
     );
 
-    await expectFault(swf.send(new DescribeDomainCommand({ name })), UnknownResourceFault);
+    await expectFault(server.swf.send(new DescribeDomainCommand({ name })), UnknownResourceFault);
   });
 
   it.each([
@@ -237,7 +230,7 @@ describe('TagResource', () => {
     const { arn } = await newDomain([{ key: 'keep', value: 'me' }]);
 
     const error = await expectServiceError(
-      swf.send(new TagResourceCommand({ resourceArn: arn, tags: [tag] })),
+      server.swf.send(new TagResourceCommand({ resourceArn: arn, tags: [tag] })),
       'ValidationException',
       message,
     );
@@ -250,20 +243,20 @@ describe('TagResource', () => {
     const { arn } = await newDomain();
     const tag = { key: 'Ünïcode key_1.2:3/4=5+6-7@8', value: 'ça va 9' };
 
-    await swf.send(new TagResourceCommand({ resourceArn: arn, tags: [tag] }));
+    await server.swf.send(new TagResourceCommand({ resourceArn: arn, tags: [tag] }));
 
     expect(await tagsOf(arn)).toStrictEqual([tag]);
   });
 
   it('refuses a request without tags or resourceArn with the Coral message', async () => {
     const { arn } = await newDomain();
-    const response = await rawCall(endpoint, 'TagResource', { resourceArn: arn });
+    const response = await rawCall(server.endpoint, 'TagResource', { resourceArn: arn });
     expectWireError(
       response,
       wireType.validation,
       oneViolation(null, 'tags', 'Member must not be null'),
     );
-    const noArn = await rawCall(endpoint, 'ListTagsForResource', {});
+    const noArn = await rawCall(server.endpoint, 'ListTagsForResource', {});
     expectWireError(
       noArn,
       wireType.validation,
@@ -280,7 +273,7 @@ describe('UntagResource', () => {
       { key: 'c', value: '3' },
     ]);
 
-    await swf.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: ['b', 'zzz'] }));
+    await server.swf.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: ['b', 'zzz'] }));
 
     expect(await tagsOf(arn)).toStrictEqual([
       { key: 'a', value: '1' },
@@ -290,9 +283,9 @@ describe('UntagResource', () => {
 
   it('frees room for new tags under the quota', async () => {
     const { arn } = await newDomain(manyTags(50));
-    await swf.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: ['k0', 'k1'] }));
+    await server.swf.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: ['k0', 'k1'] }));
 
-    await swf.send(
+    await server.swf.send(
       new TagResourceCommand({ resourceArn: arn, tags: [{ key: 'n1' }, { key: 'n2' }] }),
     );
 
@@ -305,7 +298,7 @@ describe('UntagResource', () => {
   it('refuses a key over 128 characters with ValidationException', async () => {
     const { arn } = await newDomain([{ key: 'keep' }]);
     await expectServiceError(
-      swf.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: ['k'.repeat(129)] })),
+      server.swf.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: ['k'.repeat(129)] })),
       'ValidationException',
       /at 'tagKeys\.1\.member' failed to satisfy constraint: Member must have length less than or equal to 128/,
     );

@@ -18,7 +18,6 @@ import {
   RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   type RegistrationStatus,
-  type SWFClient,
   TypeAlreadyExistsFault,
   TypeDeprecatedFault,
   TypeNotDeprecatedFault,
@@ -26,7 +25,7 @@ import {
   UndeprecateWorkflowTypeCommand,
   UnknownResourceFault,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectFault,
   expectRecent,
@@ -38,25 +37,15 @@ import {
   unique,
   wireType,
 } from '../support/contract.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  const server = await startTestServer();
-  ({ swf, close } = server);
-  endpoint = server.service.endpoint;
-});
-
-afterAll(async () => {
-  await close();
-});
+const server = serverForFile();
 
 async function newDomain(prefix = 'types'): Promise<string> {
   const name = unique(prefix);
-  await swf.send(new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }));
+  await server.swf.send(
+    new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
   return name;
 }
 
@@ -101,9 +90,11 @@ const workflowKind: Kind = {
   wire: 'WorkflowType',
   member: 'workflowType',
   register: (domain, ref, extra = {}) =>
-    swf.send(new RegisterWorkflowTypeCommand({ domain, ...ref, ...extra })),
+    server.swf.send(new RegisterWorkflowTypeCommand({ domain, ...ref, ...extra })),
   describe: async (domain, ref) => {
-    const out = await swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType: ref }));
+    const out = await server.swf.send(
+      new DescribeWorkflowTypeCommand({ domain, workflowType: ref }),
+    );
     const { workflowType, ...info } = out.typeInfo ?? {};
     return {
       typeInfo: { ...info, ...(workflowType === undefined ? {} : { ref: toRef(workflowType) }) },
@@ -111,7 +102,7 @@ const workflowKind: Kind = {
     };
   },
   list: async (input) => {
-    const out = await swf.send(new ListWorkflowTypesCommand(input));
+    const out = await server.swf.send(new ListWorkflowTypesCommand(input));
     return {
       infos: (out.typeInfos ?? []).map(({ workflowType, ...info }) => ({
         ...info,
@@ -121,10 +112,11 @@ const workflowKind: Kind = {
     };
   },
   deprecate: (domain, ref) =>
-    swf.send(new DeprecateWorkflowTypeCommand({ domain, workflowType: ref })),
+    server.swf.send(new DeprecateWorkflowTypeCommand({ domain, workflowType: ref })),
   undeprecate: (domain, ref) =>
-    swf.send(new UndeprecateWorkflowTypeCommand({ domain, workflowType: ref })),
-  remove: (domain, ref) => swf.send(new DeleteWorkflowTypeCommand({ domain, workflowType: ref })),
+    server.swf.send(new UndeprecateWorkflowTypeCommand({ domain, workflowType: ref })),
+  remove: (domain, ref) =>
+    server.swf.send(new DeleteWorkflowTypeCommand({ domain, workflowType: ref })),
   fullConfiguration: {
     defaultTaskStartToCloseTimeout: '30',
     defaultExecutionStartToCloseTimeout: '3600',
@@ -139,9 +131,11 @@ const activityKind: Kind = {
   wire: 'ActivityType',
   member: 'activityType',
   register: (domain, ref, extra = {}) =>
-    swf.send(new RegisterActivityTypeCommand({ domain, ...ref, ...extra })),
+    server.swf.send(new RegisterActivityTypeCommand({ domain, ...ref, ...extra })),
   describe: async (domain, ref) => {
-    const out = await swf.send(new DescribeActivityTypeCommand({ domain, activityType: ref }));
+    const out = await server.swf.send(
+      new DescribeActivityTypeCommand({ domain, activityType: ref }),
+    );
     const { activityType, ...info } = out.typeInfo ?? {};
     return {
       typeInfo: { ...info, ...(activityType === undefined ? {} : { ref: toRef(activityType) }) },
@@ -149,7 +143,7 @@ const activityKind: Kind = {
     };
   },
   list: async (input) => {
-    const out = await swf.send(new ListActivityTypesCommand(input));
+    const out = await server.swf.send(new ListActivityTypesCommand(input));
     return {
       infos: (out.typeInfos ?? []).map(({ activityType, ...info }) => ({
         ...info,
@@ -159,10 +153,11 @@ const activityKind: Kind = {
     };
   },
   deprecate: (domain, ref) =>
-    swf.send(new DeprecateActivityTypeCommand({ domain, activityType: ref })),
+    server.swf.send(new DeprecateActivityTypeCommand({ domain, activityType: ref })),
   undeprecate: (domain, ref) =>
-    swf.send(new UndeprecateActivityTypeCommand({ domain, activityType: ref })),
-  remove: (domain, ref) => swf.send(new DeleteActivityTypeCommand({ domain, activityType: ref })),
+    server.swf.send(new UndeprecateActivityTypeCommand({ domain, activityType: ref })),
+  remove: (domain, ref) =>
+    server.swf.send(new DeleteActivityTypeCommand({ domain, activityType: ref })),
   fullConfiguration: {
     defaultTaskStartToCloseTimeout: '300',
     defaultTaskHeartbeatTimeout: 'NONE',
@@ -324,7 +319,7 @@ describe.each(kinds)('%s', (_label, kind) => {
 
     it('refuses a registration in a deprecated domain with DomainDeprecatedFault', async () => {
       const domain = await newDomain();
-      await swf.send(new DeprecateDomainCommand({ name: domain }));
+      await server.swf.send(new DeprecateDomainCommand({ name: domain }));
       const ref = { name: 'too-late', version: '1' };
 
       await expectFault(kind.register(domain, ref), DomainDeprecatedFault);
@@ -381,7 +376,7 @@ describe.each(kinds)('%s', (_label, kind) => {
         const body = { domain, name: 'checked', version: '1', ...extra };
         const before = await snapshot(kind, domain);
 
-        const response = await rawCall(endpoint, `Register${kind.wire}`, body);
+        const response = await rawCall(server.endpoint, `Register${kind.wire}`, body);
 
         const error = expectWireError(response, wireType.validation, message);
         expect(error.message).toContain(`at '${path}'`);
@@ -390,7 +385,7 @@ describe.each(kinds)('%s', (_label, kind) => {
     );
 
     it('reports missing domain, name and version together', async () => {
-      const response = await rawCall(endpoint, `Register${kind.wire}`, {});
+      const response = await rawCall(server.endpoint, `Register${kind.wire}`, {});
       const error = expectWireError(
         response,
         wireType.validation,
@@ -406,7 +401,7 @@ describe.each(kinds)('%s', (_label, kind) => {
     it('refuses Describe without the type, or with an empty name, with the Coral message', async () => {
       const domain = await newDomain();
 
-      const response = await rawCall(endpoint, `Describe${kind.wire}`, { domain });
+      const response = await rawCall(server.endpoint, `Describe${kind.wire}`, { domain });
 
       expectWireError(
         response,
@@ -669,7 +664,7 @@ describe('the two kinds', () => {
   it('echo payloads without $metadata-only members', async () => {
     const domain = await newDomain();
     await workflowKind.register(domain, { name: 'p', version: '1' });
-    const out = await swf.send(
+    const out = await server.swf.send(
       new ListWorkflowTypesCommand({ domain, registrationStatus: 'REGISTERED' }),
     );
     expect(Object.keys(payload(out))).toStrictEqual(['typeInfos']);

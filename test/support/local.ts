@@ -106,6 +106,34 @@ export async function startTestServer(
 }
 
 /**
+ * The test server of the calling test file (startTestServer): started before its tests, closed after
+ * them. Its members are read once the tests run.
+ */
+export function serverForFile(options: Parameters<typeof startTestServer>[0] = {}) {
+  let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(options);
+  });
+  afterAll(() => server?.close());
+  const started = () => {
+    if (server === undefined) throw new Error('the server is started before the tests');
+    return server;
+  };
+  return {
+    get swf(): SWFClient {
+      return started().swf;
+    },
+    get service(): LocalService {
+      return started().service;
+    },
+    /** The SWF endpoint, for raw HTTP calls. */
+    get endpoint(): string {
+      return started().service.endpoint;
+    },
+  };
+}
+
+/**
  * A test server with `domain` registered (retention 1 day), and a SwfDriver for that domain: what most
  * contract files start from.
  */
