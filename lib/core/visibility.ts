@@ -111,6 +111,21 @@ export interface VisibilityChanges {
   readonly info: ExecutionInfo;
 }
 
+/** The latest time a row can sort by, in milliseconds. */
+export const MAX_VISIBILITY_MS = 999_999_999_999_999;
+
+/**
+ * Epoch seconds as the whole milliseconds rows are kept to. A bound between two milliseconds rounds
+ * inward ('up' for the oldest, 'down' for the latest) so that a time range stays inclusive.
+ */
+export function visibilityMillis(seconds: number, round: 'up' | 'down' = 'up'): number {
+  const ms = seconds * 1000;
+  const nearest = Math.round(ms);
+  const whole =
+    Math.abs(ms - nearest) < 1e-3 ? nearest : round === 'up' ? Math.ceil(ms) : Math.floor(ms);
+  return Math.min(MAX_VISIBILITY_MS, Math.max(0, whole));
+}
+
 /** Identity of a row: two rows with the same id are the same table item. */
 export const rowId = (r: VisibilityRow) =>
   JSON.stringify([r.domain, r.list, r.filter, r.time, r.runId]);

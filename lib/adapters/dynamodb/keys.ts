@@ -1,6 +1,11 @@
 import type { RegistrationStatus, TypeKind } from '../../core/registry.js';
 import type { QueuedTaskRef, TaskKind } from '../../core/task-queue.js';
-import type { VisibilityFilter, VisibilityList } from '../../core/visibility.js';
+import {
+  MAX_VISIBILITY_MS,
+  type VisibilityFilter,
+  type VisibilityList,
+  visibilityMillis,
+} from '../../core/visibility.js';
 
 /**
  * Key builders for every item in the table. Pure, so they can be unit-tested.
@@ -142,19 +147,9 @@ const VISIBILITY_LIST: Record<VisibilityList, string> = {
   'closed-by-start': 'CS',
   'closed-by-close': 'CC',
 };
-const MAX_VISIBILITY_MS = 999_999_999_999_999;
-
-/**
- * Epoch seconds as 16-digit milliseconds. Stored times are whole milliseconds; a bound between two
- * milliseconds rounds inward ('up' for the oldest, 'down' for the latest) so the range stays inclusive.
- */
-function visibilityTime(seconds: number, round: 'up' | 'down' = 'up'): string {
-  const ms = seconds * 1000;
-  const nearest = Math.round(ms);
-  const whole =
-    Math.abs(ms - nearest) < 1e-3 ? nearest : round === 'up' ? Math.ceil(ms) : Math.floor(ms);
-  return String(Math.min(MAX_VISIBILITY_MS, Math.max(0, whole))).padStart(16, '0');
-}
+/** Epoch seconds as 16-digit milliseconds (see visibilityMillis). */
+const visibilityTime = (seconds: number, round: 'up' | 'down' = 'up'): string =>
+  String(visibilityMillis(seconds, round)).padStart(16, '0');
 
 /**
  * Names never contain `|` (the identifier rule); a tag may, so tags come last and the shard is always
