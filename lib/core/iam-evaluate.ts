@@ -34,6 +34,20 @@ export function evaluate(policies: readonly PolicyDocument[], request: AccessReq
   return allowed ? 'allow' : 'implicit-deny';
 }
 
+/**
+ * The verdict for one request that names its resource in several ways (ListDomains: the ARN of every
+ * domain as this service writes it, and as SWF's reference documents it): an explicit deny of any
+ * name denies, else an allow of any name allows.
+ */
+export function evaluateAny(
+  policies: readonly PolicyDocument[],
+  requests: readonly AccessRequest[],
+): Verdict {
+  const verdicts = requests.map((r) => evaluate(policies, r));
+  if (verdicts.includes('explicit-deny')) return 'explicit-deny';
+  return verdicts.includes('allow') ? 'allow' : 'implicit-deny';
+}
+
 function applies(
   statement: PolicyStatement,
   request: AccessRequest,

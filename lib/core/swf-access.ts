@@ -139,20 +139,29 @@ export function domainRequest(
   };
 }
 
-/** The request an action's scope makes of IAM (not for `in-operation` scopes). */
-export function scopeRequest(
+/**
+ * The requests an action's scope makes of IAM (not for `in-operation` scopes): one, but for
+ * ListDomains, whose resource is every domain of the account, named both as this service names domains
+ * (`arn:aws:swf:REGION:ACCOUNT:/domain/*`) and as SWF's API reference tells policies to name it
+ * (`arn:aws:swf::ACCOUNT:domain/*`), so that a policy written either way applies.
+ */
+export function scopeRequests(
   scope: ArnScope,
   action: string,
   actionScope: Exclude<ActionScope, { kind: 'in-operation' }>,
   caller: ConditionContext,
-): AccessRequest {
+): AccessRequest[] {
+  const on = (resource: string) => ({ action: `swf:${action}`, resource, context: caller });
   switch (actionScope.kind) {
     case 'domain':
-      return domainRequest(scope, action, actionScope.domain, actionScope.keys, caller);
+      return [domainRequest(scope, action, actionScope.domain, actionScope.keys, caller)];
     case 'all-domains':
-      return { action: `swf:${action}`, resource: domainArn(scope, '*'), context: caller };
+      return [
+        on(domainArn(scope, '*')),
+        on(`arn:${partitionOf(scope.region)}:swf::${scope.accountId}:domain/*`),
+      ];
     case 'resource':
-      return { action: `swf:${action}`, resource: actionScope.arn, context: caller };
+      return [on(actionScope.arn)];
   }
 }
 

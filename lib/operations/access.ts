@@ -7,10 +7,15 @@
 import type { DecisionType } from '../core/decision.js';
 import type { DecisionAccess } from '../core/decision-permissions.js';
 import { OperationNotPermittedFault } from '../core/faults.js';
-import { type AccessRequest, evaluate } from '../core/iam-evaluate.js';
+import { type AccessRequest, evaluate, evaluateAny } from '../core/iam-evaluate.js';
 import { type ConditionContext, conditionContext } from '../core/iam-keys.js';
 import { type IamIdentity, type PrincipalPolicies, principalKeys } from '../core/principals.js';
-import { ACTION_SCOPES, domainRequest, passRoleRequest, scopeRequest } from '../core/swf-access.js';
+import {
+  ACTION_SCOPES,
+  domainRequest,
+  passRoleRequest,
+  scopeRequests,
+} from '../core/swf-access.js';
 import type { OperationDeps, RequestContext } from './context.js';
 
 /** Who made a call, as the edge that received it tells. */
@@ -68,7 +73,7 @@ export function authorizeCall(
   check(
     mine,
     caller,
-    scopeRequest(deps.identity, action, scope, callerContext(deps, caller, mine)),
+    scopeRequests(deps.identity, action, scope, callerContext(deps, caller, mine)),
   );
 }
 
@@ -169,10 +174,13 @@ function callerContext(
 function check(
   mine: PrincipalPolicies | undefined,
   caller: Extract<Caller, { kind: 'signed' }>,
-  request: AccessRequest,
+  requests: AccessRequest | readonly AccessRequest[],
 ): void {
-  const verdict = mine === undefined ? 'implicit-deny' : evaluate(mine.policies, request);
+  const all: readonly AccessRequest[] = Array.isArray(requests) ? requests : [requests];
+  const verdict = mine === undefined ? 'implicit-deny' : evaluateAny(mine.policies, all);
   if (verdict === 'allow') return;
+  const [request] = all;
+  if (request === undefined) throw new Error('no access request to check');
   const who = caller.principal === undefined ? 'An unsigned caller' : `User: ${caller.principal}`;
   const why =
     verdict === 'explicit-deny'

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type HistoryEvent,
+  ListDomainsCommand,
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
   RegisterActivityTypeCommand,
@@ -87,6 +88,14 @@ const policies = {
         Condition: { StringNotEquals: { 'swf:taskList.name': 'work-a' } },
       },
     ],
+  },
+  // As the API reference's ListDomains says: `arn:aws:swf::AccountID:domain/*`.
+  'lister-documented': {
+    Statement: {
+      Effect: 'Allow',
+      Action: 'swf:ListDomains',
+      Resource: 'arn:aws:swf::000000000000:domain/*',
+    },
   },
   starter: {
     Version: '2012-10-17',
@@ -330,6 +339,16 @@ describe('a starter key', () => {
       start(starter, { workflowType: { name: 'nope', version: '1' } }),
       'UnknownResourceFault',
     );
+  });
+});
+
+describe('ListDomains', () => {
+  it("is allowed by a policy naming the account's domains as SWF's reference writes them", async () => {
+    const list = () =>
+      clientOf('lister-documented').send(
+        new ListDomainsCommand({ registrationStatus: 'REGISTERED' }),
+      );
+    expect((await list()).domainInfos?.map((d) => d.name)).toContain(domain);
   });
 });
 
