@@ -1,6 +1,9 @@
 import { render } from 'preact';
 import { App } from './app.js';
-import './styles.css';
+import './styles/base.css';
+import './styles/forms.css';
+import './styles/history.css';
+import './styles/timeline.css';
 
 const root = document.getElementById('app');
 if (root !== null) {
