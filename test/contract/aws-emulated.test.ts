@@ -112,6 +112,8 @@ let driver: SwfDriver;
 let filters: Record<string, unknown>[];
 let apiHandler: typeof import('../../functions/api.js').handler;
 const apiEvents: APIGatewayProxyEventV2WithIAMAuthorizer[] = [];
+/** The audit lines functions/api.ts logged. */
+const auditLines: string[] = [];
 let base64Next = false;
 let sqsOutageUntil = 0;
 let sqsThrottled = 0;
@@ -177,6 +179,13 @@ beforeAll(async () => {
     SWF_LAMBDA_TASK_ROLES: JSON.stringify([LAMBDA_ROLE]),
   };
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+  // functions/api.ts writes one audit line per call to its log (stdout): kept here, for the test
+  // that reads them, instead of filling the test's output.
+  const log = console.log.bind(console);
+  vi.spyOn(console, 'log').mockImplementation((line?: unknown, ...rest: unknown[]) => {
+    if (typeof line === 'string' && line.startsWith('{"audit":"swf-call"')) auditLines.push(line);
+    else log(line, ...rest);
+  });
 
   sqsMock.on(SendMessageCommand).callsFake((input) => {
     expect(input.QueueUrl).toBe(QUEUE_URL);
@@ -802,6 +811,27 @@ describe('the API function, judging the caller API Gateway authenticated', () =>
         /assumed-role\/strangers\/sdk-session .*: no access policy names this caller$/,
       ),
     });
+    // Each call's audit line: the session API Gateway authenticated, the action, the domain, how
+    // it ended, and the Lambda invocation it was.
+    const lines = auditLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual({
+      audit: 'swf-call',
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      invocationId: expect.any(String),
+      caller: `arn:aws:sts::${ACCOUNT}:assumed-role/readers/sdk-session`,
+      action: 'StartWorkflowExecution',
+      domain,
+      outcome: 'OperationNotPermittedFault',
+      statusCode: 400,
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        caller: `arn:aws:sts::${ACCOUNT}:assumed-role/test/sdk-session`,
+        action: 'RespondDecisionTaskCompleted',
+        domain,
+        outcome: 'ok',
+      }),
+    );
   });
 });
 
