@@ -17,6 +17,7 @@ export const timing = [
   'test/contract/sdk-cancellation-storm.test.ts',
   'test/contract/handout-storm.test.ts',
   'test/integration/timeout-oracle.test.ts',
+  'test/contract/crash-starts.test.ts',
 ];
 
 export default defineConfig({

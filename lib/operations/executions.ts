@@ -1,5 +1,5 @@
 import { executionTimedOutBy } from '../core/deadlines.js';
-import { type ExecutionState, openCounts } from '../core/execution-state.js';
+import { type ExecutionConfig, type ExecutionState, openCounts } from '../core/execution-state.js';
 import {
   type ExecutionRequest,
   requestCancelExecution,
@@ -13,6 +13,7 @@ import {
   DomainDeprecatedFault,
   faultText,
   LimitExceededFault,
+  ThrottlingException,
   TypeDeprecatedFault,
   UnknownResourceFault,
   WorkflowExecutionAlreadyStartedFault,
@@ -22,6 +23,7 @@ import { tagListKeys } from '../core/swf-access.js';
 import { queueChanges } from '../core/task-queue.js';
 import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
+import type { CommitOutcome } from '../ports/execution-store.js';
 import { authorizeInDomain, authorizePassRole } from './access.js';
 import { type OperationDeps, operation, type RequestContext } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
@@ -100,44 +102,69 @@ export const startWorkflowExecution = operation<StartWorkflowExecutionInput>(
         `Domain ${input.domain} has ${MAX_OPEN_EXECUTIONS} open executions, the most it may have`,
       );
     }
-    const runId = deps.ids.runId();
     const { workflowId } = input;
-    const { result: outcome } = await startStampedAfterClose(
-      deps,
-      (now) => {
-        const { state, events } = startRun(
-          {
-            domain: input.domain,
-            execution: { workflowId, runId },
-            workflowType: input.workflowType,
-            config: resolved.config,
-            ...(input.input === undefined ? {} : { input: input.input }),
-            ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
-          },
-          now,
-        );
-        const write = { state, events, queue: queueChanges(undefined, state) };
-        const pointer = {
-          kind: 'acquire' as const,
-          domain: input.domain,
-          workflowId,
-          runId,
-          startedAt: now,
-        };
-        return commitRuns(deps, [write], [pointer]);
-      },
-      (result) => (result === 'already-open' ? { domain: input.domain, workflowId } : undefined),
-    );
+    // A start whose run was fenced while it was between its writes (another start found the run
+    // missing and took the workflowId: see OpenRunPointers) tries again under a new runId, as a
+    // runId that was fenced can never be written.
+    let outcome: CommitOutcome = 'conflict';
+    let runId = '';
+    for (let tries = 0; outcome === 'conflict' && tries < MAX_FENCED_TRIES; tries++) {
+      runId = deps.ids.runId();
+      outcome = await commitStart(deps, input, resolved.config, runId);
+    }
     if (outcome === 'already-open') {
       throw new WorkflowExecutionAlreadyStartedFault(
         `An open execution already has workflowId ${workflowId}`,
       );
     }
-    if (outcome !== 'committed') throw new Error(`starting a run failed: ${outcome}`);
+    if (outcome !== 'committed')
+      throw new ThrottlingException(
+        `Other starts of workflowId ${workflowId} kept taking it from this one; try again`,
+      );
     gauge.opened(input.domain);
     return { runId };
   },
 );
+
+/** Tries of a start whose run another start fenced (see startWorkflowExecution). */
+const MAX_FENCED_TRIES = 3;
+
+/** One try of a start: the new run `runId` and its workflowId's pointer, committed together. */
+async function commitStart(
+  deps: OperationDeps,
+  input: StartWorkflowExecutionInput,
+  config: ExecutionConfig,
+  runId: string,
+): Promise<CommitOutcome> {
+  const { workflowId } = input;
+  const { result } = await startStampedAfterClose(
+    deps,
+    (now) => {
+      const { state, events } = startRun(
+        {
+          domain: input.domain,
+          execution: { workflowId, runId },
+          workflowType: input.workflowType,
+          config,
+          ...(input.input === undefined ? {} : { input: input.input }),
+          ...(input.tagList === undefined ? {} : { tagList: input.tagList }),
+        },
+        now,
+      );
+      const write = { state, events, queue: queueChanges(undefined, state) };
+      const pointer = {
+        kind: 'acquire' as const,
+        domain: input.domain,
+        workflowId,
+        runId,
+        startedAt: now,
+      };
+      return commitRuns(deps, [write], [pointer]);
+    },
+    (outcome) => (outcome === 'already-open' ? { domain: input.domain, workflowId } : undefined),
+  );
+  return result;
+}
 
 interface ExecutionTarget {
   domain: string;

@@ -6,87 +6,32 @@
  * it; `--help` prints the options the README lists; a malformed setting stops it before it starts
  * anything.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ListDomainsCommand, SWFClient } from '@aws-sdk/client-swf';
 import { describe, expect, it } from 'vitest';
 import { JAVA_HINT } from '../../lib/local/dynamodb-local.js';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  PORT: '',
-  SWF_DATA_DIR: '',
-  SWF_PUSH_TASK_LISTS: '',
-  SWF_LAMBDA_FUNCTIONS: '',
-};
-
-const startArgs = ['--import', 'tsx', 'lib/local/start.ts'];
-
-/** Resolves with the process's stdout once it holds `line`; rejects if the process ends first. */
-function waitForLine(child: ChildProcess, line: string, timeoutMs: number): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no "${line}" in:\n${out}`)), timeoutMs);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes(line)) {
-        clearTimeout(timer);
-        resolvePromise(out);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before "${line}":\n${out}`));
-    });
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolvePromise) => {
-    if (child.exitCode !== null) resolvePromise(child.exitCode);
-    else child.once('exit', (code) => resolvePromise(code));
-  });
-
-/**
- * The ids of a process's DynamoDB Local JVMs (not its other children: start.ts's own `java -version`
- * probe, or tsx's esbuild service, which may take a moment longer to go once its parent has).
- */
-const dynamoChildrenOf = (pid: number) =>
-  // ps exits 1 when it lists nothing
-  spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter((line) => line.includes('DynamoDBLocal.jar'))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** What `npm start -- --port 0` runs, its stdout piped. */
-const npmStart = () =>
-  spawn(process.execPath, [...startArgs, '--port', '0'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+import {
+  alive,
+  dynamoChildrenOf,
+  endpointIn,
+  startEnv as env,
+  exited,
+  npmStart,
+  root,
+  startArgs,
+  waitForLine,
+} from '../support/start-process.js';
 
 describe('npm start', () => {
-  it('prints the endpoint and how to reach it, serves SWF and the console, and stops everything on SIGTERM', async () => {
-    const child = npmStart();
+  it('prints the endpoint and how to reach it, serves SWF, and stops everything on SIGTERM', async () => {
+    const child = npmStart(['--port', '0']);
     let children: number[] = [];
     try {
       const out = await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
-      const endpoint = /^SWF endpoint: (http:\/\/127\.0\.0\.1:\d+) {3}\(/m.exec(out)?.[1];
-      if (endpoint === undefined) throw new Error(`no endpoint in:\n${out}`);
+      const endpoint = endpointIn(out);
       expect(out.trim().split('\n')).toEqual([
         `SWF endpoint: ${endpoint}   (region us-east-1, data in memory (gone when stopped))`,
         `Console: ${endpoint}/console/`,
@@ -126,12 +71,8 @@ describe('npm start', () => {
   }, 120_000);
 
   it('stops DynamoDB Local too when SIGTERM comes while it is still starting', async () => {
-    const child = npmStart();
+    const child = npmStart(['--port', '0']);
     let children: number[] = [];
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
     try {
       // As soon as the JVM runs, before it answers (the banner comes once the table is made).
       const deadline = Date.now() + 60_000;
@@ -140,11 +81,11 @@ describe('npm start', () => {
         children = dynamoChildrenOf(child.pid ?? 0);
       }
       expect(children).toHaveLength(1);
-      expect(out).not.toContain('SWF endpoint:');
+      expect(child.output()).not.toContain('SWF endpoint:');
       child.kill('SIGTERM');
       expect(await exited(child)).toBe(0);
-      expect(out).toContain('SIGTERM: stopping once DynamoDB Local has started...');
-      expect(out).not.toContain('SWF endpoint:');
+      expect(child.output()).toContain('SIGTERM: stopping once DynamoDB Local has started...');
+      expect(child.output()).not.toContain('SWF endpoint:');
       expect(children.filter(alive)).toEqual([]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -184,11 +125,7 @@ describe('npm start', () => {
         lister: { Statement: { Effect: 'Allow', Action: 'swf:ListDomains', Resource: '*' } },
       }),
     );
-    const child = spawn(
-      process.execPath,
-      [...startArgs, '--port', '0', '--access-policies', file, '--audit-log'],
-      { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const child = npmStart(['--port', '0', '--access-policies', file, '--audit-log']);
     let children: number[] = [];
     let out = '';
     try {

@@ -8,10 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableRef } from '../../lib/adapters/dynamodb/client.js';
-import {
-  DynamoExecutionStore,
-  POINTER_GRACE_SECONDS,
-} from '../../lib/adapters/dynamodb/execution-store.js';
+import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
 import { itemSize } from '../../lib/adapters/dynamodb/item-size.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import type { ExecutionState } from '../../lib/core/execution-state.js';
@@ -556,21 +553,62 @@ describe("a workflowId's open-run pointer, written around its run's commits", ()
     expect((await readPointer(first))?.runId).toBe(third.runId);
   });
 
-  it('counts as a start in flight while it names a run not written yet, for its grace only', async () => {
+  it('is taken over at once when it names a run never written, which then can never be written', async () => {
+    // A start that wrote its pointer a moment ago, and crashed (or is slow) before its run's state.
     const run = newRun('after-ghost');
-    const now = Date.now() / 1000;
-    await putPointer(run, 'ghost-in-flight', now - 1);
-    expect(await store.commit([startWrite(run)], [pointer('acquire', run)])).toBe('already-open');
-    await putPointer(run, 'ghost-failed', now - POINTER_GRACE_SECONDS - 1);
+    const ghost = newRun('ghost', run.driver.state.execution.workflowId);
+    await putPointer(run, ghost.runId, Date.now() / 1000);
     expect(await store.commit([startWrite(run)], [pointer('acquire', run)])).toBe('committed');
     expect((await readPointer(run))?.runId).toBe(run.runId);
-    // A pointer written before pointers had a time counts as old.
+    // The start that wrote the pointer, coming to its state late: refused, so that the workflowId
+    // never has two open runs.
+    expect(await store.commit([startWrite(ghost)], [])).toBe('conflict');
+    expect(await store.loadRun(ghost.runId)).toBeUndefined();
+    // A pointer written before pointers had a time is taken over alike.
     const older = newRun('after-untimed');
     await table.doc.put({
       TableName: table.tableName,
       Item: { ...pointerKey(older), entity: 'OpenRun', runId: 'ghost-untimed' },
     });
     expect(await store.commit([startWrite(older)], [pointer('acquire', older)])).toBe('committed');
+  });
+
+  it('is not taken over when the run it names is written as the next start looks', async () => {
+    // The fence and the slow start's state race for the same item: the state won, so the run is open.
+    const slow = newRun('slow');
+    const { workflowId } = slow.driver.state.execution;
+    await putPointer(slow, slow.runId, Date.now() / 1000);
+    let written = false;
+    const doc = table.doc;
+    const racing = new DynamoExecutionStore({
+      tableName: table.tableName,
+      doc: {
+        get: async (input) => {
+          const answer = await doc.get(input);
+          // The next start has read the pointer and found no run: the slow start's state lands now.
+          if (!written && String(input.Key?.pk).startsWith('RUN|')) {
+            written = true;
+            expect(await store.commit([startWrite(slow)], [])).toBe('committed');
+          }
+          return answer;
+        },
+        put: (input) => doc.put(input),
+        update: (input) => doc.update(input),
+        delete: (input) => doc.delete(input),
+        query: (input) => doc.query(input),
+        scan: (input) => doc.scan(input),
+        transactWrite: (input) => doc.transactWrite(input),
+        batchWrite: (input) => doc.batchWrite(input),
+      },
+    });
+    const next = newRun('next', workflowId);
+    expect(await racing.commit([startWrite(next)], [pointer('acquire', next)])).toBe(
+      'already-open',
+    );
+    expect(written).toBe(true);
+    expect((await store.loadRun(slow.runId))?.state.status).toBe('OPEN');
+    expect(await store.loadRun(next.runId)).toBeUndefined();
+    expect((await readPointer(slow))?.runId).toBe(slow.runId);
   });
 
   it('is given back by a start whose state was not written', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { ExecutionState } from '../../core/execution-state.js';
 import type { HistoryEvent } from '../../core/history-event.js';
-import { cutText, executionTimeoutSeconds } from '../../core/limits.js';
+import { cutText } from '../../core/limits.js';
 import { outboxEffects } from '../../core/outbox.js';
 import { type QueuedTaskRef, queuedTasks, type TaskKind } from '../../core/task-queue.js';
 import type {
@@ -20,9 +20,15 @@ import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { itemSize } from './item-size.js';
 import { type ItemKey, keys } from './keys.js';
+import {
+  type AcquirePointer,
+  OpenRunPointers,
+  POINTER_ATTEMPTS,
+  pointerExpiry,
+} from './open-run-pointers.js';
 import { packJson, unpackJson } from './packed-json.js';
 import { outboxRecords } from './table-schema.js';
-import { backoff, isLockConflict, type TransactItem, transactWrite } from './transact.js';
+import { isLockConflict, type TransactItem, transactWrite } from './transact.js';
 
 /** DynamoDB's limits on one transaction (100 items) and one item (400 KB, kept well clear of). */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -66,30 +72,6 @@ function versionOf(item: Record<string, unknown> | undefined): number | undefine
 }
 
 type Role = 'state' | 'acquire' | 'pointer' | 'other';
-
-/**
- * How long a workflowId's open-run pointer to a run whose state is not written yet counts as a start
- * in flight (its state is written just after it); older, it is left over from a start that failed.
- */
-export const POINTER_GRACE_SECONDS = 30;
-/** Attempts at a workflowId's pointer when other starts keep changing it. */
-const POINTER_ATTEMPTS = 5;
-/** How long after its run's start-to-close timeout a pointer expires: a day, for a timeout fired late. */
-const POINTER_EXPIRY_MARGIN_SECONDS = 86_400;
-
-/**
- * When the pointer to `run` expires (DynamoDB TTL, epoch seconds): a close leaves its pointer, so this
- * is what removes it, once the run can no longer be open (its start-to-close timeout has passed).
- * Undefined, for no run in hand: a pointer that stays until a start takes it over.
- */
-function pointerExpiry(run: ExecutionState | undefined): number | undefined {
-  if (run === undefined) return undefined;
-  const timeout = executionTimeoutSeconds(run.config.executionStartToCloseTimeout);
-  if (!Number.isFinite(timeout)) return undefined;
-  return Math.ceil(run.startTimestamp + timeout + POINTER_EXPIRY_MARGIN_SECONDS);
-}
-
-type AcquirePointer = Extract<OpenPointerChange, { kind: 'acquire' }>;
 
 /**
  * Partitions a task list's queue is spread over. Each task is two writes to its list's queue (its entry
@@ -136,6 +118,7 @@ export class DynamoExecutionStore implements ExecutionStore {
   private readonly shards: number;
   private readonly nowSeconds: () => number;
   private readonly budget: number;
+  private readonly pointers: OpenRunPointers;
 
   constructor(
     private readonly table: TableRef,
@@ -144,6 +127,10 @@ export class DynamoExecutionStore implements ExecutionStore {
     this.shards = options.queueShards ?? QUEUE_SHARDS;
     this.nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
     this.budget = options.stateItemBudget ?? STATE_ITEM_BUDGET;
+    this.pointers = new OpenRunPointers(table, this.nowSeconds, async (runId) => {
+      const stored = await this.readRunItem(runId);
+      return stored === 'expired' ? stored : stored?.state;
+    });
   }
 
   /**
@@ -305,144 +292,32 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   /**
-   * A new run of one workflowId (the one-open-run guard, swf-api.md §5.1): its pointer first, taking
-   * over one left stale (see acquirePointer), then its state; a start whose state is not written gives
-   * the pointer back. Two writes of one unit each instead of a transaction of both (four).
+   * A new run of one workflowId (at most one open run per workflowId): its pointer first, taking over
+   * one left stale (see OpenRunPointers), then its state; a start whose state is not written gives
+   * the pointer back. Two writes of one unit each instead of a transaction of both (four). A crash
+   * between them leaves a pointer to a run never written, which the next start fences and takes over
+   * at once; a start fenced while slow between them finds its state's put refused ('conflict').
    */
   private async startRun(
     run: RunItems,
     pointer: AcquirePointer,
     state: ExecutionState | undefined,
   ): Promise<CommitOutcome> {
-    if (!(await this.acquirePointer(pointer, pointerExpiry(state)))) return 'already-open';
+    if (!(await this.pointers.acquire(pointer, pointerExpiry(state)))) return 'already-open';
     let outcome: CommitOutcome;
     try {
       outcome = await this.putState(run);
     } catch (error) {
-      // A put that threw may have landed (its answer lost): the pointer stays while the run is there
-      // (or cannot be read), and goes with a start that left no run.
-      const written = await this.readRunItem(pointer.runId).then(
-        (stored) => stored !== undefined,
-        () => true,
-      );
-      if (!written) await this.releasePointer(pointer);
+      // A put that threw may have landed (its answer lost), or may land yet (a try still on its
+      // way): the start's own fence settles it. Fenced, the run can never be written and the
+      // pointer goes; else the run is there, and keeps it (as it does when the fence cannot be
+      // written either).
+      const barred = await this.pointers.fence(pointer.runId).catch(() => false);
+      if (barred) await this.pointers.release(pointer);
       throw error;
     }
-    if (outcome !== 'committed') await this.releasePointer(pointer);
+    if (outcome !== 'committed') await this.pointers.release(pointer);
     return outcome;
-  }
-
-  /**
-   * Points a workflowId at a new run unless another run of it is open. A pointer is written before its
-   * run's state and left by its run's close, so it may name a run that is closed, or gone (expired),
-   * or that does not exist (its start failed, or is still in flight): all but the last are stale and
-   * taken over, conditionally on still naming that run; the last is left for its grace.
-   */
-  private async acquirePointer(p: AcquirePointer, expiresAt: number | undefined): Promise<boolean> {
-    let stale: string | undefined;
-    let locked: unknown;
-    for (let attempt = 0; attempt < POINTER_ATTEMPTS; attempt++) {
-      try {
-        await this.table.doc.put({
-          TableName: this.table.tableName,
-          Item: this.pointerRecord(p.domain, p.workflowId, p.runId, expiresAt),
-          ...acquireCondition(stale),
-        });
-        return true;
-      } catch (error) {
-        // A transaction in flight holds the pointer (a continue-as-new moving it, a child start
-        // taking it): DynamoDB refuses the put at once with TransactionConflictException (DynamoDB
-        // Local waits for the lock instead). The pointer as it was tells whose it is, as after a
-        // failed condition; a pause lets the transaction finish before the next try.
-        locked = isLockConflict(error) ? error : undefined;
-        if (locked !== undefined) await backoff(attempt);
-        else if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
-      }
-      const held = await this.heldBy(p);
-      if (held === 'this run') return true;
-      if (held === 'open') return false;
-      stale = held.stale;
-    }
-    // A transaction still held the pointer at the last try: nobody is known to hold the workflowId,
-    // so the start is not refused as already started but answered busy (ThrottlingException, which
-    // clients retry).
-    if (locked !== undefined) throw locked;
-    // Other starts kept changing the pointer: one of them holds the workflowId now.
-    return false;
-  }
-
-  /**
-   * Whose a workflowId's pointer is, for a start that found it taken: this run's (a retry), an open
-   * run's (or a start's in flight, within its grace), or nobody's (gone since, or stale: the run it
-   * names, to take it over from).
-   */
-  private async heldBy(
-    p: AcquirePointer,
-  ): Promise<'this run' | 'open' | { stale: string | undefined }> {
-    const holder = await this.pointerHolder(p.domain, p.workflowId);
-    if (holder === undefined) return { stale: undefined };
-    if (holder.runId === p.runId) return 'this run';
-    return (await this.isStale(holder, p.startedAt)) ? { stale: holder.runId } : 'open';
-  }
-
-  /** Best effort, for a start that failed: a pointer left behind is taken over after its grace. */
-  private async releasePointer(p: AcquirePointer): Promise<void> {
-    try {
-      await this.table.doc.delete({
-        TableName: this.table.tableName,
-        Key: keys.openRun(p.domain, p.workflowId),
-        ConditionExpression: 'runId = :r',
-        ExpressionAttributeValues: { ':r': p.runId },
-      });
-    } catch {
-      // see above
-    }
-  }
-
-  private pointerRecord(
-    domain: string,
-    workflowId: string,
-    runId: string,
-    expiresAt: number | undefined,
-  ) {
-    return {
-      ...keys.openRun(domain, workflowId),
-      entity: 'OpenRun',
-      runId,
-      since: this.nowSeconds(),
-      ...(expiresAt === undefined ? {} : { expiresAt }),
-    };
-  }
-
-  private async pointerHolder(
-    domain: string,
-    workflowId: string,
-  ): Promise<{ runId: string; since: number } | undefined> {
-    const { Item } = await this.table.doc.get({
-      TableName: this.table.tableName,
-      Key: keys.openRun(domain, workflowId),
-      ConsistentRead: true,
-    });
-    if (typeof Item?.runId !== 'string') return undefined;
-    return { runId: Item.runId, since: typeof Item.since === 'number' ? Item.since : 0 };
-  }
-
-  /**
-   * A pointer's run is closed or gone (expired: with a retention of 0 a run is gone as it closes,
-   * however recently its pointer was written), or was never written within the grace.
-   */
-  private async isStale(
-    holder: { runId: string; since: number },
-    startedAt: number,
-  ): Promise<boolean> {
-    const stored = await this.readRunItem(holder.runId);
-    if (stored === 'expired') return true;
-    if (stored !== undefined) {
-      // Closed since the new run's start was stamped: open at that moment (see OpenPointerChange).
-      const { status, closeTimestamp } = stored.state;
-      return status !== 'OPEN' && (closeTimestamp ?? 0) <= startedAt;
-    }
-    return this.nowSeconds() - holder.since >= POINTER_GRACE_SECONDS;
   }
 
   /**
@@ -460,7 +335,7 @@ export class DynamoExecutionStore implements ExecutionStore {
       if (outcome !== 'already-open') return outcome;
       for (const p of pointers) {
         if (p.kind !== 'acquire') continue;
-        const held = await this.heldBy(p);
+        const held = await this.pointers.heldBy(p);
         if (held === 'open') return 'already-open';
         if (held === 'this run' || held.stale === undefined) stale.delete(p);
         else stale.set(p, held.stale);
@@ -483,8 +358,11 @@ export class DynamoExecutionStore implements ExecutionStore {
       ]),
       ...pointers.map((pointer) =>
         pointer.kind === 'acquire'
-          ? this.pointerItem(pointer, stateOf(pointer.runId), stale.get(pointer))
-          : this.pointerItem(pointer, stateOf(pointer.to)),
+          ? {
+              item: this.pointers.item(pointer, stateOf(pointer.runId), stale.get(pointer)),
+              role: 'acquire' as const,
+            }
+          : { item: this.pointers.item(pointer, stateOf(pointer.to)), role: 'pointer' as const },
       ),
     ];
     if (core.length > MAX_TRANSACTION_ITEMS)
@@ -683,40 +561,6 @@ export class DynamoExecutionStore implements ExecutionStore {
     }
   }
 
-  private pointerItem(
-    p: OpenPointerChange,
-    run: ExecutionState | undefined,
-    stale?: string,
-  ): { item: TransactItem; role: Role } {
-    const expiresAt = pointerExpiry(run);
-    const TableName = this.table.tableName;
-    switch (p.kind) {
-      case 'acquire':
-        return {
-          role: 'acquire',
-          item: {
-            Put: {
-              TableName,
-              Item: this.pointerRecord(p.domain, p.workflowId, p.runId, expiresAt),
-              ...acquireCondition(stale),
-            },
-          },
-        };
-      case 'move':
-        return {
-          role: 'pointer',
-          item: {
-            Put: {
-              TableName,
-              Item: this.pointerRecord(p.domain, p.workflowId, p.to, expiresAt),
-              ConditionExpression: 'runId = :r',
-              ExpressionAttributeValues: { ':r': p.from },
-            },
-          },
-        };
-    }
-  }
-
   async loadRun(runId: string): Promise<LoadedRun | undefined> {
     const stored = await this.readRunItem(runId);
     if (stored === undefined || stored === 'expired') return undefined;
@@ -744,7 +588,7 @@ export class DynamoExecutionStore implements ExecutionStore {
   }
 
   async findOpenRun(domain: string, workflowId: string): Promise<string | undefined> {
-    return (await this.pointerHolder(domain, workflowId))?.runId;
+    return this.pointers.holder(domain, workflowId);
   }
 
   /**
@@ -1112,12 +956,3 @@ const parseEvents = (stored: unknown): HistoryEvent[] =>
 
 /** The item's size by DynamoDB's rules (what its write is billed on). */
 const itemBytes = (item: Record<string, unknown>) => itemSize(toWireItem(item));
-
-/** A pointer is put where there is none, or over the stale one a reader found (still naming that run). */
-const acquireCondition = (stale: string | undefined) =>
-  stale === undefined
-    ? { ConditionExpression: 'attribute_not_exists(pk)' }
-    : {
-        ConditionExpression: 'attribute_not_exists(pk) OR runId = :stale',
-        ExpressionAttributeValues: { ':stale': stale },
-      };
