@@ -1,15 +1,23 @@
 import type { ActivityTask } from '@aws-sdk/client-swf';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { aborted, cutOrUndefined, cutText, type ReportOutcome, report, sleep } from '../util.js';
+import { aborted, cutOrUndefined, type ReportOutcome, report, sleep } from '../util.js';
 import {
   type Activity,
   ActivityCancelledError,
   type ActivityContext,
-  ActivityFailure,
   CancelReason,
 } from './context.js';
 import { Heartbeater, intervalForHeartbeatTimeout } from './heartbeat.js';
+import {
+  DETAILS_MAX,
+  failureOf,
+  type ReportToSend,
+  type Settled,
+  stopped,
+  type TaskStop,
+  taskReport,
+} from './task-report.js';
 
 /** What became of one activity task, reported when its slot is freed. */
 export interface TaskEnd {
@@ -60,16 +68,7 @@ export interface RunningTask {
   readonly done: Promise<TaskEnd>;
 }
 
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-const REASON_MAX = 256;
-const DETAILS_MAX = 32_768;
-/** The reason an activity stopped by its worker's shutdown (no cancellation requested) fails with. */
-export const WORKER_SHUTDOWN = 'WorkerShutdown';
-/** The reason an activity whose result has no JSON (a BigInt, a cycle) fails with. */
-export const RESULT_NOT_SERIALIZABLE = 'ActivityResultNotSerializable';
-/** The reason an activity whose result is over SWF's limit fails with. */
-export const RESULT_TOO_LONG = 'ActivityResultTooLong';
+export { RESULT_NOT_SERIALIZABLE, RESULT_TOO_LONG, WORKER_SHUTDOWN } from './task-report.js';
 
 /** Runs one activity task: heartbeats, signal, grace period, and the one report it ends with. */
 export function runActivityTask(o: RunTaskOptions): RunningTask {
@@ -154,7 +153,7 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
         // The decider learns how far it got, as from a cancellation the activity acknowledged.
         const why =
           details ?? `abandoned: did not stop within ${o.cancelGraceMs} ms of cancellation`;
-        return end('abandoned', await reportStopped(why));
+        return end('abandoned', await send(stopped(stop(), why)));
       }
     }
     heartbeater.stop();
@@ -162,47 +161,35 @@ export function runActivityTask(o: RunTaskOptions): RunningTask {
   };
 
   const finish = async (outcome: Settled): Promise<TaskEnd> => {
-    if (gone) {
+    const r = taskReport(outcome, stop());
+    if (r.kind === 'dropped') {
       o.logger.warn(
         'the activity task was gone (timed out, or its execution closed); nothing was reported',
         { ...fields, tookMs: Date.now() - startedAt },
       );
       return end('dropped', 'none');
     }
-    if (outcome.ok) {
-      const serialized = serialize(outcome.value);
-      if (!serialized.ok) {
-        return end('failed', await fail(RESULT_NOT_SERIALIZABLE, serialized.why));
-      }
-      const result = serialized.result;
-      // A result SWF cannot take would be refused, and the task left to time out: it fails now, so
-      // the decider hears why (a result is not cut: half a value is no value).
-      if (result !== undefined && result.length > DETAILS_MAX) {
-        const details = `The activity's result is ${result.length} characters long; RespondActivityTaskCompleted takes at most ${DETAILS_MAX}`;
-        return end('failed', await fail(RESULT_TOO_LONG, details));
-      }
-      const reported = await report(() => o.swf.completed(result), 'complete', o.logger);
+    if (r.kind === 'completed') {
+      const reported = await report(() => o.swf.completed(r.result), 'complete', o.logger);
       if (reported === 'taskGone') warnGone();
       return end('completed', reported);
     }
-    if (cancel.signal.aborted) {
-      const why = details ?? errorMessage(outcome.error);
-      return end(requested ? 'canceled' : 'failed', await reportStopped(why));
-    }
-    const { reason, details: failure } = failureOf(outcome.error);
-    return end('failed', await fail(reason, failure));
+    return end(r.kind, await send(r));
   };
 
-  /**
-   * An activity stopped by its signal: canceled, if the decider asked; else (the worker shut down)
-   * failed with reason WorkerShutdown. SWF's reference has RespondActivityTaskCanceled used only after
-   * a heartbeat answered cancelRequested, and a decider reads ActivityTaskCanceled as its own request
-   * honoured: an unrequested one would leave it waiting, or cancel its workflow.
-   */
-  const reportStopped = (details: string) =>
-    requested
-      ? report(() => o.swf.canceled(details), 'cancel', o.logger)
-      : fail(WORKER_SHUTDOWN, details);
+  /** How the task stands as its activity settles. */
+  const stop = (): TaskStop => ({
+    signalled: cancel.signal.aborted,
+    cancelRequested: requested,
+    gone,
+    heartbeatDetails: details,
+  });
+
+  /** Sends a failure or a cancellation, retried as every report is. */
+  const send = (r: ReportToSend) =>
+    r.kind === 'canceled'
+      ? report(() => o.swf.canceled(r.details), 'cancel', o.logger)
+      : fail(r.reason, r.details);
 
   /** A result that found its task gone: most often an activity slower than its timeout. */
   const warnGone = () =>
@@ -254,47 +241,4 @@ function settle(activity: Activity, input: string | undefined, ctx: ActivityCont
       (value): Settled => ({ ok: true, value }),
       (error: unknown): Settled => ({ ok: false, error }),
     );
-}
-
-/** A result as SWF takes it: a string as is, any other value as JSON; or why it cannot be sent. */
-function serialize(
-  value: unknown,
-): { ok: true; result: string | undefined } | { ok: false; why: string } {
-  if (typeof value === 'string' || value === undefined) return { ok: true, result: value };
-  try {
-    const result = JSON.stringify(value);
-    // A function or a symbol has no JSON: no result, as for undefined.
-    return { ok: true, result };
-  } catch (error) {
-    return {
-      ok: false,
-      why: cutText(`The activity's result cannot be sent as JSON: ${textOf(error)}`, DETAILS_MAX),
-    };
-  }
-}
-
-/** An error's text, even for a value whose String() throws (an object without a prototype). */
-function textOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    return Object.prototype.toString.call(error);
-  }
-}
-
-const errorMessage = (error: unknown) => cutText(textOf(error), DETAILS_MAX);
-
-function failureOf(error: unknown): { reason: string; details: string | undefined } {
-  if (error instanceof ActivityFailure)
-    return {
-      reason: cutText(error.reason, REASON_MAX),
-      details: cutOrUndefined(error.details, DETAILS_MAX),
-    };
-  if (error instanceof Error)
-    return {
-      reason: cutText(error.message, REASON_MAX),
-      details: cutOrUndefined(error.stack, DETAILS_MAX),
-    };
-  return { reason: cutText(textOf(error), REASON_MAX), details: undefined };
 }
