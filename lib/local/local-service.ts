@@ -14,8 +14,9 @@ import { LocalTaskPush } from '../adapters/in-process/local-task-push.js';
 import { NoTaskNotifier } from '../adapters/in-process/task-notifier.js';
 import { createOperationDeps } from '../composition/operation-deps.js';
 import { earliestDeadline } from '../core/deadlines.js';
+import type { ExecutionState } from '../core/execution-state.js';
 import type { PolicySet } from '../core/principals.js';
-import { auditLine, createDispatcher } from '../http/dispatch.js';
+import { auditLine, createDispatcher, type HttpRequest } from '../http/dispatch.js';
 import { operationsByAction } from '../http/operations-by-action.js';
 import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
@@ -58,8 +59,13 @@ export interface LocalServiceOptions {
    * request; polls re-read their queue instead (NoTaskNotifier). For the bench's cost figures.
    */
   readonly requestsApart?: boolean;
-  /** Around every SWF call the server answers (the bench's meter keeps each call's waits apart). */
-  readonly aroundCall?: <T>(call: () => Promise<T>) => Promise<T>;
+  /**
+   * Around every SWF call the server answers, with the request it answers (the bench's meter keeps
+   * each call's waits apart; a test environment skipping time knows which calls are in progress).
+   */
+  readonly aroundCall?: <T>(call: () => Promise<T>, request: HttpRequest) => Promise<T>;
+  /** Told of every committed change of a run's state, after the service's own handling of it. */
+  readonly observeCommits?: (before: ExecutionState | undefined, after: ExecutionState) => void;
   /** Routes the endpoint answers besides SWF's, for requests other than POSTs (the console's pages). */
   readonly routes?: RouteHook;
   /**
@@ -149,6 +155,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       onCommitted: (before, after) => {
         if (outbox !== undefined) armDeadlines(outbox, before, after).catch(() => {});
         poller?.wake();
+        options.observeCommits?.(before, after);
       },
     });
     // Timers and timeouts: an in-process heap whose fires run the same handler as functions/timer.ts.
@@ -176,7 +183,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     );
     const around = options.aroundCall;
     const server = await startServer(
-      around === undefined ? dispatch : (request) => around(() => dispatch(request)),
+      around === undefined ? dispatch : (request) => around(() => dispatch(request), request),
       {
         port: options.port ?? 0,
         apiFunction: LOCAL_API_FUNCTION,

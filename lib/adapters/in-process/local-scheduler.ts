@@ -57,6 +57,19 @@ export class LocalDeadlineScheduler implements DeadlineScheduler {
     return this.heap.length;
   }
 
+  /** Fires handed over whose handler has not finished. */
+  get firing(): number {
+    return this.running;
+  }
+
+  /**
+   * Looks at the clock again now: the clock was moved (a test environment skipping time), so the
+   * timer set for the earliest deadline counts from a time that is past.
+   */
+  clockMoved(): void {
+    if (!this.stopped) this.fireDue();
+  }
+
   /** Stops firing and waits for fires in progress to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
