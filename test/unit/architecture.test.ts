@@ -7,8 +7,9 @@
  * Each area may import only the areas its row names. lib/aws-json (the lean AWS JSON client) is a
  * library of its own that imports nothing else of lib: the adapters, the local server and the SDK use
  * it, and the SDK ships with it. lib/console (the console's bundle, its route and the signing proxy)
- * is a client of SWF as the SDK is: it imports only lib/aws-json, and the local server serves it. A
- * new folder under lib/ must be given its row here.
+ * is a client of SWF as the SDK is: it imports only lib/aws-json, and the local server serves it.
+ * lib/testing (the testing kit) runs the local service in-process and drives it with the SDK's
+ * workers, so it sits outside both. A new folder under lib/ must be given its row here.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -51,6 +52,10 @@ const allowed: Readonly<Record<string, Rule>> = {
   'lib/http': { areas: ['lib/core', 'lib/ports', 'lib/operations'], packages: 'dependencies' },
   'lib/console': { areas: ['lib/aws-json'], packages: 'dependencies' },
   'lib/local': { areas: [...edgeImports, 'lib/console'], packages: 'dependencies' },
+  'lib/testing': {
+    areas: ['lib/core', 'lib/ports', 'lib/http', 'lib/local', 'lib/sdk'],
+    packages: 'dependencies',
+  },
   functions: { areas: edgeImports, packages: 'dependencies' },
 };
 

@@ -1,0 +1,28 @@
+/**
+ * The testing kit (`swf-on-dynamo/testing`): a test environment whose time skips, a mock activity
+ * context, and histories written by hand or recorded, to test activities, deciders and whole
+ * workflows. See docs/testing.md.
+ */
+export type { Duration } from './duration.js';
+export {
+  ACTIVITY_TYPE_DEFAULTS,
+  DEFAULT_AWAIT_CLOSE_MS,
+  TestEnvironment,
+  type TestEnvironmentOptions,
+  WORKFLOW_TYPE_DEFAULTS,
+} from './environment.js';
+export { type ClosedExecution, fullHistory } from './executions.js';
+export {
+  DEFAULT_HISTORY_START,
+  decisionTaskAt,
+  History,
+  type HistoryStep,
+  historyOf,
+} from './history-builder.js';
+export { events } from './history-events.js';
+export {
+  type ActivityOutcome,
+  type LoggedLine,
+  MockActivityContext,
+  type MockActivityTask,
+} from './mock-activity-context.js';
