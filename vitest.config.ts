@@ -7,8 +7,9 @@ const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
  * service to DESIGN.md's latency figures (dispatch, timer lateness), whose figures must not be
  * measured under the other suites' load, and the loads that saturate DynamoDB Local by themselves: the
  * 20-poller × 1,000-task race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of
- * whose callers leave (handout-storm), and the timeout oracle's 50 generated schedules (about 45 s
- * alone, past its 120 s among the other suites).
+ * whose callers leave (handout-storm), the timeout oracle's 50 generated schedules (about 45 s
+ * alone, past its 120 s among the other suites), and the testing kit's month-long workflow, which
+ * must close within 5 s of wall-clock time.
  */
 export const timing = [
   'test/contract/long-poll.test.ts',
@@ -18,6 +19,7 @@ export const timing = [
   'test/contract/handout-storm.test.ts',
   'test/integration/timeout-oracle.test.ts',
   'test/contract/crash-starts.test.ts',
+  'test/contract/testing-month-long.test.ts',
 ];
 
 export default defineConfig({

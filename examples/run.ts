@@ -1,6 +1,7 @@
 /**
  * `npm run example -- <name>`: runs one example against a running `npm start` (endpoint from
- * $SWF_ENDPOINT, default http://127.0.0.1:8080). Exits 0 when the example's checks pass.
+ * $SWF_ENDPOINT, default http://127.0.0.1:8080), or, for month-long-order, against a time-skipping
+ * test environment it starts itself. Exits 0 when the example's checks pass.
  */
 import { createSwfClient } from '../lib/sdk/index.js';
 import type { ExampleOptions } from './support.js';
@@ -14,6 +15,7 @@ const EXAMPLES: Record<
   order: () => import('./order.js'),
   'cancel-order': () => import('./cancel-order.js'),
   'wait-for-signal': () => import('./wait-for-signal.js'),
+  'month-long-order': () => import('./month-long-order.js'),
 };
 
 async function run(): Promise<number> {

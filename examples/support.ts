@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   DescribeWorkflowExecutionCommand,
-  GetWorkflowExecutionHistoryCommand,
   type HistoryEvent,
   RegisterActivityTypeCommand,
   RegisterDomainCommand,
@@ -11,6 +10,7 @@ import {
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
 import { type Logger, sleep } from '../lib/sdk/index.js';
+import { fullHistory } from '../lib/testing/index.js';
 
 export interface ExampleOptions {
   readonly client: SWFClient;
@@ -20,6 +20,11 @@ export interface ExampleOptions {
   readonly print?: (line: string) => void;
   /** The SDK's logger for the workers (default: warnings and errors to the console). */
   readonly logger?: Logger;
+  /**
+   * For the examples that start a service of their own: the DynamoDB Local to keep its table in
+   * (default: one they start).
+   */
+  readonly dynamoEndpoint?: string;
 }
 
 export const DEFAULT_DOMAIN = 'sdk-examples';
@@ -98,26 +103,7 @@ export async function waitForClose(
 }
 
 /** The whole history of an execution, every page. */
-export async function history(
-  client: SWFClient,
-  domain: string,
-  execution: WorkflowExecution,
-): Promise<HistoryEvent[]> {
-  const events: HistoryEvent[] = [];
-  let nextPageToken: string | undefined;
-  do {
-    const page = await client.send(
-      new GetWorkflowExecutionHistoryCommand({
-        domain,
-        execution,
-        ...(nextPageToken === undefined ? {} : { nextPageToken }),
-      }),
-    );
-    events.push(...(page.events ?? []));
-    nextPageToken = page.nextPageToken;
-  } while (nextPageToken);
-  return events;
-}
+export const history = fullHistory;
 
 /** The result of WorkflowExecutionCompleted, if the history has one. */
 export const completedResult = (events: readonly HistoryEvent[]) =>
