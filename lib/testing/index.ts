@@ -3,6 +3,7 @@
  * context, and histories written by hand or recorded, to test activities, deciders and whole
  * workflows. See docs/testing.md.
  */
+export { type DynamoDbLocal, startDynamoDbLocal } from '../local/dynamodb-local.js';
 export type { Duration } from './duration.js';
 export {
   ACTIVITY_TYPE_DEFAULTS,
