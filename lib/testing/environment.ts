@@ -32,6 +32,7 @@ import { type DynamoLease, leaseDynamo } from './dynamo.js';
 import {
   type ClosedExecution,
   closedExecution,
+  describeExecution,
   fullHistory,
   notClosedMessage,
 } from './executions.js';
@@ -79,7 +80,13 @@ export const ACTIVITY_TYPE_DEFAULTS = {
 } as const;
 
 /** How long `awaitClose` waits, in wall-clock time, unless told otherwise. */
-export const DEFAULT_AWAIT_CLOSE_MS = 60_000;
+export const DEFAULT_AWAIT_CLOSE_MS = 20_000;
+
+/** An error a worker of the environment logged about an execution. */
+interface WorkerError {
+  readonly message: string;
+  readonly fields: Record<string, unknown> | undefined;
+}
 
 const warningsToConsole: Logger = {
   debug: () => {},
@@ -104,6 +111,7 @@ export class TestEnvironment {
   readonly #clock: VirtualClock | undefined;
   readonly #skipper: TimeSkipper | undefined;
   readonly #workers = new Set<Worker>();
+  readonly #workerErrors = new Set<(error: WorkerError) => void>();
   #closing: Promise<void> | undefined;
 
   private constructor(parts: {
@@ -250,26 +258,38 @@ export class TestEnvironment {
 
   /**
    * Waits until the execution closes (time skips meanwhile, if it may) and returns how it closed and
-   * its whole history. Fails after `timeoutMs` of wall-clock time (default 60 s), saying what the
-   * execution still waits on.
+   * its whole history. Fails after `timeoutMs` of wall-clock time (default 20 s), saying what the
+   * execution still waits on, and at once when a worker of the environment logs an error about the
+   * execution (a decider that throws, an activity type no worker has) unless `workerErrors` is
+   * `'ignore'`.
    */
   async awaitClose(
     execution: WorkflowExecution,
-    options: { readonly timeoutMs?: number } = {},
+    options: { readonly timeoutMs?: number; readonly workerErrors?: 'fail' | 'ignore' } = {},
   ): Promise<ClosedExecution> {
     const runId = execution.runId ?? '';
     const timeoutMs = options.timeoutMs ?? DEFAULT_AWAIT_CLOSE_MS;
     const closing = this.#runs.closed(runId);
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), timeoutMs);
+    let listener: (error: WorkerError) => void = () => {};
+    const given = new Promise<Error>((resolve) => {
+      timer = setTimeout(() => resolve(this.#notClosed(execution, timeoutMs)), timeoutMs);
+      listener = (error) => {
+        if (error.fields?.workflowId !== execution.workflowId) return;
+        resolve(
+          new Error(
+            `${describeExecution(execution)}: a worker logged "${error.message}" ${JSON.stringify(error.fields)}`,
+          ),
+        );
+      };
+      if (options.workerErrors !== 'ignore') this.#workerErrors.add(listener);
     });
-    const state = await Promise.race([closing.done, timedOut]).finally(() => clearTimeout(timer));
-    if (state === undefined) {
+    const state = await Promise.race([closing.done, given]).finally(() => {
+      clearTimeout(timer);
+      this.#workerErrors.delete(listener);
       closing.cancel();
-      const held = (this.#skipper?.held ?? false) ? ' Time skipping is held (holdTime).' : '';
-      throw new Error(`${notClosedMessage(execution, this.#runs.state(runId), timeoutMs)}${held}`);
-    }
+    });
+    if (state instanceof Error) throw state;
     // Read at the time of the close (a skip meanwhile could take it past retention), once the outbox
     // has carried the close out: listings show it, a parent has heard of it.
     return this.holdTime(async () => {
@@ -279,6 +299,12 @@ export class TestEnvironment {
         await this.history({ workflowId: execution.workflowId, runId }),
       );
     });
+  }
+
+  #notClosed(execution: WorkflowExecution, timeoutMs: number): Error {
+    const held = (this.#skipper?.held ?? false) ? ' Time skipping is held (holdTime).' : '';
+    const state = this.#runs.state(execution.runId ?? '');
+    return new Error(`${notClosedMessage(execution, state, timeoutMs)}${held}`);
   }
 
   /** An execution's whole history, every page, oldest first. */
@@ -310,12 +336,20 @@ export class TestEnvironment {
     await this.#dynamo.release();
   }
 
-  /** A worker's options on this environment: its client and domain, no process signals, its logger. */
-  #workerOptions<O extends object>(options: O) {
+  /**
+   * A worker's options on this environment: its client and domain, no process signals, and a logger
+   * whose errors `awaitClose` hears of.
+   */
+  #workerOptions<O extends { readonly logger?: Logger }>(options: O) {
+    const logger = options.logger ?? this.logger;
+    const error = (message: string, fields?: Record<string, unknown>) => {
+      logger.error(message, fields);
+      for (const listener of [...this.#workerErrors]) listener({ message, fields });
+    };
     return {
       shutdownSignals: [],
-      logger: this.logger,
       ...options,
+      logger: { ...logger, error },
       client: this.client,
       domain: this.domain,
     };

@@ -64,13 +64,17 @@ export async function fullHistory(
   return events;
 }
 
+/** `execution <workflowId> (run <runId>)`. */
+export const describeExecution = (execution: WorkflowExecution) =>
+  `execution ${execution.workflowId} (run ${execution.runId})`;
+
 /** Why an execution `awaitClose` waited for has not closed, in words a test failure can show. */
 export function notClosedMessage(
   execution: WorkflowExecution,
   state: ExecutionState | undefined,
   timeoutMs: number,
 ): string {
-  const which = `execution ${execution.workflowId} (run ${execution.runId})`;
+  const which = describeExecution(execution);
   if (state === undefined)
     return `${which} did not close within ${timeoutMs} ms of wall-clock time: this environment never started it`;
   const work = workInProgress(state);

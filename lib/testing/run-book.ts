@@ -67,7 +67,7 @@ export class RunBook {
   nextDeadlineWhenIdle(): number | undefined {
     let earliest: number | undefined;
     for (const state of this.open()) {
-      if (workInProgress(state).length > 0) return undefined;
+      if (workInProgress(state).length > 0 || this.#hearsOfChild(state)) return undefined;
       const deadline = earliestDeadline(state);
       if (deadline !== undefined && (earliest === undefined || deadline.at * 1000 < earliest))
         earliest = deadline.at * 1000;
@@ -84,6 +84,16 @@ export class RunBook {
         earliest = deadline.at * 1000;
     }
     return earliest;
+  }
+
+  /**
+   * Whether a child of the run has closed and the run is yet to hear of it (the outbox tells it): the
+   * stream carries the news, but this needs no stream to see it.
+   */
+  #hearsOfChild(state: ExecutionState): boolean {
+    return Object.values(state.children).some(
+      (child) => child.runId !== undefined && this.#states.get(child.runId)?.status === 'CLOSED',
+    );
   }
 
   /** Whether some open run has a decision task a decider has started and not answered. */

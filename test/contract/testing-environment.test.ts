@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-swf';
 import { describe, expect, inject, it } from 'vitest';
 import { APPROVAL_WORKFLOW, approvalDecider } from '../../examples/wait-for-signal.js';
-import { type Decider, decide, sleep } from '../../lib/sdk/index.js';
+import { type Decider, decide, silentLogger, sleep } from '../../lib/sdk/index.js';
 import { TestEnvironment } from '../../lib/testing/index.js';
 import { until } from '../sdk/support.js';
 
@@ -235,6 +235,24 @@ describe('TestEnvironment', () => {
         /did not close within 1000 ms.*a decision task queued on task list "decisions".*is a worker polling/,
       );
       expect(env.now().getTime() - before).toBeLessThan(60_000);
+    });
+  });
+
+  it('fails awaitClose at once when a decider of the environment throws', async () => {
+    await withEnvironment({ logger: silentLogger }, async (env) => {
+      await env.registerWorkflowType({ name: 'broken', version: '1' });
+      env.startDecider({
+        taskList: 'decisions',
+        decider: () => {
+          throw new TypeError('state.timers.get(...) is undefined');
+        },
+      });
+      const run = await env.startWorkflow({ workflowType: { name: 'broken', version: '1' } });
+      const wallStart = Date.now();
+      await expect(env.awaitClose(run)).rejects.toThrow(
+        /a worker logged "decider failed.*state\.timers\.get/,
+      );
+      expect(Date.now() - wallStart).toBeLessThan(10_000);
     });
   });
 

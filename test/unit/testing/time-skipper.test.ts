@@ -8,7 +8,14 @@ import type { HttpRequest } from '../../../lib/http/dispatch.js';
 import { RunBook } from '../../../lib/testing/run-book.js';
 import { isLongPoll, TimeSkipper } from '../../../lib/testing/time-skipper.js';
 import { VirtualClock } from '../../../lib/testing/virtual-clock.js';
-import { RunDriver, runConfig, scheduleActivity, startTimer } from '../../support/core-builders.js';
+import {
+  completeWorkflow,
+  RunDriver,
+  runConfig,
+  scheduleActivity,
+  startChild,
+  startTimer,
+} from '../../support/core-builders.js';
 
 const DAY_MS = 86_400_000;
 
@@ -176,6 +183,24 @@ describe('TimeSkipper', () => {
     await severalLooks();
     expect(service.moves).toBe(0);
     expect(clock.skippedMs).toBe(0);
+  });
+
+  it('does not jump while a parent is yet to hear that its child closed', async () => {
+    const { skipper } = start();
+    const parent = newRun();
+    parent.decide([startTimer('t', '86400'), startChild('kid')]);
+    const child = newRun();
+    const [initiated, entry] = Object.entries(parent.state.children)[0] ?? [];
+    if (initiated === undefined || entry === undefined) throw new Error('no child initiated');
+    const started = { ...entry, runId: child.state.execution.runId };
+    skipper.committed({ ...parent.state, children: { [initiated]: started } });
+    child.decide([completeWorkflow('grown up')]);
+    skipper.committed(child.state);
+    await severalLooks();
+    expect(service.moves).toBe(0);
+    // The outbox tells the parent: the child's close recorded, the child is gone from its state.
+    skipper.committed({ ...parent.state, children: {}, nextEventId: parent.state.nextEventId + 1 });
+    await until(() => service.moves === 1);
   });
 
   it('does not jump while time is held, and does once it is released', async () => {
