@@ -181,10 +181,21 @@ describe('many requests in progress at once', () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on('warning', onWarning);
-    const server = await startServer(dispatch);
+    // Stop only once all 20 polls are waiting: a fixed pause lost the race on a busy machine, and a
+    // poll that arrives after the stop is refused instead of answered.
+    let waiting = 0;
+    let allWaiting: () => void = () => {};
+    const twentyWaiting = new Promise<void>((resolve) => {
+      allWaiting = resolve;
+    });
+    const counting: Dispatcher = async (req) => {
+      if (++waiting === 20) allWaiting();
+      return dispatch(req);
+    };
+    const server = await startServer(counting);
     try {
       const polls = Array.from({ length: 20 }, () => post(server.url, 'poll'));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await twentyWaiting;
       await server.close();
       expect((await Promise.all(polls)).map((p) => p.status)).toEqual(Array(20).fill(200));
       await new Promise((resolve) => setImmediate(resolve));
