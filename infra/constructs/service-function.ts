@@ -1,23 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Lets CommonJS dependencies inside the ESM bundle `require` Node's built-in modules. */
-const esmRequireShim =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+import { type ServiceEntry, serviceCode } from './function-code.js';
 
 export interface ServiceFunctionProps {
-  /** The handler's source file, absolute (e.g. functions/api.ts); it exports `handler`. */
-  readonly entry: string;
+  /** The handler: functions/<entry>.ts, which exports `handler`. */
+  readonly entry: ServiceEntry;
   readonly description?: string;
   /** @default 30 seconds */
   readonly timeout?: Duration;
@@ -34,10 +24,10 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * A NodejsFunction with the service's defaults: Node 22 on ARM64, an ESM bundle built by the local esbuild
- * (never Docker) with the AWS SDK inside and source maps on, and its own log group with a retention.
+ * A function of the service with its defaults: Node 22 on ARM64, an ESM bundle with the AWS SDK
+ * inside and source maps on (function-code.ts), and its own log group with a retention.
  */
-export class ServiceFunction extends NodejsFunction {
+export class ServiceFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     // The log group is created before the function (it is one of its props), hence beside it.
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -51,8 +41,8 @@ export class ServiceFunction extends NodejsFunction {
     });
     logGroup.grantWrite(role);
     super(scope, id, {
-      entry: props.entry,
-      handler: 'handler',
+      code: serviceCode(props.entry, props.files),
+      handler: 'index.handler',
       ...(props.description === undefined ? {} : { description: props.description }),
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -61,39 +51,6 @@ export class ServiceFunction extends NodejsFunction {
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       logGroup,
       role,
-      projectRoot: repoRoot,
-      depsLockFilePath: `${repoRoot}package-lock.json`,
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: esmRequireShim,
-        bundleAwsSDK: true,
-        externalModules: [],
-        minify: true,
-        keepNames: true,
-        sourceMap: true,
-        sourcesContent: false,
-        ...(props.files === undefined ? {} : { commandHooks: copyFiles(props.files) }),
-      },
     });
   }
-}
-
-/**
- * Copies `files` into the bundle once it is built. They are written to a directory of their own at
- * synth; the asset's hash is the bundle's, so a changed file is deployed.
- */
-function copyFiles(files: Readonly<Record<string, string>>) {
-  const dir = mkdtempSync(join(tmpdir(), 'swf-function-files-'));
-  for (const [name, content] of Object.entries(files)) {
-    if (!/^[\w.-]+$/.test(name)) throw new Error(`Not a plain file name: ${name}`);
-    writeFileSync(join(dir, name), content);
-  }
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (_input: string, output: string) =>
-      Object.keys(files).map((name) => `cp "${join(dir, name)}" "${join(output, name)}"`),
-  };
 }

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -22,8 +21,6 @@ import { Construct } from 'constructs';
 import { PolicyError } from '../../lib/core/iam-policy.js';
 import { parseAccessPolicies } from '../../lib/core/principals.js';
 import { ServiceFunction } from './service-function.js';
-
-const apiEntry = fileURLToPath(new URL('../../functions/api.ts', import.meta.url));
 
 /**
  * What clients reach the function through. `http-api` (DESIGN.md's front door): API Gateway's HTTP
@@ -119,7 +116,7 @@ export class SwfApi extends Construct {
       );
     const files = accessPolicyFiles(props.accessPolicies);
     const common = {
-      entry: apiEntry,
+      entry: 'api' as const,
       // A call mostly waits on DynamoDB (15-25 ms) and spends about 1.3 ms of a core with the lean
       // clients; a long poll only waits. Half the default size halves what each costs, for ~2 ms more
       // CPU time per call (bench/scenarios/cost.ts prices it so).

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   type Alarm,
@@ -17,10 +16,6 @@ import { Construct } from 'constructs';
 import { outboxRecords } from '../../lib/adapters/dynamodb/table-schema.js';
 import { ServiceFunction } from './service-function.js';
 import type { SwfTable } from './swf-table.js';
-
-const streamEntry = fileURLToPath(new URL('../../functions/stream.ts', import.meta.url));
-const timerEntry = fileURLToPath(new URL('../../functions/timer.ts', import.meta.url));
-const lambdaTaskEntry = fileURLToPath(new URL('../../functions/lambda-task.ts', import.meta.url));
 
 /**
  * The Lambda-task function's memory: it waits on one function at a time (up to 900 s), doing next to
@@ -126,7 +121,7 @@ export class SwfOutbox extends Construct {
       ACCOUNT_ID: stack.account,
     };
     this.streamHandler = new ServiceFunction(this, 'StreamHandler', {
-      entry: streamEntry,
+      entry: 'stream',
       memorySize: OUTBOX_MEMORY_MB,
       description:
         'SWF outbox: DynamoDB stream records → deadlines, task queues, cross-execution effects',
@@ -141,7 +136,7 @@ export class SwfOutbox extends Construct {
       ...logRetention,
     });
     this.timerHandler = new ServiceFunction(this, 'TimerHandler', {
-      entry: timerEntry,
+      entry: 'timer',
       memorySize: OUTBOX_MEMORY_MB,
       description: 'SWF deadlines: fires from the timer queue → timers and timeouts',
       timeout: timerTimeout,
@@ -169,7 +164,7 @@ export class SwfOutbox extends Construct {
     // age): the function claims the task before invoking and skips one past its timeout, and an
     // event older than the longest task (900 s) is dropped.
     this.lambdaTaskHandler = new ServiceFunction(this, 'LambdaTaskHandler', {
-      entry: lambdaTaskEntry,
+      entry: 'lambda-task',
       memorySize: LAMBDA_TASK_MEMORY_MB,
       description:
         'SWF Lambda tasks: invokes a ScheduleLambdaFunction task and records its outcome',

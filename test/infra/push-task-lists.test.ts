@@ -8,7 +8,8 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type PushTaskListProps, SwfStack } from '../../infra/swf-stack.js';
+import type { PushTaskListProps } from '../../infra/swf-service.js';
+import { SwfStack } from '../../infra/swf-stack.js';
 
 const noBundling = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const worker = (scope: Construct, id: string) =>
