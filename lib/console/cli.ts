@@ -9,7 +9,12 @@ import { SIGNING_NAMES, type Signing, SigningError, signingFor } from './signing
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-export const USAGE = `Usage: npm run console -- --endpoint URL [--region R] [--port P] [--service NAME]
+/** How the reader started this: `npm run console`, or the package's command (lib/local/bin.ts). */
+const COMMAND = /[\\/](swf-on-dynamo|bin\.js)$/.test(process.argv[1] ?? '')
+  ? 'swf-on-dynamo console'
+  : 'npm run console --';
+
+export const USAGE = `Usage: ${COMMAND} --endpoint URL [--region R] [--port P] [--service NAME]
   --endpoint URL   the SWF endpoint: a stack's SwfEndpoint output, its function URL, or
                    https://swf.REGION.amazonaws.com (default, with --region: Amazon SWF)
   --region R       the signing region (default: from the endpoint's name, else $AWS_REGION)

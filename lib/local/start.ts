@@ -20,7 +20,12 @@ import {
 // Lambda and the warning says nothing to a local user.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = `Usage: npm start -- [--port N] [--data DIR] [--table NAME] [--access-policies FILE] [--audit-log]
+/** How the reader started this: `npm start`, or the package's command (bin.ts), which imports it. */
+const COMMAND = /[\\/](swf-on-dynamo|bin\.js)$/.test(process.argv[1] ?? '')
+  ? 'swf-on-dynamo'
+  : 'npm start --';
+
+const USAGE = `Usage: ${COMMAND} [--port N] [--data DIR] [--table NAME] [--access-policies FILE] [--audit-log]
   --port N      port of the SWF endpoint on 127.0.0.1 (default: $PORT or 8080)
   --data DIR    keep DynamoDB Local's data in DIR across restarts (default: $SWF_DATA_DIR, else in memory)
   --table NAME  table name (default: ${DEFAULT_TABLE})
