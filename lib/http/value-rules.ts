@@ -23,6 +23,15 @@ export const identifier: ValueRule = (value) => {
 };
 
 /**
+ * What SWF's reference says of its names and ids (domains, task lists, type names and versions,
+ * workflowIds, activityIds, timerIds): the identifier rule, and no whitespace at either end.
+ */
+export const untrimmedIdentifier: ValueRule = (value) => identifier(value) ?? whitespaceEnds(value);
+
+const whitespaceEnds: ValueRule = (value) =>
+  value.trim() !== value ? 'Member must not start or end with whitespace' : undefined;
+
+/**
  * The workflowId of a StartChildWorkflowExecution decision: the identifier rule, but a `:` is taken.
  * SWF documents the same rule for it, yet the AWS Flow Frameworks name every child started without an
  * explicit workflowId `<parent runId>:<n>` (Java: DefaultChildWorkflowIdHandler, and aws-sdk-java's
@@ -33,13 +42,8 @@ export const identifier: ValueRule = (value) => {
 export const childWorkflowId: ValueRule = (value) => {
   if ([...value].some((ch) => ch !== ':' && isForbiddenIdentifierChar(ch.codePointAt(0) ?? 0)))
     return "Member must not contain '/', '|' or control characters";
-  return value === 'arn' ? identifier(value) : undefined;
+  return value === 'arn' ? identifier(value) : whitespaceEnds(value);
 };
-
-/** Domain and task-list names: the identifier rule, and no leading or trailing whitespace. */
-export const untrimmedIdentifier: ValueRule = (value) =>
-  identifier(value) ??
-  (value.trim() !== value ? 'Member must not start or end with whitespace' : undefined);
 
 const isWholeSeconds = (value: string) => /^[0-9]+$/.test(value);
 
@@ -112,13 +116,13 @@ export const shapeRules: Readonly<Record<string, ValueRule>> = {
 
 export const memberRules: Readonly<Record<string, ValueRule>> = {
   'RegisterDomainInput.name': untrimmedIdentifier,
-  'RegisterActivityTypeInput.name': identifier,
-  'RegisterActivityTypeInput.version': identifier,
-  'RegisterWorkflowTypeInput.name': identifier,
-  'RegisterWorkflowTypeInput.version': identifier,
+  'RegisterActivityTypeInput.name': untrimmedIdentifier,
+  'RegisterActivityTypeInput.version': untrimmedIdentifier,
+  'RegisterWorkflowTypeInput.name': untrimmedIdentifier,
+  'RegisterWorkflowTypeInput.version': untrimmedIdentifier,
   'RegisterWorkflowTypeInput.defaultExecutionStartToCloseTimeout': executionDuration,
   'TaskList.name': untrimmedIdentifier,
-  'StartWorkflowExecutionInput.workflowId': identifier,
+  'StartWorkflowExecutionInput.workflowId': untrimmedIdentifier,
   'StartWorkflowExecutionInput.executionStartToCloseTimeout': executionDuration,
   'StartChildWorkflowExecutionDecisionAttributes.workflowId': childWorkflowId,
   'StartChildWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':
@@ -126,7 +130,7 @@ export const memberRules: Readonly<Record<string, ValueRule>> = {
   'ContinueAsNewWorkflowExecutionDecisionAttributes.executionStartToCloseTimeout':
     executionDurationOrNone,
   'ContinueAsNewWorkflowExecutionDecisionAttributes.workflowTypeVersion': identifier,
-  'ScheduleActivityTaskDecisionAttributes.activityId': identifier,
-  'StartTimerDecisionAttributes.timerId': identifier,
+  'ScheduleActivityTaskDecisionAttributes.activityId': untrimmedIdentifier,
+  'StartTimerDecisionAttributes.timerId': untrimmedIdentifier,
   'ScheduleLambdaFunctionDecisionAttributes.startToCloseTimeout': lambdaDuration,
 };

@@ -1,8 +1,7 @@
 /**
  * Names with unusual characters. Domains, workflow and activity types and versions, workflowIds,
  * task lists, activityIds and timerIds are refused (ValidationException) as the identifier rule says:
- * no ':', '/', '|' or control character, and not "arn"; domain names and task lists also not with
- * whitespace at either end. Accepted names, including ones like the table's key parts ('#', 'DOMAIN',
+ * no ':', '/', '|' or control character, not "arn", and no whitespace at either end. Accepted names, including ones like the table's key parts ('#', 'DOMAIN',
  * 'p#WTYPE#REGISTERED'), round-trip and never mix with one another; signal and marker names and
  * execution tags take any character.
  */
@@ -131,14 +130,24 @@ describe('names', () => {
     }
     await expectValidation('RegisterWorkflowType', { domain, name: 'arn', version: '1' });
     await expectValidation('RegisterActivityType', { domain, name: 'a', version: 'arn' });
+    for (const [name, version] of [
+      [' a', '1'],
+      ['a ', '1'],
+      ['a', ' 1'],
+      ['a', '1\t'],
+      ['a', '1\u00a0'],
+    ]) {
+      await expectValidation('RegisterWorkflowType', { domain, name, version });
+      await expectValidation('RegisterActivityType', { domain, name, version });
+    }
     const names: [string, string][] = [
       ['a', 'b c'],
       ['a b', 'c'],
       ['a#b', 'c'],
       ['a', 'b#c'],
       ['a', 'b'],
-      [' a', '1'],
-      ['a ', '1'],
+      ['a\u2028b', '1'],
+      ['x', '1 2'],
     ];
     for (const [name, version] of names) {
       await registerWf(domain, name, version);
@@ -178,11 +187,8 @@ describe('names', () => {
       await expectValidation('PollForDecisionTask', { domain, taskList: { name: `t${ch}` } });
       await expectValidation('PollForActivityTask', { domain, taskList: { name: `t${ch}` } });
     }
-    await expectValidation('StartWorkflowExecution', {
-      domain,
-      workflowType: wf,
-      workflowId: 'arn',
-    });
+    for (const workflowId of ['arn', 'w ', ' w', 'w\u2028', 'w\u00a0', '\tw'])
+      await expectValidation('StartWorkflowExecution', { domain, workflowType: wf, workflowId });
     for (const tl of [' t', 't ', 'arn'])
       await expectValidation('StartWorkflowExecution', {
         domain,
@@ -190,7 +196,20 @@ describe('names', () => {
         workflowId: 'ok',
         taskList: { name: tl },
       });
-    const ids = ['w', 'w ', ' w', 'w#', 'w#1', '#', 'w\u2028', '😀', 'OPEN', 'W', 'w\u00a0', 'ARN'];
+    const ids = [
+      'w',
+      'w x',
+      'x w',
+      'w#',
+      'w#1',
+      '#',
+      'w\u2028x',
+      '😀',
+      'OPEN',
+      'W',
+      'w\u00a0x',
+      'ARN',
+    ];
     const lists = ['tl', 'tl#1', 'tl#', '😀', 'T L', 'tl\u2028x'];
     const runs = new Map<string, { runId: string; taskList: string }>();
     for (const [i, id] of ids.entries())
@@ -290,6 +309,16 @@ describe('names', () => {
       taskToken: task.taskToken,
       decisions: [timer('arn')],
     });
+    for (const id of [' a', 'a ', 'a\n']) {
+      await expectValidation('RespondDecisionTaskCompleted', {
+        taskToken: task.taskToken,
+        decisions: [scheduling(id)],
+      });
+      await expectValidation('RespondDecisionTaskCompleted', {
+        taskToken: task.taskToken,
+        decisions: [timer(id)],
+      });
+    }
     expect(await driver.history(execution)).toStrictEqual(before);
     const odd = ['a:b', 'a/b', 'a|b', 'a\u0000b', 'a\u0001b', '#', '😀', ' x ', 'arn'];
     await driver.respond(task.taskToken, [
