@@ -63,6 +63,16 @@ export default defineConfig({
       },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, env } },
       {
+        // npm pack, the tarball installed from the npm registry into fresh projects, run and synthesized.
+        test: {
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          env,
+        },
+      },
+      {
         // The console in Debian's Chromium (scripts/ensure-chromium.sh installs it), one file at a
         // time: each drives a browser against its own server, and one measures how fast a page opens.
         test: {
