@@ -167,7 +167,7 @@ describe('the template app', () => {
 
   it('passes its own test: its Lambda decider and worker against the local service', async () => {
     const out = await run('npm', ['test'], app);
-    expect(out).toMatch(/# pass 2\n# fail 0/);
+    expect(out).toMatch(/# pass 6\n# fail 0/);
   }, 300_000);
 
   it("synthesizes with no network, from the package's prebuilt bundles", async () => {

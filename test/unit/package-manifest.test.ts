@@ -77,6 +77,7 @@ describe('the package manifest', () => {
     expect(entries).toMatchObject({
       './sdk': 'lib/sdk/index.ts',
       './cdk': 'infra/index.ts',
+      './testing': 'lib/testing/index.ts',
       'bin swf-on-dynamo': 'lib/local/bin.ts',
     });
     for (const source of Object.values(entries)) expect(existsSync(join(root, source))).toBe(true);
