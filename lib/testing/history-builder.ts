@@ -228,7 +228,7 @@ export class History {
   decisionTask(startedEventId?: number): DecisionTaskInput {
     const task =
       startedEventId === undefined
-        ? (this.#pending ?? decisionTaskAt(this.events, openDecisionTask(this.events)))
+        ? (this.#pending ?? openDecisionTask(this.events))
         : decisionTaskAt(this.events, startedEventId);
     const execution = this.workflowExecution;
     return execution === undefined ? task : { ...task, workflowExecution: execution };
@@ -247,10 +247,23 @@ export class History {
   }
 }
 
-/** The started decision task at the end of a recorded history, or an error saying there is none. */
-function openDecisionTask(events: readonly HistoryEvent[]): number {
+/**
+ * The decision task open at the end of a recorded history: the one started, or the one scheduled,
+ * started now (as a decider polling would); an error when none is open.
+ */
+function openDecisionTask(events: readonly HistoryEvent[]): DecisionTaskInput {
   const last = events.filter((e) => e.eventType?.startsWith('DecisionTask') === true).at(-1);
-  if (last?.eventType === 'DecisionTaskStarted') return last.eventId ?? 0;
+  if (last?.eventType === 'DecisionTaskStarted') return decisionTaskAt(events, last.eventId ?? 0);
+  if (last?.eventType === 'DecisionTaskScheduled') {
+    const startedEventId = (events.at(-1)?.eventId ?? 0) + 1;
+    const started: HistoryEvent = {
+      eventId: startedEventId,
+      eventType: 'DecisionTaskStarted',
+      eventTimestamp: events.at(-1)?.eventTimestamp ?? DEFAULT_HISTORY_START,
+      decisionTaskStartedEventAttributes: { scheduledEventId: last.eventId ?? 0 },
+    };
+    return decisionTaskAt([...events, started], startedEventId);
+  }
   throw new Error(
     'the history has no decision task open at its end: name the DecisionTaskStarted event to decide',
   );

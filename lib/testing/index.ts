@@ -14,6 +14,13 @@ export {
 } from './environment.js';
 export { type ClosedExecution, fullHistory } from './executions.js';
 export {
+  goldenHistory,
+  loadHistory,
+  type RecordedRun,
+  saveHistory,
+  UPDATE_GOLDEN,
+} from './golden.js';
+export {
   DEFAULT_HISTORY_START,
   decisionTaskAt,
   History,
