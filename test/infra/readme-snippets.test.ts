@@ -1,9 +1,10 @@
 /**
- * The README's TypeScript samples compile against the code they show: each ```ts block is
- * type-checked with the project's compiler options, as a module at the repository's root (so
- * `./lib/sdk/index.js` resolves as it does for a reader). A sample that leaves a name to its
- * surroundings (`app`, `greeting` of an earlier sample, `parcels` of the reader's code) gets a
- * declaration of it from CONTEXT; any other name it does not define fails the test.
+ * The TypeScript samples of the README and of the testing guide compile against the code they show:
+ * each ```ts block is type-checked with the project's compiler options, as a module at the
+ * repository's root (so `./lib/sdk/index.js` resolves as it does for a reader; the package's
+ * `swf-on-dynamo/testing` is lib/testing). A sample that leaves a name to its surroundings (`app`,
+ * `greeting` of an earlier sample, `parcels` of the reader's code) gets a declaration of it from its
+ * document's context; any other name it does not define fails the test.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -13,8 +14,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Names the samples take from their surroundings, and how each is declared for the check. */
-const CONTEXT: Readonly<Record<string, string>> = {
+type Context = Readonly<Record<string, string>>;
+
+/** Names the README's samples take from their surroundings, and how each is declared for the check. */
+const CONTEXT: Context = {
   Activity: "import type { Activity } from './lib/sdk/index.js';",
   greeting: "declare const greeting: import('./lib/sdk/index.js').Decider;",
   parcels: 'declare function parcels(order: string | undefined): string[];',
@@ -35,10 +38,34 @@ function tsBlocks(markdown: string): { line: number; code: string }[] {
   return blocks;
 }
 
-/** The declarations of the CONTEXT names a sample uses without defining or importing them. */
-function preludeFor(code: string): string {
+/** Names the testing guide's samples take from the reader's code and test framework. */
+const TESTING_CONTEXT: Context = {
+  expect: "import { expect } from 'vitest';",
+  beforeAll: "import { beforeAll } from 'vitest';",
+  afterAll: "import { afterAll } from 'vitest';",
+  it: "import { it } from 'vitest';",
+  inject: "import { inject } from 'vitest';",
+  decide: "import { decide } from './lib/sdk/index.js';",
+  SignalWorkflowExecutionCommand:
+    "import { SignalWorkflowExecutionCommand } from '@aws-sdk/client-swf';",
+  TestEnvironment: "import { TestEnvironment } from './lib/testing/index.js';",
+  MockActivityContext: "import { MockActivityContext } from './lib/testing/index.js';",
+  historyOf: "import { historyOf } from './lib/testing/index.js';",
+  events: "import { events } from './lib/testing/index.js';",
+  order: 'declare const order: string;',
+  env: "declare const env: import('./lib/testing/index.js').TestEnvironment;",
+  APPROVAL: 'declare const APPROVAL: { name: string; version: string };',
+  chargeCreditCard: "declare const chargeCreditCard: import('./lib/sdk/index.js').Activity;",
+  chargeCard: "declare const chargeCard: import('./lib/sdk/index.js').Activity;",
+  shipOrder: "declare const shipOrder: import('./lib/sdk/index.js').Activity;",
+  orderDecider:
+    "declare function orderDecider(activityTaskList: string): (state: import('./lib/sdk/index.js').WorkflowState) => import('./lib/sdk/index.js').Decision[];",
+};
+
+/** The declarations of the context's names a sample uses without defining or importing them. */
+function preludeFor(code: string, context: Context): string {
   const imported = [...code.matchAll(/^import\s[\s\S]*?from\s/gm)].map((m) => m[0]).join(' ');
-  return Object.entries(CONTEXT)
+  return Object.entries(context)
     .filter(([name]) => {
       const used = new RegExp(`\\b${name}\\b`).test(code);
       const defined = new RegExp(`\\b(const|let|function|class)\\s+${name}\\b`).test(code);
@@ -48,17 +75,23 @@ function preludeFor(code: string): string {
     .join('\n');
 }
 
-/** Type-checks each sample as its own module; returns the diagnostics, located in the README. */
-function check(blocks: readonly { line: number; code: string }[]): string[] {
+/** Type-checks each sample as its own module; returns the diagnostics, located in `document`. */
+function check(
+  blocks: readonly { line: number; code: string }[],
+  document = 'README.md',
+  context: Context = CONTEXT,
+): string[] {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   const files = new Map<string, { text: string; offset: number; readmeLine: number }>();
   blocks.forEach(({ line, code }, i) => {
-    const prelude = preludeFor(code);
+    // The package's testing entry point, as the reader imports it.
+    const source = code.replaceAll("from 'swf-on-dynamo/testing'", "from './lib/testing/index.js'");
+    const prelude = preludeFor(source, context);
     const offset = prelude === '' ? 0 : prelude.split('\n').length;
     // `export {}`: a sample without imports is a module too, so samples share no global names.
-    const text = `${prelude}${prelude === '' ? '' : '\n'}${code}\nexport {};\n`;
-    files.set(join(root, `readme-sample-${i}.ts`), { text, offset, readmeLine: line });
+    const text = `${prelude}${prelude === '' ? '' : '\n'}${source}\nexport {};\n`;
+    files.set(join(root, `doc-sample-${i}.ts`), { text, offset, readmeLine: line });
   });
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
@@ -78,7 +111,7 @@ function check(blocks: readonly { line: number; code: string }[]): string[] {
     const file = d.file === undefined ? undefined : files.get(d.file.fileName);
     if (d.file === undefined || file === undefined || d.start === undefined) return message;
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
-    return `README.md:${file.readmeLine + line - file.offset}: ${message}`;
+    return `${document}:${file.readmeLine + line - file.offset}: ${message}`;
   });
 }
 
@@ -106,4 +139,13 @@ describe('README TypeScript samples', () => {
   it('fails a sample that misuses the SDK', () => {
     expect(diagnostics).toEqual([expect.stringMatching(/^README\.md:1: .*'port'/)]);
   });
+});
+
+describe("the testing guide's TypeScript samples", () => {
+  const blocks = tsBlocks(readFileSync(join(root, 'docs/testing.md'), 'utf8'));
+
+  it('type-check against the testing kit and the SDK', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+    expect(check(blocks, 'docs/testing.md', TESTING_CONTEXT)).toEqual([]);
+  }, 120_000);
 });
