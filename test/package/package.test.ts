@@ -138,6 +138,7 @@ describe('a TypeScript decider and worker in a fresh project', () => {
       expect(await page.text()).toContain('<html');
       const out = await run('node', ['out/main.js'], project, cleanEnv({ SWF_ENDPOINT: endpoint }));
       expect(out).toContain('closed COMPLETED Hello, world!');
+      await expectConsoleFor(endpoint);
     } finally {
       await interrupt(service.child);
     }
@@ -157,8 +158,49 @@ describe('a TypeScript decider and worker in a fresh project', () => {
     await expect(run('npx', ['swf-on-dynamo', '--no-such-option'], project)).rejects.toThrow(
       /exited 2[\s\S]*Usage: swf-on-dynamo \[--port N\]/,
     );
+    await expect(run('npx', ['swf-on-dynamo', 'consol'], project)).rejects.toThrow(
+      /exited 2[\s\S]*Unexpected argument 'consol'[\s\S]*Usage: swf-on-dynamo \[--port N\]/,
+    );
+    const consoleArgs = ['swf-on-dynamo', 'console', '--endpoint', 'http://127.0.0.1:1'];
+    await expect(run('npx', [...consoleArgs, '--port', 'nope'], project)).rejects.toThrow(
+      /exited 2[\s\S]*Not a port number: nope[\s\S]*Usage: swf-on-dynamo console --endpoint URL/,
+    );
+    await expect(run('npx', [...consoleArgs, '--no-such-option'], project)).rejects.toThrow(
+      /exited 2[\s\S]*Usage: swf-on-dynamo console --endpoint URL/,
+    );
   }, 120_000);
 });
+
+/**
+ * `npx swf-on-dynamo console --endpoint URL` serves the console's page from the package's bundle and
+ * forwards the page's SWF calls to the endpoint: the domain the run registered is listed through it.
+ */
+async function expectConsoleFor(endpoint: string): Promise<void> {
+  const proxy = await startAndRead(
+    'npx',
+    ['swf-on-dynamo', 'console', '--endpoint', endpoint, '--port', '0'],
+    project,
+    /SWF console: (\S+)\/console\//,
+  );
+  try {
+    const page = await fetch(`${proxy.match}/console/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+    const listed = await fetch(`${proxy.match}/`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'SimpleWorkflowService.ListDomains',
+      },
+      body: JSON.stringify({ registrationStatus: 'REGISTERED' }),
+    });
+    expect(listed.status).toBe(200);
+    const { domainInfos } = (await listed.json()) as { domainInfos: { name: string }[] };
+    expect(domainInfos.map((info) => info.name)).toContain('packaged');
+  } finally {
+    await interrupt(proxy.child);
+  }
+}
 
 describe('the template app', () => {
   it('type-checks', async () => {
