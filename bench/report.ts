@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { BenchResults } from './run.js';
 
-/** One line of DESIGN.md's table: what is measured, its target, the figure, and whether it holds. */
+/** One line of the targets table (docs/performance.md): what is measured, its target, the figure, and whether it holds. */
 export interface Row {
   readonly what: string;
   readonly target: string;

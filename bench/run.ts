@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: measures the local service as users feel it and prints DESIGN.md's "Numbers it is
- * held to" with each target beside each figure. Options:
+ * `npm run bench`: measures the local service as users feel it and prints the figures the service is
+ * held to (docs/performance.md), each target beside each figure. Options:
  *
  *   --only throughput,dispatch,cancellation,timers,cost   run some scenarios (default: all)
  *   --json FILE                                           also write every figure as JSON

@@ -1,5 +1,5 @@
 /**
- * The order workflow of the SWF developer guide (seed 001), with its exclusive choice: verify the
+ * The order workflow of the SWF developer guide, with its exclusive choice: verify the
  * order, charge the card, then either ship and record completion, or cancel the order and email the
  * customer. Shared by the `order` and `cancel-order` examples.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run example -- order`: the exclusive-choice order workflow (seed 001), once with a card that
+ * `npm run example -- order`: the exclusive-choice order workflow, once with a card that
  * charges (verify → charge → ship → record → completed) and once with a declined card (verify →
  * charge fails → cancel order → email → completed).
  */

@@ -56,7 +56,7 @@ export const cpuScale = (memoryMb: number) => 1_024 / Math.min(memoryMb, FULL_VC
 
 export type CostMode = 'http-polling' | 'lambda-push';
 /**
- * What clients call the API function through: API Gateway's HTTP API (DESIGN.md's front door, $1 per
+ * What clients call the API function through: API Gateway's HTTP API (the default front door, $1 per
  * million requests), or the function's own URL (no charge beyond the function's).
  */
 export type FrontDoor = 'http-api' | 'function-url';

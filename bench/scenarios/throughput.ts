@@ -46,7 +46,7 @@ export interface ThroughputResult {
   readonly apiLatencyMs: Readonly<Record<string, { p50: number; p99: number }>>;
   readonly store: StoreRate;
   /**
-   * The fewest DynamoDB requests per round trip of any level (DESIGN.md holds the service to what the
+   * The fewest DynamoDB requests per round trip of any level (the service is held to what the
    * store allows at the minimum requests per round trip: requests that more load adds, such as polls
    * that find their queue taken, count against it).
    */

@@ -23,7 +23,7 @@ import { parseAccessPolicies } from '../../lib/core/principals.js';
 import { ServiceFunction } from './service-function.js';
 
 /**
- * What clients reach the function through. `http-api` (DESIGN.md's front door): API Gateway's HTTP
+ * What clients reach the function through. `http-api` (the default front door): API Gateway's HTTP
  * API with IAM authorization, clients signing for `execute-api`. `function-url`: the function's own
  * URL with IAM authorization, clients signing for `lambda`: no API Gateway request charge ($1 per
  * million, five calls per activity round trip) and no 30 s limit on a request.

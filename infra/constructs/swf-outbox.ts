@@ -49,7 +49,7 @@ export interface SwfOutboxProps {
 }
 
 /**
- * Everything that happens later or elsewhere (DESIGN.md, the outbox): the stream function reads the
+ * Everything that happens later or elsewhere (docs/architecture.md, "The stream is the outbox"): the stream function reads the
  * table's DynamoDB stream and carries out effects; deadlines wait on an SQS queue (up to 15 minutes) or
  * in EventBridge Scheduler one-time schedules that send to the same queue; the timer function takes the
  * fires. Every failure path ends somewhere visible, and each has an alarm.

@@ -46,7 +46,7 @@ export interface OperationDepsOptions {
   readonly signingKeys?: SigningKeySource;
 }
 
-/** SWF holds a long poll for 60 s (swf-api.md §4). */
+/** SWF holds a long poll for 60 s. */
 export const DEFAULT_POLLING: PollingConfig = { maxWaitMs: 60_000, recheckMs: 1_000 };
 
 /** runIds: 32 random bytes, base64url (43 characters, within SWF's 64). */

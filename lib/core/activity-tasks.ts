@@ -1,4 +1,4 @@
-/** Activity tasks: handing one out and its three worker outcomes (swf-api.md §5.6). */
+/** Activity tasks: handing one out and its three worker outcomes. */
 import type { ActivityState, ExecutionState } from './execution-state.js';
 import { Transition } from './transition.js';
 

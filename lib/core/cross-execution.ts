@@ -1,5 +1,5 @@
 /**
- * What other executions cause in this one (swf-api.md §6.1, §10): the outcome of a signal or cancel
+ * What other executions cause in this one: the outcome of a signal or cancel
  * request it sent, its child's start and close. Pure; the outbox loads both runs and commits both.
  */
 import { executionTimedOutBy } from './deadlines.js';

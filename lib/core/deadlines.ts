@@ -1,5 +1,5 @@
 /**
- * Timers and timeouts (swf-api.md §9). Which deadlines are pending is a function of the execution state;
+ * Timers and timeouts. Which deadlines are pending is a function of the execution state;
  * the run arms one fire for all of them, its alarm (withAlarm), and the alarm's fire re-derives what is
  * due from the current state (fireDue). A fire for a deadline that is gone or not yet due records
  * nothing: stale and duplicate fires are harmless.
@@ -249,7 +249,7 @@ function pushHeartbeatDeadline(
 
 /**
  * The activity's armed deadlines. HEARTBEAT is armed from the start; a heartbeat does not re-arm it:
- * when it fires, the latest heartbeat decides whether it has really expired (lazily, DESIGN.md).
+ * when it fires, the latest heartbeat decides whether it has really expired (lazily: docs/architecture.md, "Timers to the second").
  */
 function activityDeadlines(a: ActivityState): [ActivityTimeoutType, number | undefined][] {
   const s2s = seconds(a.timeouts.scheduleToStart);

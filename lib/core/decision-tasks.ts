@@ -1,5 +1,5 @@
 /**
- * Decision tasks: handing one out, and applying the decider's response (swf-api.md §6, §8). A decision
+ * Decision tasks: handing one out, and applying the decider's response. A decision
  * SWF would refuse becomes its `*Failed` event with the documented cause, never an exception.
  */
 import { assertNever } from './assert-never.js';
@@ -73,7 +73,7 @@ export interface CompletionResult {
 }
 
 /**
- * RespondDecisionTaskCompleted, steps 3–6 of swf-api.md §6.3: DecisionTaskCompleted, each decision in
+ * RespondDecisionTaskCompleted, in SWF's order: DecisionTaskCompleted, each decision in
  * order, UNHANDLED_DECISION for a close that would hide events the decider has not seen, then the
  * decision task that is owed. The caller has validated the request (close decision last, attributes
  * present) and resolved the token to this execution's started decision task.
@@ -87,7 +87,7 @@ export function completeDecisionTask(
     readonly newRunId: () => string;
     readonly lambdaAvailable?: boolean;
     /**
-     * How many more executions the domain can have open (swf-api.md §12: 100,000, children
+     * How many more executions the domain can have open (SWF's quota: 100,000, children
      * included); a child start past it fails with OPEN_WORKFLOWS_LIMIT_EXCEEDED. Unbounded if unset.
      */
     readonly openWorkflowsRoom?: number;
@@ -97,7 +97,7 @@ export function completeDecisionTask(
 ): CompletionResult {
   const task = state.decisionTask;
   if (task.status !== 'started') throw new Error('no started decision task to complete');
-  // Events that schedule a decision task and arrived while this one was out (swf-api.md §6.2).
+  // Events that schedule a decision task and arrived while this one was out.
   const unhandled = state.decisionTaskOwed;
   const t = new Transition(state, ctx.now);
   const completed = t.record({
@@ -364,7 +364,7 @@ class DecisionApplier {
     });
   }
 
-  /** The new run takes the type's registered defaults, not this run's settings (swf-api.md §6.1). */
+  /** The new run takes the type's registered defaults, not this run's settings. */
   private continueAsNew(
     a: Extract<Decision, { decisionType: 'ContinueAsNewWorkflowExecution' }>['attributes'],
   ): undefined {
@@ -409,7 +409,7 @@ class DecisionApplier {
 
   /**
    * Validation failures are recorded without an Initiated event and with initiatedEventId 0; only
-   * WORKFLOW_ALREADY_RUNNING, found when the child is started, follows an Initiated event (swf-api.md §6.1).
+   * WORKFLOW_ALREADY_RUNNING, found when the child is started, follows an Initiated event.
    */
   private startChild(
     a: Extract<Decision, { decisionType: 'StartChildWorkflowExecution' }>['attributes'],

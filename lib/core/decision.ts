@@ -1,4 +1,4 @@
-/** Decisions (swf-api.md §6): the wire shapes RespondDecisionTaskCompleted carries, already validated. */
+/** Decisions: the wire shapes RespondDecisionTaskCompleted carries, already validated. */
 import type { TypeRef } from './history-event.js';
 import type { TaskList } from './registry.js';
 

@@ -68,7 +68,7 @@ export interface ActivityState extends QueuedTask {
   readonly latestCancelRequestedEventId?: number;
   /**
    * Where a fire found the HEARTBEAT deadline pushed by a later heartbeat (epoch seconds): the deadline
-   * stands there now (heartbeats are checked lazily, DESIGN.md).
+   * stands there now (heartbeats are checked lazily: docs/architecture.md).
    */
   readonly heartbeatDueAt?: number;
 }
@@ -139,7 +139,7 @@ export interface ExecutionState {
   readonly previousStartedEventId: number;
   /** The list decision tasks go to: the execution's, or the decider's override. */
   readonly decisionTaskList: TaskList;
-  /** Set while an override with taskListScheduleToStartTimeout is temporary (swf-api.md §8). */
+  /** Set while an override with taskListScheduleToStartTimeout is temporary. */
   readonly decisionTaskListTimeout?: string;
   readonly activities: Readonly<Record<string, ActivityState>>;
   readonly timers: Readonly<Record<string, TimerState>>;

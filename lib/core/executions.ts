@@ -1,5 +1,5 @@
 /**
- * Whole-execution transitions: start, signal, cancel request, terminate (swf-api.md §5.4, §10). Pure:
+ * Whole-execution transitions: start, signal, cancel request, terminate. Pure:
  * the caller supplies the clock reading and the new run's id.
  */
 import type { ExecutionConfig, ExecutionState } from './execution-state.js';
@@ -26,7 +26,7 @@ export type MissingDefault =
   | 'childPolicy';
 
 /**
- * Resolves each setting from the request, else the type's default (swf-api.md §5.4); the first one with
+ * Resolves each setting from the request, else the type's default; the first one with
  * neither is reported, checked in the order the service checks them.
  */
 export function resolveExecutionConfig(
@@ -123,7 +123,7 @@ export function signalExecution(
   return t;
 }
 
-/** Records the request each time it is made; the flag stays set (swf-api.md §14.4). */
+/** Records the request each time it is made; the flag stays set. */
 export function requestCancelExecution(
   state: ExecutionState,
   request: EventAttributes['WorkflowExecutionCancelRequested'],
@@ -162,7 +162,7 @@ export function terminateExecution(
 }
 
 /**
- * Whether a change would take a run's history past SWF's limit (swf-api.md §10, §12): its events so far
+ * Whether a change would take a run's history past SWF's limit: its events so far
  * plus `starts`, tasks it schedules that may be started in the same commit (a poller waiting, a push
  * task list). SWF terminates such an execution instead (see terminateForEventLimit).
  */

@@ -1,5 +1,5 @@
 /**
- * SWF history events (swf-api.md §7): all 54 types, each with the attributes the service model gives
+ * SWF history events: all 54 types, each with the attributes the service model gives
  * it. In the wire form the attributes sit under `<lowerCamel(eventType)>EventAttributes`; here they sit
  * under `attributes`, and `toWireEvent` renames them.
  */
@@ -258,9 +258,8 @@ export type NewEvent = {
 }[EventType];
 
 /**
- * Does recording this event schedule a decision task (swf-api.md §7 "DT" column, §8)? An outcome the
- * decider has not seen is Y; an echo of the decider's own decision or a progress marker is N; a close
- * needs none.
+ * Does recording this event schedule a decision task? An outcome the decider has not seen is Y; an
+ * echo of the decider's own decision or a progress marker is N; a close needs none.
  */
 export const schedulesDecisionTask: { readonly [T in EventType]: boolean } = {
   WorkflowExecutionStarted: true,

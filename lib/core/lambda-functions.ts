@@ -1,4 +1,4 @@
-/** Lambda tasks of a run (swf-api.md §6.1, §7): started by the outbox, closed with the invocation's outcome. */
+/** Lambda tasks of a run: started by the outbox, closed with the invocation's outcome. */
 import { lambdaTimedOutBy } from './deadlines.js';
 import type { ExecutionState, LambdaState } from './execution-state.js';
 import { cutText } from './limits.js';
@@ -52,7 +52,7 @@ export function closeLambdaFunction(
     return undefined;
   const ids = { scheduledEventId, startedEventId };
   const t = new Transition(state, now);
-  // What a function answers is cut to what its event can hold (swf-api.md §12), as SWF records it.
+  // What a function answers is cut to what its event can hold, as SWF records it.
   switch (outcome.kind) {
     case 'completed':
       t.record({

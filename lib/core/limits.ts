@@ -18,7 +18,7 @@ export function cutText(text: string, max: number): string {
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-/** Per-execution quotas SWF documents (swf-api.md §12). */
+/** Per-execution quotas SWF documents. */
 export const executionLimits = {
   openActivities: 1000,
   openTimers: 1000,

@@ -1,5 +1,5 @@
 /**
- * The stream is the outbox (DESIGN.md): what a committed change of a run's state asks to happen later or
+ * The stream is the outbox (docs/architecture.md): what a committed change of a run's state asks to happen later or
  * elsewhere is derived from the old and new state alone. Carrying out an effect re-checks the current
  * state, so a record delivered twice, or out of order with a retry, changes nothing.
  */
@@ -94,7 +94,7 @@ const initiatedEventId = (effect: OutboxEffect) =>
 
 /**
  * Closing tells the parent (a run that continued as new is not a close to it: its successor will be),
- * and a terminated or timed-out run applies its child policy to its open children (swf-api.md §10).
+ * and a terminated or timed-out run applies its child policy to its open children.
  */
 function closeEffects(after: ExecutionState): OutboxEffect[] {
   const effects: OutboxEffect[] = [];

@@ -75,7 +75,7 @@ export interface TypeId {
   readonly version: string;
 }
 
-/** SWF's documented quotas for the control plane (swf-api.md §12). */
+/** SWF's documented quotas for the control plane. */
 export const registryLimits = {
   domainsPerAccount: 100,
   typesPerDomain: 10_000,

@@ -98,7 +98,7 @@ function close(
   event: HistoryEvent,
   closeStatus: NonNullable<ExecutionState['closeStatus']>,
 ): ExecutionState {
-  // A closed execution has nothing open: its tasks are withdrawn and its timers dropped (swf-api.md §10).
+  // A closed execution has nothing open: its tasks are withdrawn and its timers dropped.
   return {
     ...state,
     status: 'CLOSED',
@@ -302,7 +302,7 @@ function overrideTaskList(
   return { ...rest, decisionTaskList: taskList, ...temporary };
 }
 
-/** SWF reverts a temporary task-list override when the task on it times out (swf-api.md §8). */
+/** SWF reverts a temporary task-list override when the task on it times out. */
 function decisionTaskTimedOut(state: ExecutionState): ExecutionState {
   const { decisionTaskListTimeout, ...rest } = state;
   const revert =

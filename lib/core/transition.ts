@@ -19,7 +19,7 @@ export class Transition {
   readonly events: HistoryEvent[] = [];
   /**
    * Epoch seconds the events are stamped with: the caller's clock, or the run's latest event when that
-   * is later. A history's timestamps never go back (swf-api.md §4: ascending by eventId and
+   * is later. A history's timestamps never go back (SWF lists them ascending by eventId and
    * eventTimestamp), though a writer may read its clock before another writer's commit lands (a retry
    * after losing the run to it) and the processes' clocks may differ.
    */
@@ -46,7 +46,7 @@ export class Transition {
 
   /**
    * Schedules the decision task an event has made owed, unless one is already scheduled or started
-   * (then the owed task follows when that one completes or times out: swf-api.md §8).
+   * (then the owed task follows when that one completes or times out).
    */
   scheduleDecisionTaskIfOwed(): void {
     const s = this.state;

@@ -1,5 +1,5 @@
 /**
- * Visibility (swf-api.md §5.5, §11): which listing rows an execution has is a function of its state.
+ * Visibility: which listing rows an execution has is a function of its state.
  * Every filter SWF offers gets its own rows, sorted by time, so that every List/Count is a Query that
  * reads what it returns: open rows by start time; closed rows both by start and by close time. Two
  * filters are answered from rows kept for others: a workflowId has at most one open run, which its
@@ -43,7 +43,7 @@ export function executionInfo(state: ExecutionState): ExecutionInfo {
 /** Which list a row belongs to: open by start time, closed by start time, closed by close time. */
 export type VisibilityList = 'open' | 'closed-by-start' | 'closed-by-close';
 
-/** The filter a row answers (swf-api.md §11): at most one filter per request, so one row per filter value. */
+/** The filter a row answers: at most one filter per request, so one row per filter value. */
 export type VisibilityFilter =
   | { readonly kind: 'all' }
   | { readonly kind: 'workflowId'; readonly workflowId: string }

@@ -12,7 +12,7 @@ import { isThrottledFailure } from '../ports/transient-failure.js';
 import { operationInputs, type SwfAction } from './swf-model.js';
 import { validateInput } from './validate-input.js';
 
-/** SWF's request size limit (swf-api.md §1): the whole request, 1 MB. */
+/** SWF's request size limit: the whole request, 1 MB. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 /**
  * The X-Amz-Target prefixes SWF answers: the SDKs' `SimpleWorkflowService.<Action>`, and the service

@@ -41,7 +41,7 @@ export const pollForActivityTask = operation<PollForActivityTaskInput>(
       (entry) => claimActivityTask(deps, entry, input.identity),
       activityHandoff(deps, input.identity),
     );
-    // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4).
+    // An empty task when the poll times out: no taskToken, startedEventId 0.
     const empty = { startedEventId: 0 };
     if (task === undefined) return empty;
     return answerPoll(deps, request, list, task, (t) => activityTaskAnswer(deps, t), empty);

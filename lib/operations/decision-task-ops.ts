@@ -57,7 +57,7 @@ export const pollForDecisionTask = operation<PollForDecisionTaskInput>(
       (entry) => claimDecisionTask(deps, entry, input.identity),
       decisionHandoff(deps, input.identity),
     );
-    // An empty task when the poll times out: no taskToken, startedEventId 0 (swf-api.md §4, §14.1).
+    // An empty task when the poll times out: no taskToken, startedEventId 0.
     const empty = { startedEventId: 0, previousStartedEventId: 0 };
     if (task === undefined) return empty;
     return answerPoll(
@@ -124,7 +124,7 @@ export const respondDecisionTaskCompleted = operation<RespondDecisionTaskComplet
     authorizeInDomain(deps, request, 'RespondDecisionTaskCompleted', current.state.domain);
     const access = decisionAccess(deps, request, current.state.domain);
     if (current.state.status !== 'OPEN') throw closedExecution(current.state);
-    // The token names the started task before the decisions are judged (swf-api.md §6.3); the commit
+    // The token names the started task before the decisions are judged; the commit
     // checks again against the state it writes over.
     if (!isStartedDecisionTask(current.state, claims.startedEventId)) throw unknownTask();
     // A task past its start-to-close timeout (or of a run past its own) is timed out, whether or not
@@ -206,7 +206,7 @@ function continueRun(previous: ExecutionState, run: ContinuedRun, now: number) {
 }
 
 /**
- * Checks what the model cannot (swf-api.md §6.3 step 2): each decision carries the attributes its type
+ * Checks what the model cannot: each decision carries the attributes its type
  * needs, and a close decision is the last one. Any problem rejects the whole response; nothing is recorded.
  */
 function unwrapDecisions(wire: readonly Record<string, unknown>[]): Decision[] {

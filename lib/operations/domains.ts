@@ -122,7 +122,7 @@ export const deprecateDomain = operation<{ name: string }>(async (input, deps) =
   return undefined;
 });
 
-/** Types deprecated with the domain stay deprecated: SWF documents no restore (swf-api.md §5.1). */
+/** Types deprecated with the domain stay deprecated: SWF documents no restore. */
 export const undeprecateDomain = operation<{ name: string }>(async (input, deps) => {
   const outcome = await deps.registry.setDomainStatus(
     input.name,

@@ -11,7 +11,7 @@ import { mutateRun, timedOutUnfired } from './run-mutation.js';
 /** What a poller made of one queue entry: its task, or it was left (not committed yet), or removed. */
 export type Take<T> = { readonly task: T } | 'pending' | 'dropped';
 
-/** SWF's quota on pollers of one task list (swf-api.md §4). */
+/** SWF's quota on pollers of one task list. */
 const MAX_POLLERS = 1000;
 /** How many queue heads a poll looks at first. */
 const PEEK = 10;
@@ -132,7 +132,7 @@ async function takeFirst<T>(
   const passed = new Set<string>();
   for (;;) {
     const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, limit);
-    // Strictly in queue order (priority, then age: swf-api.md §5.6); a poller that loses the head
+    // Strictly in queue order (priority, then age, as SWF hands them out); a poller that loses the head
     // to another one moves on to the next entry, as does one that finds another poller of this
     // process already on it.
     let dropped = false;

@@ -1,7 +1,7 @@
 import type { VisibilityStore } from '../ports/visibility-store.js';
 import type { OperationDeps } from './context.js';
 
-/** SWF's quota of open executions per domain, children included (swf-api.md §12). */
+/** SWF's quota of open executions per domain, children included. */
 export const MAX_OPEN_EXECUTIONS = 100_000;
 /** How long a process trusts a domain's count before counting again. */
 const COUNT_FRESH_MS = 10_000;

@@ -3,7 +3,7 @@ import { ValidationException } from '../core/faults.js';
 import type { SigningKeySource } from '../ports/secrets.js';
 import { signToken, verifyToken } from './token-mac.js';
 
-/** SWF's documented token lifetime (swf-api.md §4). */
+/** SWF's documented token lifetime. */
 export const PAGE_TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 
 /** What a page token is bound to: the action and the arguments that must be resent unchanged. */

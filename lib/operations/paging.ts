@@ -2,7 +2,7 @@ import { type HistoryEvent, toWireEvent } from '../core/history-event.js';
 import type { PageRequest } from '../ports/registry-store.js';
 import type { OperationDeps } from './context.js';
 
-/** SWF's page size: absent or 0 means the maximum, 1000 (swf-api.md §4). */
+/** SWF's page size: absent or 0 means the maximum, 1000. */
 export const pageSize = (maximumPageSize: number | undefined) =>
   maximumPageSize === undefined || maximumPageSize === 0 ? 1000 : maximumPageSize;
 

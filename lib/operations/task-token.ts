@@ -14,7 +14,7 @@ export interface TaskTokenClaims {
 
 /**
  * Opaque task tokens: the claims and their HMAC, both base64url, well under SWF's 1,024 characters.
- * A forged or altered token is an UnknownResourceFault, like a stale one (DESIGN.md, "Task tokens").
+ * A forged or altered token is an UnknownResourceFault, like a stale one (docs/architecture.md, "Task tokens").
  */
 export class TaskTokens {
   constructor(private readonly keys: SigningKeySource) {}

@@ -1,6 +1,6 @@
 /**
  * The outbox's visibility and retention effects (lib/core/outbox.ts): listing rows follow what a run
- * shows, and a closed run's items are marked to expire after its domain's retention (swf-api.md §11).
+ * shows, and a closed run's items are marked to expire after its domain's retention.
  */
 import type { ExecutionState } from '../core/execution-state.js';
 import { expiryOf, retentionSeconds, visibilityWrites } from '../core/visibility.js';

@@ -40,7 +40,7 @@ const EXCLUSIVE = [
 type Selection = Omit<VisibilityQuery, 'retention'>;
 
 /**
- * Turns a request into a selection of one filter's rows (swf-api.md §11): exactly one time filter
+ * Turns a request into a selection of one filter's rows: exactly one time filter
  * (start time for open executions), at most one of the exclusive filters.
  */
 function selection(input: VisibilityInput, closed: boolean): Selection {

@@ -1,4 +1,4 @@
-/** Runs the Lambda functions ScheduleLambdaFunction decisions name (swf-api.md §6.1). */
+/** Runs the Lambda functions ScheduleLambdaFunction decisions name. */
 export interface LambdaInvoker {
   /** False where no Lambda service is reachable (the local server without registered functions). */
   readonly available: boolean;

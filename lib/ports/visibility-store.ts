@@ -52,7 +52,7 @@ export interface VisibilityStore {
   ): Promise<VisibilityPage>;
   count(query: VisibilityQuery): Promise<VisibilityCount>;
   /**
-   * Retention (swf-api.md §11): marks every item a closed run left (state, history, heartbeats) to
+   * Retention: marks every item a closed run left (state, history, heartbeats) to
    * expire at `expiresAt`. Idempotent: items already marked are not written again.
    */
   expireRun(runId: string, expiresAt: number): Promise<void>;

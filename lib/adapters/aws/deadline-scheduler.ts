@@ -24,7 +24,7 @@ export interface AwsSchedulerConfig {
 }
 
 /**
- * Deadlines on AWS, to the second (DESIGN.md "Timers to the second"): within 15 minutes, an SQS message
+ * Deadlines on AWS, to the second (docs/architecture.md, "Timers to the second"): within 15 minutes, an SQS message
  * delayed until the deadline; later, a one-time EventBridge schedule a minute early that puts the fire
  * on the same queue, where functions/timer.ts sees it is early and re-queues the remainder with a delay.
  */

@@ -3,7 +3,7 @@ import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../ports/lambda-invoker.js';
 
 /**
- * Invokes the function as SWF does: with the execution's lambdaRole assumed (swf-api.md §6.1). No role,
+ * Invokes the function as SWF does: with the execution's lambdaRole assumed. No role,
  * or a role that cannot be assumed, is StartLambdaFunctionFailed with cause ASSUME_ROLE_FAILED.
  *
  * A task's function runs at most once: the Invoke is not retried as the AWS SDK would retry it (a 5xx

@@ -10,8 +10,8 @@ import {
 /**
  * Key builders for every item in the table. Pure, so they can be unit-tested.
  *
- * Sort keys that hold two names join them with U+0001: identifiers may not contain control characters
- * (swf-api.md §2), and a separator that sorts below every allowed character keeps `name, version`
+ * Sort keys that hold two names join them with U+0001: identifiers may not contain control characters,
+ * and a separator that sorts below every allowed character keeps `name, version`
  * order (`a` < `a b` < `ab`). Names are at most 256 UTF-16 units, so at most 768 bytes of UTF-8: every
  * key stays inside DynamoDB's 2,048-byte partition and 1,024-byte sort key limits.
  *

@@ -425,7 +425,7 @@ export class DynamoRegistryStore implements RegistryStore {
   }
 
   /**
-   * Deprecating a domain deprecates its types (swf-api.md §5.1). The types are read from the domain's own
+   * Deprecating a domain deprecates its types. The types are read from the domain's own
    * partition with consistent reads, so a type registered just before the domain flipped is not missed;
    * none can be registered after, since registration is conditional on the domain being REGISTERED.
    */

@@ -34,7 +34,7 @@ type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][
 export interface VisibilityStoreOptions {
   /** Partitions per filter value (all but workflowId), so one domain's list is not one hot key. */
   readonly shards?: number;
-  /** Counting stops here and answers `truncated: true` (SWF truncates counts too, swf-api.md §11). */
+  /** Counting stops here and answers `truncated: true` (SWF truncates counts too). */
   readonly maxCount?: number;
   readonly nowSeconds?: () => number;
 }
@@ -116,7 +116,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
     query: VisibilityQuery,
     page: { limit: number; reverse: boolean; after?: string },
   ): Promise<VisibilityPage> {
-    // Newest first by default: `reverse` asks for oldest first (swf-api.md §4).
+    // Newest first by default: `reverse` asks for oldest first.
     const ascending = page.reverse;
     const partitions = this.partitions(query);
     // One clock reading per request: the retention cut-off must not move between the queries.

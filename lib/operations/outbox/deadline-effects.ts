@@ -70,7 +70,7 @@ export async function fireRunDeadline(deps: OutboxDeps, fire: DeadlineFire): Pro
 
 /**
  * The latest heartbeat of each activity with a deadline due by `now`: a HEARTBEAT deadline is pushed by
- * it, and every activity timeout carries its details (swf-api.md §9).
+ * it, and every activity timeout carries its details.
  */
 async function dueHeartbeats(
   deps: OutboxDeps,
