@@ -4,7 +4,7 @@ const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 /**
  * Tests that run on their own, one file at a time, after the rest (`npm test`): those that hold the
- * service to DESIGN.md's latency figures (dispatch, timer lateness), whose figures must not be
+ * service to its latency targets (docs/performance.md) (dispatch, timer lateness), whose figures must not be
  * measured under the other suites' load, and the loads that saturate DynamoDB Local by themselves: the
  * 20-poller × 1,000-task race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of
  * whose callers leave (handout-storm), the timeout oracle's 50 generated schedules (about 45 s

@@ -1,5 +1,5 @@
 /**
- * Activity tasks through the official SDK (swf-api.md §5.6, §6.1, §10): polling, heartbeats, the three
+ * Activity tasks through the official SDK: polling, heartbeats, the three
  * responses, cooperative cancellation with RequestCancelActivityTask, and task tokens.
  */
 import {

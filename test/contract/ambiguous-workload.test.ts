@@ -485,7 +485,7 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
         JSON.stringify(events.map((e) => `${e.eventId}:${e.eventType}`)),
       );
     const cancels = events.filter((e) => e.eventType === 'WorkflowExecutionCancelRequested').length;
-    // Each RequestCancelWorkflowExecution that lands records one (swf-api.md): a retried call may add more.
+    // Each RequestCancelWorkflowExecution that lands records one, as SWF does: a retried call may add more.
     if (cancels > 1 + (cancelTries.get(run.workflowId) ?? 0))
       problems.push(`${run.workflowId}: ${cancels} cancel requests`);
     for (const p of historyProblems(events)) problems.push(`${run.workflowId}: ${p}`);

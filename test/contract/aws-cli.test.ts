@@ -1,5 +1,5 @@
 /**
- * The AWS CLI against the local server (issue 2 "Show": `aws swf list-domains --registration-status
+ * The AWS CLI against the local server (the banner's `aws swf list-domains --registration-status
  * REGISTERED --endpoint-url …` works). Runs only where `aws` is on PATH; elsewhere it is skipped and
  * says why.
  */

@@ -1,5 +1,5 @@
 /**
- * Child workflows through the official SDK (swf-api.md §6.1 StartChildWorkflowExecution, §7, §10): the
+ * Child workflows through the official SDK: the
  * start and its events on both sides, every way a child closes as the parent sees it, the start
  * failures, and the child policy applied when a parent is terminated or times out.
  */

@@ -1,5 +1,5 @@
 /**
- * Concurrency through the official SDK (issue 3, swf-api.md §5.6, §8): many pollers, responders and
+ * Concurrency through the official SDK: many pollers, responders and
  * signals at once. No task is handed out twice or lost, no event is lost or duplicated, event ids stay
  * contiguous, a token is answered once, and at most one decision task is open per execution.
  */

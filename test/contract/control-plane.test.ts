@@ -1,5 +1,5 @@
 /**
- * Control-plane rules that span several actions (swf-api.md §5.1, §5.2, §12): deprecating a domain
+ * Control-plane rules that span several actions: deprecating a domain
  * deprecates every type in it, what still works in a deprecated domain, and the account's quota of
  * 100 domains (registered and deprecated) → LimitExceededFault.
  */

@@ -1,6 +1,6 @@
 /**
- * Signals and cancel requests from one execution to another through the official SDK (swf-api.md §6.1
- * SignalExternalWorkflowExecution and RequestCancelExternalWorkflowExecution, §7): the target's event,
+ * Signals and cancel requests from one execution to another through the official SDK
+ * (SignalExternalWorkflowExecution and RequestCancelExternalWorkflowExecution): the target's event,
  * the sender's Initiated event and outcome, the failure for a target that is not open.
  */
 import {

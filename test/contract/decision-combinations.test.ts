@@ -1270,7 +1270,7 @@ describe('outcomes the decider has not seen', () => {
 });
 
 /**
- * The decisions of one response are carried out in list order (swf-api.md §6.3 step 4; the API
+ * The decisions of one response are carried out in list order (the API
  * reference's Decision page: "The ordering of decisions should follow a logical flow"): a child
  * started before a signal or cancel request to it exists by the time the request is delivered, and a
  * request before the start does not find it.

@@ -1,5 +1,5 @@
 /**
- * Decision tasks through the official SDK (swf-api.md §5.6, §6, §8): polling and its history pages,
+ * Decision tasks through the official SDK: polling and its history pages,
  * priorities, the empty task, every decision that acts on the execution, UNHANDLED_DECISION and the
  * validation of a response.
  */
@@ -1078,7 +1078,7 @@ describe('validation of RespondDecisionTaskCompleted', () => {
     },
   );
 
-  it('answers a used token UnknownResourceFault before judging its decisions (swf-api.md §6.3)', async () => {
+  it('answers a used token UnknownResourceFault before judging its decisions', async () => {
     const { execution, taskList } = await driver.start(wf);
     const task = await driver.pollDecision(taskList);
     await driver.respond(task.taskToken, [decide.marker('once')]);

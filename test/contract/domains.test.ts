@@ -1,5 +1,5 @@
 /**
- * Domains through the official SDK (swf-api.md §5.1, §2, §3, §4): RegisterDomain, DescribeDomain,
+ * Domains through the official SDK: RegisterDomain, DescribeDomain,
  * ListDomains, DeprecateDomain, UndeprecateDomain — success shapes, faults with their messages, paging,
  * and input validation that leaves nothing stored.
  */

@@ -1,6 +1,6 @@
 /**
- * Bad input aimed at an execution (issue 3 "Show", DESIGN.md: "nothing already stored is lost or changed
- * by it"): every refused call answers its documented fault, and the execution's history — compared
+ * Bad input aimed at an execution (docs/architecture.md, "Bad input": nothing already stored is lost or
+ * changed by it): every refused call answers its documented fault, and the execution's history — compared
  * before and after — is unchanged; the tokens it held still work.
  */
 import {

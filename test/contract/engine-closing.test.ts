@@ -1,6 +1,6 @@
 /**
  * Closing an execution, in each of the six ways it can close, and what happens to its tasks and tokens
- * (issue 3, swf-api.md §10, DESIGN.md "Task tokens"): queued activity tasks are withdrawn (no worker
+ * (docs/architecture.md, "Closing an execution" and "Task tokens"): queued activity tasks are withdrawn (no worker
  * ever gets one, CountPendingActivityTasks drops them), every token of the run answers
  * UnknownResourceFault, and the history is final. Also: tokens forged, altered, reused or stale.
  */

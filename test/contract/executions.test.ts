@@ -1,5 +1,5 @@
 /**
- * Workflow executions through the official SDK (swf-api.md §5.4, §10, §11): starting with resolved
+ * Workflow executions through the official SDK: starting with resolved
  * defaults and its faults, describing open and closed executions, history pages, termination.
  */
 import {

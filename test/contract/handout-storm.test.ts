@@ -1,6 +1,6 @@
 /**
- * A storm of pollers whose callers leave (DESIGN.md, "Long polls"; README, "A poll whose caller
- * leaves as its task is being started"): 70 executions of four activities (two at once, then two
+ * A storm of pollers whose callers leave (docs/architecture.md, "Long polls"; docs/swf-differences.md,
+ * "A poll whose caller leaves as its task is being started"): 70 executions of four activities (two at once, then two
  * more) on 16 activity and 4 decision pollers, by the SDK and raw HTTP, a quarter of whose callers
  * leave, in the three ways a caller can: the SDK call's abortSignal, the socket destroyed mid-request,
  * the socket half-closed. Most leave at random moments; every second the writes are held 200 ms and

@@ -1,5 +1,5 @@
 /**
- * Lambda tasks through the official SDK (swf-api.md §6.1, §7): ScheduleLambdaFunction run by the local
+ * Lambda tasks through the official SDK: ScheduleLambdaFunction run by the local
  * server's functions, each outcome's event and the decision task after it, the role an execution needs,
  * and that a slow function holds up nothing but itself.
  */

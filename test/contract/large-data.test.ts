@@ -1,5 +1,5 @@
 /**
- * Data as large as SWF allows, through the official SDK (swf-api.md §12: 32,768 characters in each
+ * Data as large as SWF allows, through the official SDK (SWF's quotas: 32,768 characters in each
  * input, result, details or control; decisions per response limited only by the 1 MB request). A run
  * may hold the inputs of many children, signals and Lambda tasks it has not started yet, more than one
  * DynamoDB item takes; characters outside ASCII take up to three bytes each; and a page of a thousand

@@ -1,5 +1,5 @@
 /**
- * Long polls through the official SDK (swf-api.md §4, §5.6; DESIGN.md "Long polls"): a waiting poller
+ * Long polls through the official SDK (docs/architecture.md, "Long polls"): a waiting poller
  * is handed a task as soon as it is scheduled, an idle poll ends with the empty task after the poll
  * time, and a poll whose caller has gone never takes a task.
  */
@@ -30,7 +30,7 @@ const ROUNDS = 11;
 /** The first round also opens the client's connections; it is reported, not judged. */
 const WARM_UP = 1;
 const DISPATCH_BOUND_MS = 50;
-/** DESIGN.md: dispatch p50 ≤ 10 ms with a poller waiting. */
+/** The dispatch target docs/performance.md lists: p50 ≤ 10 ms with a poller waiting. */
 const MEDIAN_BOUND_MS = 10;
 
 beforeAll(async () => {
@@ -78,7 +78,7 @@ const pollDecision = (taskList: string, client = pollClient, abortSignal?: Abort
     abortSignal === undefined ? {} : { abortSignal },
   );
 
-/** Fails the test unless the poll ended with an empty task (swf-api.md §4). */
+/** Fails the test unless the poll ended with an empty task. */
 function expectEmptyActivityTask(task: ActivityTask): void {
   expect(task.taskToken).toBeUndefined();
   expect(task.startedEventId).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * The awsJson1_0 wire protocol (swf-api.md §1): what any client sees on the wire, checked with raw HTTP
+ * The awsJson1_0 wire protocol: what any client sees on the wire, checked with raw HTTP
  * (fetch) for what the SDK cannot send and with the official SDK for what it reads. Every refused
  * request gets its own clear fault with HTTP 400, and nothing stored changes because of it.
  */

@@ -124,7 +124,7 @@ describe('queue entries whose commit has not landed', () => {
 });
 
 describe("a hot list's queue", () => {
-  it('is spread over partition keys (DESIGN.md: no hot list capped by one key), and polls still take its tasks oldest first', async () => {
+  it('is spread over partition keys (no busy list held to the throughput of one key), and polls still take its tasks oldest first', async () => {
     const taskList = uid('deciders');
     const started: string[] = [];
     for (let i = 0; i < 24; i++)

@@ -1,5 +1,5 @@
 /**
- * Deadlines survive a restart of the local service (swf-api.md §9): the scheduler keeps them in memory,
+ * Deadlines survive a restart of the local service: the scheduler keeps them in memory,
  * and a service started on the same DynamoDB Local data directory arms them again from the table.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

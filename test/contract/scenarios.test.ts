@@ -1,6 +1,6 @@
 /**
- * The scenarios of the seed documents, end to end through the official SDK: the exclusive-choice order
- * workflow (seed 001), cancelling an order with cooperative activity cancellation (seeds 000/001), a
+ * Scenarios of the SWF Developer Guide, end to end through the official SDK: the exclusive-choice order
+ * workflow, cancelling an order with cooperative activity cancellation, a
  * marker, continue-as-new for a recursive workflow, and an operator's termination.
  */
 import {
@@ -133,7 +133,7 @@ function orderLists() {
 type OrderLists = ReturnType<typeof orderLists>;
 
 /**
- * The decider of seed 001 (exclusive choice), plus the cancel-order handling of seed 000: a CancelOrder
+ * The order workflow's decider (exclusive choice), plus cancel-order handling: a CancelOrder
  * signal cancels the open activities, and once none is left the execution is canceled.
  */
 function orderDecider(lists: OrderLists) {
@@ -269,7 +269,7 @@ const scheduledTypes = (events: readonly HistoryEvent[]) =>
     (e) => e.activityTaskScheduledEventAttributes?.activityType?.name,
   );
 
-describe('seed 001: exclusive choice in the order workflow', () => {
+describe('exclusive choice in the order workflow', () => {
   it('ships and records the order when the charge succeeds', async () => {
     const { execution, lists, worked, history } = await runOrder(true);
     expect(worked).toEqual([
@@ -325,7 +325,7 @@ describe('seed 001: exclusive choice in the order workflow', () => {
   });
 });
 
-describe('seeds 000/001: cancelling an order', () => {
+describe('cancelling an order', () => {
   /** Runs the order until ShipOrder is scheduled (verify and charge done). */
   async function untilShipping() {
     const lists = orderLists();
@@ -470,7 +470,7 @@ describe('seeds 000/001: cancelling an order', () => {
   });
 });
 
-describe('seed 001: a marker', () => {
+describe('the order workflow: a marker', () => {
   it('records "customer elected special shipping offer"; the marker alone schedules no decision task', async () => {
     const deciders = uid('deciders');
     const { execution } = await driver.start(orderWorkflow, {

@@ -1,6 +1,5 @@
 /**
- * The SDK's activity cancellation contract against the local server (issue 6 "Show" list;
- * DESIGN.md "The SDK's activity cancellation contract"; seed 004's test plan in SWF terms).
+ * The SDK's activity cancellation contract against the local server (docs/sdk.md, "Cancellable activities").
  */
 import { spawn } from 'node:child_process';
 import {

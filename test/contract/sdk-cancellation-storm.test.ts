@@ -1,5 +1,5 @@
 /**
- * 100 executions × 5 activities cancelled at once (issue 6): every activity is signalled, every
+ * 100 executions × 5 activities cancelled at once: every activity is signalled, every
  * cancellation is recorded, no slot is leaked, and the worker's throughput recovers afterwards. Real
  * SDK workers on both sides: a DeciderWorker following the seed's cancellation pattern (cancel every
  * open activity, then the workflow) and one ActivityWorker with a slot for each of the 500 activities.

@@ -1,7 +1,7 @@
 /**
  * The ActivityWorker heartbeats often enough for an activity type's registered heartbeat timeout
- * (DESIGN.md: heartbeats are "never more than needed to meet heartbeatTimeout and the configured
- * cancellation-check interval"), whatever its configured interval: a polled task does not say its
+ * (heartbeats are sent no more often than needed to meet heartbeatTimeout and the configured
+ * cancellation-check interval), whatever its configured interval: a polled task does not say its
  * timeout, so the worker describes the type once.
  */
 import { RegisterActivityTypeCommand } from '@aws-sdk/client-swf';

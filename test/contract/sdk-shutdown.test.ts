@@ -1,6 +1,6 @@
 /**
- * Graceful shutdown of the SDK's workers against the local server (issue 6; seed 002's worker
- * shutdown translated to SWF): polling stops at once, in-flight work finishes inside the grace time,
+ * Graceful shutdown of the SDK's workers against the local server (docs/sdk.md,
+ * "Graceful shutdown"): polling stops at once, in-flight work finishes inside the grace time,
  * then is cancelled through its signal.
  */
 import { CountPendingActivityTasksCommand } from '@aws-sdk/client-swf';

@@ -1,5 +1,5 @@
 /**
- * The outbox is idempotent and a poison record cannot block its shard (issue 4, "Idempotency"). A
+ * The outbox is idempotent and a poison record cannot block its shard (docs/architecture.md, "The stream is the outbox"). A
  * finished workflow (a timer, an activity, signals from outside and from the parent, a child workflow)
  * leaves its whole history in the table's stream; delivering every record of it a second time, as
  * Lambda's event source would after a failed batch, through the stream function's handler and the

@@ -1,5 +1,5 @@
 /**
- * Domain tags through the official SDK (swf-api.md §5.3, §2, §12): TagResource, UntagResource,
+ * Domain tags through the official SDK: TagResource, UntagResource,
  * ListTagsForResource on domain ARNs, tags given at RegisterDomain, the 50-tag quota
  * (TooManyTagsFault) and the key/value rules. Refused calls leave the tags as they were.
  */

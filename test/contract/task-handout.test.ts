@@ -4,9 +4,9 @@
  * - a poll whose caller leaves while the commit that starts a task for it is landing (the task was
  *   handed to it as it waited, or its own claim of a queued task) is not the end of the task: the
  *   next poll on the list answers with it, instead of it sitting started for nobody until its
- *   start-to-close timeout (DESIGN.md, "Long polls"); a poll ended by the server stopping still has
+ *   start-to-close timeout (docs/architecture.md, "Long polls"); a poll ended by the server stopping still has
  *   its caller, and answers with the task;
- * - tasks of equal priority go out oldest first (swf-api.md §5.6): a poll that finds the queue's first
+ * - tasks of equal priority go out oldest first: a poll that finds the queue's first
  *   heads in other pollers' hands takes an older task behind them, not one scheduled after it began
  *   to wait.
  */

@@ -1,5 +1,5 @@
 /**
- * Every timeout through the official SDK (swf-api.md §9, §10): activity SCHEDULE_TO_START,
+ * Every timeout through the official SDK: activity SCHEDULE_TO_START,
  * START_TO_CLOSE, SCHEDULE_TO_CLOSE and HEARTBEAT, decision START_TO_CLOSE and the workflow's
  * executionStartToCloseTimeout, each with its event, its timeoutType and the fate of the tokens.
  * Timeouts are 1–2 s; `NONE` means no deadline.

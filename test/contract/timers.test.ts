@@ -1,6 +1,6 @@
 /**
- * Timers through the official SDK (swf-api.md §6.1 StartTimer/CancelTimer, §9, §10): firing on time,
- * cancellation, id reuse, timers dropped on close, the wait-for-signal-with-timer pattern (seed 001)
+ * Timers through the official SDK: firing on time,
+ * cancellation, id reuse, timers dropped on close, the wait-for-signal-with-timer pattern of the order workflow
  * with both outcomes and the race between the two, and the lateness of 200 timers.
  */
 import {
@@ -267,7 +267,7 @@ describe('closing an execution', () => {
 });
 
 /**
- * The decider of seed 001 (wait for a signal with a timer): a signal that arrived before the timer
+ * The order workflow's decider that waits for a signal with a timer: a signal that arrived before the timer
  * fired wins (cancel the timer if it is still open, then complete with the signal's input); a timer
  * that fired first means the wait timed out (fail). When both are in the history their relative order
  * tells which came first.
@@ -289,7 +289,7 @@ function waitForSignal(task: StartedDecisionTask): Decision[] {
   return [];
 }
 
-describe('waiting for a signal with a timer (seed 001)', () => {
+describe('waiting for a signal with a timer', () => {
   it('signal first: the decider cancels the timer and the timer never fires', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('wait', '2')]);
     await sleep(200);

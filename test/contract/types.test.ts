@@ -1,5 +1,5 @@
 /**
- * Workflow types and activity types through the official SDK (swf-api.md §5.2, §3, §4): register,
+ * Workflow types and activity types through the official SDK: register,
  * describe, list (name filter, paging both ways, tamper-proof tokens), deprecate, undeprecate, delete —
  * each with its faults and their messages, for both kinds alike. Refused calls change nothing.
  */

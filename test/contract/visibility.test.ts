@@ -1,5 +1,5 @@
 /**
- * Visibility (swf-api.md §5.5, §11) through the official SDK: ListOpen/ListClosed and
+ * Visibility through the official SDK: ListOpen/ListClosed and
  * CountOpen/CountClosedWorkflowExecutions with every filter, pagination in both orders, bad input,
  * and retention (closed executions vanish after the domain's retention).
  */

@@ -1,5 +1,5 @@
 /**
- * SWF's quota of 100,000 open executions per domain, children included (swf-api.md §12), over DynamoDB
+ * SWF's quota of 100,000 open executions per domain, children included, over DynamoDB
  * Local: the operations with the real stores, whose visibility count of the domain's open executions
  * is set by the test (100,000 rows would take minutes to write).
  */

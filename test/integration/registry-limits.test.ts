@@ -1,5 +1,5 @@
 /**
- * The registry's quotas against DynamoDB Local (swf-api.md §12): 10,000 types of each kind per domain,
+ * The registry's quotas against DynamoDB Local: 10,000 types of each kind per domain,
  * deprecated ones included, and 100 domains per account. The store takes the quota as an argument, so
  * these tests use small ones; the operations pass SWF's (registryLimits, checked below).
  */

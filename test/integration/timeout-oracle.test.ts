@@ -1002,7 +1002,7 @@ describe("a child's timeouts, as its parent sees them", () => {
       const initiated = parent.find((e) => e.eventType === 'StartChildWorkflowExecutionInitiated');
       const started = parent.find((e) => e.eventType === 'ChildWorkflowExecutionStarted');
       // ChildWorkflowExecutionStarted scheduled a decision task that no decider has taken yet: the
-      // timeout joins it (swf-api.md §8), no second one is scheduled.
+      // timeout joins it, no second one is scheduled.
       expect(parent.slice(-3).map((e) => e.eventType)).toEqual([
         'ChildWorkflowExecutionStarted',
         'DecisionTaskScheduled',

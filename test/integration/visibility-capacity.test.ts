@@ -1,7 +1,7 @@
 /**
  * The visibility store at size, against DynamoDB Local: 10,000 executions' rows, then filtered pages
  * whose DynamoDB reads are counted (ScannedCount of every Query: the items DynamoDB read, before any
- * filter). Every filter must read about what it returns (the design target of issue 5), never Scan.
+ * filter). Every filter must read about what it returns (docs/architecture.md, "Visibility"), never Scan.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';

@@ -1,6 +1,6 @@
 /**
- * An independent model of what SWF records for a run (swf-api.md §6–§8 and the AWS API reference's
- * Decision page), written for the decision-combination sweep without reading lib/core: the run's open
+ * An independent model of what SWF records for a run (the AWS API reference's Decision and
+ * HistoryEvent pages), written for the decision-combination sweep without reading lib/core: the run's open
  * activities, timers and Lambda tasks, its decision task, and whether events that schedule a decision
  * task were recorded while the current one was out (UNHANDLED_DECISION). Each step returns the events
  * SWF appends, with every attribute it names.
@@ -178,7 +178,7 @@ export class RunModel {
   /**
    * An event from outside the decider (a worker, a signal, the service): one that schedules a decision
    * task adds DecisionTaskScheduled when none is open, nothing when one is scheduled, and leaves one
-   * owed (UNHANDLED_DECISION) when one is started (swf-api.md §8).
+   * owed (UNHANDLED_DECISION) when one is started.
    */
   private external(event: ExpectedEvent, schedulesDecisionTask: boolean): number {
     saw(`${event.eventType} while the decision task is ${this.decisionTask.status}`);
@@ -221,7 +221,7 @@ export class RunModel {
     return [...this.activities.values()].filter((a) => a.startedEventId === undefined);
   }
 
-  /** The one a poll hands out: highest taskPriority, then the oldest (swf-api.md §5.6). */
+  /** The one a poll hands out: highest taskPriority, then the oldest. */
   nextActivity(): OpenActivity | undefined {
     return this.waitingActivities().sort(
       (a, b) => b.taskPriority - a.taskPriority || a.scheduledEventId - b.scheduledEventId,
@@ -301,7 +301,7 @@ export class RunModel {
 
   /**
    * Whether RespondDecisionTaskCompleted refuses the list as a whole: a close decision must be the last
-   * one (swf-api.md §6.3 step 2, "Close must be last decision in list"), so two close decisions are
+   * one (SWF's message: "Close must be last decision in list"), so two close decisions are
    * refused too.
    */
   static refuses(decisions: readonly ModelDecision[]): boolean {
@@ -386,7 +386,7 @@ export class RunModel {
             true,
           );
         };
-        // Type first, then the id, then defaults in the order of the cause list (swf-api.md §6.1).
+        // Type first, then the id, then defaults in the order of the cause list.
         if (d.type === 'ghost') return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
         if (d.type === 'old') return fail('ACTIVITY_TYPE_DEPRECATED');
         if (this.activities.has(d.activityId)) return fail('ACTIVITY_ID_ALREADY_IN_USE');
@@ -542,7 +542,7 @@ export class RunModel {
     }
   }
 
-  /** Closing abandons what is open: no events for it, nothing open any more (swf-api.md §10). */
+  /** Closing abandons what is open: no events for it, nothing open any more. */
   private close(closeStatus: string): undefined {
     this.status = 'CLOSED';
     this.closeStatus = closeStatus;

@@ -149,7 +149,7 @@ export const COMMON_ERRORS: ReadonlySet<string> = new Set([
 
 /**
  * The error's code as the SDKs read it from `__type`: the name after the namespace's `#`, without
- * anything after a `:` or `,` (awsJson1_0; swf-api.md §1).
+ * anything after a `:` or `,` (the awsJson1_0 protocol).
  */
 export const errorCode = (type: string): string =>
   (type.slice(type.lastIndexOf('#') + 1).split(/[:,]/)[0] ?? '').trim();
@@ -264,7 +264,7 @@ export function answersProblems(answers: readonly RawAnswer[]): string[] {
 }
 
 /**
- * Named exception (a documented choice, swf-api.md §4 "Long poll"): a long poll that times out is
+ * Named exception (a documented choice): a long poll that times out is
  * answered with SWF's "empty task", which has no taskToken, so none of the task's other required
  * members either: `{"startedEventId":0,"previousStartedEventId":0}` for a decision task and
  * `{"startedEventId":0}` for an activity task, as SWF's own clients expect. Only these bodies are it.

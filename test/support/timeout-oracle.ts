@@ -1,8 +1,8 @@
 /**
  * An independent model of Amazon SWF's timeouts for one workflow execution, written from the SWF API
  * reference and developer guide ("Amazon SWF Timeout Types", ActivityTaskTimedOut, DecisionTaskTimedOut,
- * WorkflowExecutionTimedOut, RecordActivityTaskHeartbeat, RespondDecisionTaskCompleted) and
- * shared/swf-api.md §6–§10. It shares no code with lib/: it keeps its own ledger of what is open and
+ * WorkflowExecutionTimedOut, RecordActivityTaskHeartbeat, RespondDecisionTaskCompleted).
+ * It shares no code with lib/: it keeps its own ledger of what is open and
  * when each timeout falls due (in integer milliseconds), and predicts the history, the open counts and
  * which calls SWF refuses.
  *
@@ -606,7 +606,7 @@ export class TimeoutOracle {
     return this.deadlines().some((d) => d.at <= now && (d.kind === 'execution' || mine(d)));
   }
 
-  /** An event the decider has not seen arrived: a decision task is owed (swf-api.md §8). */
+  /** An event the decider has not seen arrived: a decision task is owed. */
   private trigger(now: number): void {
     if (this.status !== 'OPEN') return;
     if (this.responding || this.decision.status === 'started') {

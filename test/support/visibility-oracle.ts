@@ -21,8 +21,8 @@
  *   "If this workflow execution is a child of another execution then contains the workflow execution
  *   that started this execution"; cancelRequested "Set to true if a cancellation is requested for this
  *   workflow execution".
- * - Retention: a closed execution is visible for the domain's retention after its close (swf-api.md
- *   §11); a retention of 0 keeps nothing after close.
+ * - Retention: a closed execution is visible for the domain's retention after its close;
+ *   a retention of 0 keeps nothing after close.
  *
  * Where the reference is silent the oracle is lenient or makes a choice, named here: executions with
  * equal times may come in any order; an absent tagList and an empty one are the same, and so are an

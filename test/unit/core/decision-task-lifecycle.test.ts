@@ -268,7 +268,7 @@ describe('decision-task lifecycle', () => {
   });
 });
 
-describe('which events schedule a decision task (swf-api.md §7 DT column)', () => {
+describe('which events schedule a decision task', () => {
   const noDecisionTask: readonly EventType[] = [
     'WorkflowExecutionCompleted',
     'WorkflowExecutionFailed',

@@ -1,5 +1,5 @@
 /**
- * SWF's limit on a history (swf-api.md §10, §12): a change that would take it past 25,000 events,
+ * SWF's limit on a history: a change that would take it past 25,000 events,
  * counting the starts of tasks it schedules, terminates the run instead (EVENT_LIMIT_EXCEEDED).
  */
 import { describe, expect, it } from 'vitest';

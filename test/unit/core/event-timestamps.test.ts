@@ -4,7 +4,7 @@ import { signalExecution, startRun, terminateExecution } from '../../../lib/core
 import type { HistoryEvent } from '../../../lib/core/history-event.js';
 import { onlyEvent, RunDriver, runConfig, startChild } from '../../support/core-builders.js';
 
-/** Each event's timestamp against the one before it: none may be earlier (swf-api.md §4). */
+/** Each event's timestamp against the one before it: none may be earlier. */
 const backwards = (history: readonly HistoryEvent[]) =>
   history.slice(1).filter((event, i) => event.eventTimestamp < (history[i]?.eventTimestamp ?? 0));
 

@@ -29,7 +29,7 @@ function expectReplayMatches(run: RunDriver) {
   expect(replay(run.identity, stored(run.history))).toEqual(run.state);
 }
 
-/** Invariants every history must keep (swf-api.md §7, §8, §10). */
+/** Invariants every history must keep. */
 function expectWellFormed(history: readonly HistoryEvent[], state: ExecutionState) {
   expect(history.map((e) => e.eventId)).toStrictEqual(history.map((_, i) => i + 1));
   for (let i = 1; i < history.length; i++) {
