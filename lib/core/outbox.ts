@@ -34,13 +34,13 @@ export type OutboxEffect =
       readonly children: readonly ChildState[];
     }
   | { readonly kind: 'invoke-lambda'; readonly runId: string; readonly scheduledEventId: number }
-  /** What ListOpen/ListClosed show of the run changed: opened, cancel requested, closed (§11). */
+  /** What ListOpen/ListClosed show of the run changed: opened, cancel requested, closed. */
   | {
       readonly kind: 'sync-visibility';
       readonly before: ExecutionState | undefined;
       readonly after: ExecutionState;
     }
-  /** A closed run (its state, history, heartbeats) disappears after the domain's retention (§11). */
+  /** A closed run (its state, history, heartbeats) disappears after the domain's retention. */
   | { readonly kind: 'expire-run'; readonly run: ExecutionState };
 
 export function outboxEffects(

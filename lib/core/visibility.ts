@@ -159,7 +159,7 @@ export function visibilityWrites(
 
 const SECONDS_PER_DAY = 86_400;
 
-/** A domain's workflowExecutionRetentionPeriodInDays in seconds: `NONE` and `0` keep nothing (§11). */
+/** A domain's workflowExecutionRetentionPeriodInDays in seconds: `NONE` and `0` keep nothing. */
 export function retentionSeconds(retentionPeriodInDays: string): number {
   const days = Number(retentionPeriodInDays);
   return Number.isFinite(days) && days > 0 ? days * SECONDS_PER_DAY : 0;

@@ -76,7 +76,7 @@ function expectContiguous(events: readonly HistoryEvent[]) {
   expect(eventIds(events)).toStrictEqual(events.map((_, i) => i + 1));
 }
 
-/** At no point does the history hold more than one open decision task (§8). */
+/** At no point does the history hold more than one open decision task. */
 function expectOneDecisionTaskAtATime(events: readonly HistoryEvent[]) {
   let open = 0;
   for (const type of eventTypes(events)) {

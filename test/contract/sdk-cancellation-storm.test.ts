@@ -1,8 +1,8 @@
 /**
  * 100 executions × 5 activities cancelled at once: every activity is signalled, every
  * cancellation is recorded, no slot is leaked, and the worker's throughput recovers afterwards. Real
- * SDK workers on both sides: a DeciderWorker following the seed's cancellation pattern (cancel every
- * open activity, then the workflow) and one ActivityWorker with a slot for each of the 500 activities.
+ * SDK workers on both sides: a DeciderWorker following the SWF Developer Guide's cancellation
+ * pattern (cancel every open activity, then the workflow) and one ActivityWorker with a slot for each of the 500 activities.
  *
  * It saturates DynamoDB Local by itself, so it runs in the timing project, alone.
  */
@@ -38,7 +38,7 @@ const logger = recordingLogger();
 const ends: TaskEnd[] = [];
 const held: { signalledAt?: number; reason?: string | undefined }[] = [];
 
-/** The seed's pattern: on a cancel request, cancel every open activity, then the workflow. */
+/** The cancellation pattern: on a cancel request, cancel every open activity, then the workflow. */
 const workflow: Decider = (state) => {
   const all = [...state.activities.values()];
   const open = all.filter((a) => a.status === 'scheduled' || a.status === 'started');

@@ -198,7 +198,8 @@ describe('the tag table of the SWF developer guide', () => {
     expect(
       await countOpen(driver, { startTimeFilter: SINCE, tagFilter: { tag: 'Consumer' } }),
     ).toMatchObject({ count: 1, truncated: false });
-    // The seed's own request: a start-time window in 2010–2011 holds none of today's executions.
+    // The SWF reference's own example request: a start-time window in 2010–2011 holds none of
+    // today's executions.
     const seedWindow = {
       oldestDate: new Date(1262332800 * 1000),
       latestDate: new Date(1325348400 * 1000),

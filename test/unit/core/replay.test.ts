@@ -48,7 +48,7 @@ function expectWellFormed(history: readonly HistoryEvent[], state: ExecutionStat
     expect(state.status).toBe('CLOSED');
   } else {
     expect(state.status).toBe('OPEN');
-    // An owed decision task is always scheduled unless one is already out (§8).
+    // An owed decision task is always scheduled unless one is already out.
     if (state.decisionTask.status === 'none') expect(state.decisionTaskOwed).toBe(false);
   }
 }
