@@ -245,6 +245,19 @@ export class History {
       .filter((e) => e.eventType === 'DecisionTaskCompleted')
       .map((e) => e.decisionTaskCompletedEventAttributes?.startedEventId ?? 0);
   }
+
+  /**
+   * The events the answer to decision task `startedEventId` recorded, one for each decision (an
+   * ActivityTaskScheduled, a TimerStarted, a ScheduleActivityTaskFailed, …), in the order decided.
+   */
+  recordedAnswer(startedEventId: number): HistoryEvent[] {
+    const completed = this.events.find(
+      (e) => e.decisionTaskCompletedEventAttributes?.startedEventId === startedEventId,
+    );
+    if (completed === undefined)
+      throw new Error(`the decision task started by event ${startedEventId} was not answered`);
+    return this.events.filter((e) => answeredBy(e) === completed.eventId);
+  }
 }
 
 /**
@@ -267,6 +280,16 @@ function openDecisionTask(events: readonly HistoryEvent[]): DecisionTaskInput {
   throw new Error(
     'the history has no decision task open at its end: name the DecisionTaskStarted event to decide',
   );
+}
+
+/** The DecisionTaskCompleted an event's decision came from, if it came from one. */
+function answeredBy(event: HistoryEvent): number | undefined {
+  for (const [key, value] of Object.entries(event))
+    if (key.endsWith('EventAttributes') && typeof value === 'object' && value !== null) {
+      const id = (value as { decisionTaskCompletedEventId?: unknown }).decisionTaskCompletedEventId;
+      return typeof id === 'number' ? id : undefined;
+    }
+  return undefined;
 }
 
 /** A history of these steps (see `events`). */

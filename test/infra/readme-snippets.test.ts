@@ -52,6 +52,8 @@ const TESTING_CONTEXT: Context = {
   MockActivityContext: "import { MockActivityContext } from './lib/testing/index.js';",
   historyOf: "import { historyOf } from './lib/testing/index.js';",
   events: "import { events } from './lib/testing/index.js';",
+  goldenHistory: "import { goldenHistory } from './lib/testing/index.js';",
+  ORDER: 'declare const ORDER: { name: string; version: string };',
   order: 'declare const order: string;',
   env: "declare const env: import('./lib/testing/index.js').TestEnvironment;",
   APPROVAL: 'declare const APPROVAL: { name: string; version: string };',

@@ -147,6 +147,30 @@ describe('historyOf', () => {
     expect(() => history.state(4)).toThrow(/no DecisionTaskStarted/);
   });
 
+  it('gives the events each answer recorded, one for each decision, in the order decided', () => {
+    const history = historyOf(
+      on.workflowStarted(),
+      on.activityScheduled('verify', 'VerifyOrder'),
+      on.timerStarted('reminder', '1d'),
+      on.signaled('Go'),
+      on.markerRecorded('seen', 'Go'),
+      on.workflowCompleted('done'),
+    );
+    const [first, second] = history.answeredDecisionTasks();
+    expect(history.recordedAnswer(first ?? 0).map((e) => e.eventType)).toEqual([
+      'ActivityTaskScheduled',
+      'TimerStarted',
+    ]);
+    expect(history.recordedAnswer(second ?? 0).map((e) => e.eventType)).toEqual([
+      'MarkerRecorded',
+      'WorkflowExecutionCompleted',
+    ]);
+    const open = history.with(on.signaled('late')).decisionTask().startedEventId ?? 0;
+    expect(() => history.with(on.signaled('late')).recordedAnswer(open)).toThrow(
+      /was not answered/,
+    );
+  });
+
   it('reads a recorded history as it is', () => {
     const recorded = History.recorded(
       historyOf(on.workflowStarted(), on.decisionTaskStarted()).events,
