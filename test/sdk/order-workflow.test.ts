@@ -1,14 +1,17 @@
 /**
  * The order workflow of examples/ tested with the testing kit, no service: its activities with a
- * MockActivityContext, its decider against histories written with historyOf. (The whole workflow runs
- * in a TestEnvironment in test/contract/sdk-examples.test.ts.)
+ * MockActivityContext, its decider against histories written with historyOf and against a run
+ * recorded as a golden history. (The whole workflow runs in a TestEnvironment in
+ * test/contract/order-workflow.test.ts, which records that run.)
  */
+import type { HistoryEvent } from '@aws-sdk/client-swf';
 import { describe, expect, it } from 'vitest';
 import { type Order, orderActivities, orderDecider } from '../../examples/order-workflow.js';
 import { type Activity, CancelReason, type Decision } from '../../lib/sdk/index.js';
 import {
   type HistoryStep,
   historyOf,
+  loadHistory,
   MockActivityContext,
   events as on,
 } from '../../lib/testing/index.js';
@@ -160,5 +163,28 @@ describe('the order decider', () => {
     expect(
       decide(...shipping, on.activityCompleted('ship', 'shipped'), on.signaled('CancelOrder')),
     ).toEqual(['ScheduleActivityTask record RecordOrderCompletion']);
+  });
+});
+
+/** What a decision's recorded event says was decided, in the same short form as `decided`. */
+function recorded(event: HistoryEvent): string {
+  const a = event.activityTaskScheduledEventAttributes;
+  if (a !== undefined) return `ScheduleActivityTask ${a.activityId} ${a.activityType?.name}`;
+  const completed = event.workflowExecutionCompletedEventAttributes;
+  if (completed !== undefined) return `CompleteWorkflowExecution ${completed.result}`;
+  throw new Error(`the order decider decides no ${event.eventType}`);
+}
+
+describe('the order decider against a recorded run', () => {
+  it('decides every decision task of the golden run as it was answered', async () => {
+    const run = await loadHistory(new URL('golden/order-shipped.history.json', import.meta.url));
+    const tasks = run.answeredDecisionTasks();
+    expect(tasks.length).toBeGreaterThanOrEqual(5);
+    for (const startedEventId of tasks) {
+      const decisions = orderDecider('order-activities')(run.state(startedEventId)) as Decision[];
+      expect(decided(decisions), `decision task ${startedEventId}`).toEqual(
+        run.recordedAnswer(startedEventId).map(recorded),
+      );
+    }
   });
 });
