@@ -3,7 +3,7 @@ import { Duration } from 'aws-cdk-lib';
 import type { SwfStackProps } from './swf-stack.js';
 
 /**
- * The `SwfStack` props that `npx cdk deploy -c name=value` sets (README, "Deploy to AWS"), read from
+ * The `SwfStack` props that `npx cdk deploy -c name=value` sets (docs/deploying.md), read from
  * the app's context (`app.node.tryGetContext`). A value of the wrong form fails the synth.
  *
  * - `frontDoor`: `http-api` (default) or `function-url` (infra/constructs/swf-api.ts).

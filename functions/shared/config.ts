@@ -23,7 +23,7 @@ export interface FunctionConfig {
   readonly pollMaxWaitMs: number | undefined;
   /**
    * From `POLL_RECHECK_MS`: how often a waiting long poll looks at its queue again (nothing else wakes
-   * it in a Lambda container: see README, "Dispatch on AWS"). @default 1,000
+   * it in a Lambda container: see docs/swf-differences.md, "Dispatch on AWS"). @default 1,000
    */
   readonly pollRecheckMs: number | undefined;
   /** From `SWF_PUSH_TASK_LISTS`: task lists served by functions instead of pollers. @default none */

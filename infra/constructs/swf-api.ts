@@ -41,7 +41,7 @@ export interface SwfApiProps {
   readonly pollMaxWait?: Duration;
   /**
    * How often a waiting long poll looks at its task list's queue again: a task scheduled while
-   * pollers wait is handed out within this time (README, "Dispatch on AWS"). Each look reads the
+   * pollers wait is handed out within this time (docs/swf-differences.md, "Dispatch on AWS"). Each look reads the
    * list's four queue partitions (half a read unit each), so a waiting poller reads 2 units per look:
    * at 1 s about $0.0009 an hour, at 100 ms $0.009, beside $0.024 of its Lambda time (from 50 ms up
    * to pollMaxWait, whole milliseconds). @default 1 s

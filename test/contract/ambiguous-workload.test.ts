@@ -464,7 +464,7 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
     problems.push('no read met the lost outcome');
   for (const run of runs) {
     if (run.runId === undefined) {
-      // README: a start that failed midway (its workflowId claimed, its run never written) keeps the
+      // docs/architecture.md: a start that failed midway (its workflowId claimed, its run never written) keeps the
       // workflowId taken for 30 s. Any other failure to start is a problem.
       const midway =
         run.startError === 'WorkflowExecutionAlreadyStartedFault' && run.startFailedTries > 0;

@@ -1,9 +1,9 @@
 /**
- * `npm start` as the README's "Run it locally" shows it: the process it runs
+ * `npm start` as the README and docs/running-locally.md show it: the process it runs
  * (`node --import tsx lib/local/start.ts`) prints the endpoint and the AWS SDK's and the AWS CLI's
  * settings for it, serves SWF there, and stops on SIGTERM with everything it started (DynamoDB
  * Local included, also while it is still starting), exiting 0. Without Java it says how to install
- * it; `--help` prints the options the README lists; a malformed setting stops it before it starts
+ * it; `--help` prints the options docs/running-locally.md lists; a malformed setting stops it before it starts
  * anything.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

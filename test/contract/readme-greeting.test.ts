@@ -1,5 +1,5 @@
 /**
- * The README's "A decider and an activity worker" sample runs as printed: after the domain and types
+ * The README's "A first workflow" sample runs as printed: after the domain and types
  * are registered as its AWS CLI lines register them, its code (the ```ts block that starts the
  * Greeting workflow) is run against the local test server, and the execution closes with
  * `Hello, world!` as its result. The block is taken from the README itself, so an edit that breaks
@@ -106,7 +106,8 @@ it("runs the README's greeting to Hello, world!", async () => {
   }
   const modules: Record<string, unknown> = {
     '@aws-sdk/client-swf': swfSdk,
-    './lib/sdk/index.js': { ...sdk, DeciderWorker, ActivityWorker, createSwfClient: () => client },
+    // The package's entry point, as a reader who installed it imports the SDK.
+    'swf-on-dynamo/sdk': { ...sdk, DeciderWorker, ActivityWorker, createSwfClient: () => client },
   };
   const js = ts.transpileModule(readmeBlock("workflowId: 'greet-world'"), {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },

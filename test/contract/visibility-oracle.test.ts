@@ -1231,8 +1231,8 @@ describe('retention, on a server clock the test sets', () => {
   it('keeps nothing of a run closed in a domain of retention 0 once the stream has handled its close', async () => {
     // RegisterDomain: "If you pass the value NONE or 0 (zero), then the workflow execution history
     // isn't retained. As soon as the workflow execution completes, the execution record and its
-    // history are deleted." README, Retention: "(0/NONE: as soon as the stream consumer has handled
-    // the close, a moment after it)". The runs close a millisecond into a second; the lists are read a
+    // history are deleted." docs/swf-differences.md, "Retention": "(`0`/`NONE`: as soon as the stream
+    // consumer has handled the close, a moment after it)". The runs close a millisecond into a second; the lists are read a
     // millisecond later, in the same second.
     const second = Math.floor(Date.now() / 1000) * 1000;
     const aging = await agingDomain('0', second + 1);

@@ -1,5 +1,5 @@
 /**
- * The deploy options of the README's "Deploy to AWS", `npx cdk deploy -c name=value`: what each sets
+ * The deploy options of docs/deploying.md, `npx cdk deploy -c name=value`: what each sets
  * on the stack (infra/context.ts, used by infra/app.ts), the defaults, and the values refused before
  * anything is built.
  */

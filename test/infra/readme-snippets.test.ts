@@ -1,8 +1,8 @@
 /**
- * The TypeScript samples of the README and of the testing guide compile against the code they show:
+ * The TypeScript samples of the README and of the guides in docs/ compile against the code they show:
  * each ```ts block is type-checked with the project's compiler options, as a module at the
- * repository's root (so `./lib/sdk/index.js` resolves as it does for a reader; the package's
- * `swf-on-dynamo/testing` is lib/testing). A sample that leaves a name to its surroundings (`app`,
+ * repository's root (so `./lib/sdk/index.js` resolves as it does for a reader in a clone; the
+ * package's `swf-on-dynamo/sdk`, `/cdk` and `/testing` are lib/sdk, infra and lib/testing). A sample that leaves a name to its surroundings (`app`,
  * `greeting` of an earlier sample, `parcels` of the reader's code) gets a declaration of it from its
  * document's context; any other name it does not define fails the test.
  */
@@ -16,13 +16,16 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 type Context = Readonly<Record<string, string>>;
 
-/** Names the README's samples take from their surroundings, and how each is declared for the check. */
+/** Names the samples of the README and the guides take from their surroundings, declared for the check. */
 const CONTEXT: Context = {
   Activity: "import type { Activity } from './lib/sdk/index.js';",
   greeting: "declare const greeting: import('./lib/sdk/index.js').Decider;",
   parcels: 'declare function parcels(order: string | undefined): string[];',
   carrierUrl: 'declare const carrierUrl: string;',
   app: "declare const app: import('aws-cdk-lib').App;",
+  stack: "declare const stack: import('aws-cdk-lib').Stack;",
+  starterRole: "declare const starterRole: import('aws-cdk-lib/aws-iam').IRole;",
+  greetFn: "declare const greetFn: import('aws-cdk-lib/aws-lambda').IFunction;",
   SwfStack: "import { SwfStack } from './infra/swf-stack.js';",
   NodejsFunction: "import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';",
   Duration: "import { Duration } from 'aws-cdk-lib';",
@@ -79,21 +82,27 @@ function preludeFor(code: string, context: Context): string {
 
 /** Type-checks each sample as its own module; returns the diagnostics, located in `document`. */
 function check(
-  blocks: readonly { line: number; code: string }[],
+  blocks: readonly { line: number; code: string; document?: string }[],
   document = 'README.md',
   context: Context = CONTEXT,
 ): string[] {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const files = new Map<string, { text: string; offset: number; readmeLine: number }>();
-  blocks.forEach(({ line, code }, i) => {
-    // The package's testing entry point, as the reader imports it.
-    const source = code.replaceAll("from 'swf-on-dynamo/testing'", "from './lib/testing/index.js'");
+  const files = new Map<
+    string,
+    { text: string; offset: number; readmeLine: number; document: string }
+  >();
+  blocks.forEach(({ line, code, document: from = document }, i) => {
+    // The package's entry points, as the reader imports them, are these files of the repository.
+    const source = code
+      .replaceAll("from 'swf-on-dynamo/testing'", "from './lib/testing/index.js'")
+      .replaceAll("from 'swf-on-dynamo/sdk'", "from './lib/sdk/index.js'")
+      .replaceAll("from 'swf-on-dynamo/cdk'", "from './infra/index.js'");
     const prelude = preludeFor(source, context);
     const offset = prelude === '' ? 0 : prelude.split('\n').length;
     // `export {}`: a sample without imports is a module too, so samples share no global names.
     const text = `${prelude}${prelude === '' ? '' : '\n'}${source}\nexport {};\n`;
-    files.set(join(root, `doc-sample-${i}.ts`), { text, offset, readmeLine: line });
+    files.set(join(root, `doc-sample-${i}.ts`), { text, offset, readmeLine: line, document: from });
   });
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
@@ -113,17 +122,28 @@ function check(
     const file = d.file === undefined ? undefined : files.get(d.file.fileName);
     if (d.file === undefined || file === undefined || d.start === undefined) return message;
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
-    return `${document}:${file.readmeLine + line - file.offset}: ${message}`;
+    return `${file.document}:${file.readmeLine + line - file.offset}: ${message}`;
   });
 }
 
-describe('README TypeScript samples', () => {
-  const blocks = tsBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
-  // One program for all (the compiler's start is most of the time): the README's samples and a
-  // sample that misuses the SDK, which must fail, or the check proves nothing.
+/** The README and the guides whose samples use the SDK, the AWS SDK and the CDK: how many each has. */
+const DOCUMENTS: Readonly<Record<string, number>> = {
+  'README.md': 1,
+  'docs/running-locally.md': 1,
+  'docs/sdk.md': 4,
+  'docs/deploying.md': 1,
+};
+
+describe('the TypeScript samples of the README and the guides', () => {
+  const blocks = Object.keys(DOCUMENTS).flatMap((document) =>
+    tsBlocks(readFileSync(join(root, document), 'utf8')).map((block) => ({ ...block, document })),
+  );
+  // One program for all (the compiler's start is most of the time): the samples and a sample that
+  // misuses the SDK, which must fail, or the check proves nothing.
   const wrong = {
     line: 0,
-    code: "import { createSwfClient } from './lib/sdk/index.js';\ncreateSwfClient({ port: 1 });\n",
+    code: "import { createSwfClient } from 'swf-on-dynamo/sdk';\ncreateSwfClient({ port: 1 });\n",
+    document: 'wrong.md',
   };
   let diagnostics: string[] = [];
   beforeAll(() => {
@@ -131,15 +151,21 @@ describe('README TypeScript samples', () => {
   }, 120_000);
 
   it('finds the samples', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    const found = Object.fromEntries(
+      Object.keys(DOCUMENTS).map((document) => [
+        document,
+        blocks.filter((block) => block.document === document).length,
+      ]),
+    );
+    expect(found).toEqual(DOCUMENTS);
   });
 
-  it('type-check against the SDK, the AWS SDK and the CDK stack', () => {
-    expect(diagnostics.filter((d) => !d.startsWith('README.md:1: '))).toEqual([]);
+  it('type-check against the SDK, the AWS SDK and the CDK construct, as the package exports them', () => {
+    expect(diagnostics.filter((d) => !d.startsWith('wrong.md:1: '))).toEqual([]);
   });
 
   it('fails a sample that misuses the SDK', () => {
-    expect(diagnostics).toEqual([expect.stringMatching(/^README\.md:1: .*'port'/)]);
+    expect(diagnostics).toEqual([expect.stringMatching(/^wrong\.md:1: .*'port'/)]);
   });
 });
 

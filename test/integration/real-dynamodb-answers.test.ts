@@ -285,7 +285,7 @@ describe('a registry listing read right after a registration (global secondary i
         : undefined,
     );
 
-  // ListDomains, ListActivityTypes and ListWorkflowTypes read the registry as it is, as the README
+  // ListDomains, ListActivityTypes and ListWorkflowTypes read the registry as it is, as docs/swf-differences.md
   // says of the domain and type actions (they read gsi1 before, and missed what it had not caught up
   // with).
   it('lists a type just registered (ListActivityTypes)', async () => {

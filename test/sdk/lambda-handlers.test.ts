@@ -195,7 +195,7 @@ describe('activityTaskHandler', () => {
     const end = await handler(activityEvent(), lambdaContext());
 
     expect(seen.ctx?.cancelReason).toBe('cancelRequested');
-    // README: the signal's reason is an ActivityCancelledError of that reason (throwIfAborted throws it)
+    // docs/sdk.md: the signal's reason is an ActivityCancelledError of that reason (throwIfAborted throws it)
     expect(seen.ctx?.signal.reason).toBeInstanceOf(ActivityCancelledError);
     expect(seen.ctx?.signal.reason).toMatchObject({ reason: 'cancelRequested' });
     expect(() => seen.ctx?.signal.throwIfAborted()).toThrow(ActivityCancelledError);

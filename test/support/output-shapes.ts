@@ -285,12 +285,12 @@ export function isEmptyPoll(answer: RawAnswer): boolean {
 }
 
 /**
- * Named exceptions: documented differences (README, "Differences from Amazon SWF") whose values the
+ * Named exceptions: documented differences (docs/swf-differences.md) whose values the
  * model does not hold. Each excuses only the problems its pattern matches, and the test counts them.
  */
 export const KNOWN_DIFFERENCES: readonly { readonly name: string; readonly problem: RegExp }[] = [
   {
-    // README "Lambda tasks": SWF documents that an execution without a lambdaRole fails to schedule
+    // docs/swf-differences.md, "Lambda tasks": SWF documents that an execution without a lambdaRole fails to schedule
     // a Lambda function but names no cause; the service records OPERATION_NOT_PERMITTED, which
     // ScheduleLambdaFunctionFailedCause does not list.
     name: 'lambda-without-role',
@@ -298,7 +298,7 @@ export const KNOWN_DIFFERENCES: readonly { readonly name: string; readonly probl
       /\.scheduleLambdaFunctionFailedEventAttributes\.cause: "OPERATION_NOT_PERMITTED" is not one of /,
   },
   {
-    // README "Faults for undocumented cases": registering a type in a deprecated domain answers
+    // docs/swf-differences.md, "Faults for undocumented cases": registering a type in a deprecated domain answers
     // DomainDeprecatedFault, which Register*Type's modeled errors do not list (SWF documents only
     // that the registration is refused).
     name: 'register-type-in-deprecated-domain',
@@ -306,7 +306,7 @@ export const KNOWN_DIFFERENCES: readonly { readonly name: string; readonly probl
       /^#\d+ Register(Activity|Workflow)Type \(HTTP 400\) \$\.__type: DomainDeprecatedFault is not one of /,
   },
   {
-    // The same README entry: starting an execution in a deprecated domain, of a type undeprecated
+    // The same entry: starting an execution in a deprecated domain, of a type undeprecated
     // since, answers DomainDeprecatedFault, which StartWorkflowExecution's errors do not list.
     name: 'start-in-deprecated-domain',
     problem:

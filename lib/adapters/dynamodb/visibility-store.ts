@@ -259,7 +259,7 @@ export class DynamoVisibilityStore implements VisibilityStore {
       TableName: this.table.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
       // Closed rows past their retention linger until DynamoDB's TTL deletes them (lazily): never show
-      // them. Only the by-start list can meet such rows inside its key range (see README).
+      // them. Only the by-start list can meet such rows inside its key range (docs/swf-differences.md, "Retention").
       ...(bounds.closed ? { FilterExpression: closedFilter(bounds.status) } : {}),
       ExpressionAttributeValues: {
         ':pk': pk,

@@ -16,7 +16,7 @@ const LOOKUP_TIMEOUT_MS = 5_000;
  * The registered default heartbeat timeout of each activity type a worker runs (DescribeActivityType,
  * once per type per worker). A polled task does not carry its heartbeat timeout (PollForActivityTask
  * answers no timeouts), so the worker meets the type's default: a decider that schedules a task with
- * a shorter one is not seen (README). A lookup that fails or takes over 5 s answers undefined (the
+ * a shorter one is not seen (docs/sdk.md). A lookup that fails or takes over 5 s answers undefined (the
  * configured interval stands) and is tried again a minute later.
  */
 export class TypeHeartbeatTimeouts {
