@@ -230,6 +230,29 @@ export class History {
       startedEventId === undefined
         ? (this.#pending ?? openDecisionTask(this.events))
         : decisionTaskAt(this.events, startedEventId);
+    if (task === undefined)
+      throw new Error(
+        'the history has no decision task open at its end: name the DecisionTaskStarted event to decide',
+      );
+    return this.#ofThisExecution(task);
+  }
+
+  /**
+   * The decision task a decider would get next: the one open at the end of the history, else one
+   * started after its last event (of a closed run, or one that waits: every answered task is then
+   * behind it).
+   */
+  nextDecisionTask(): DecisionTaskInput {
+    if (this.#pending !== undefined) return this.decisionTask();
+    const open = openDecisionTask(this.events);
+    const last = this.events.at(-1);
+    return this.#ofThisExecution(
+      open ?? decisionTaskAt([...this.events, startedAfter(last, 0)], (last?.eventId ?? 0) + 1),
+    );
+  }
+
+  /** A task of this history, named by the execution it was recorded from (if it was). */
+  #ofThisExecution(task: DecisionTaskInput): DecisionTaskInput {
     const execution = this.workflowExecution;
     return execution === undefined ? task : { ...task, workflowExecution: execution };
   }
@@ -262,24 +285,24 @@ export class History {
 
 /**
  * The decision task open at the end of a recorded history: the one started, or the one scheduled,
- * started now (as a decider polling would); an error when none is open.
+ * started now (as a decider polling would); undefined when none is open.
  */
-function openDecisionTask(events: readonly HistoryEvent[]): DecisionTaskInput {
+function openDecisionTask(events: readonly HistoryEvent[]): DecisionTaskInput | undefined {
   const last = events.filter((e) => e.eventType?.startsWith('DecisionTask') === true).at(-1);
   if (last?.eventType === 'DecisionTaskStarted') return decisionTaskAt(events, last.eventId ?? 0);
-  if (last?.eventType === 'DecisionTaskScheduled') {
-    const startedEventId = (events.at(-1)?.eventId ?? 0) + 1;
-    const started: HistoryEvent = {
-      eventId: startedEventId,
-      eventType: 'DecisionTaskStarted',
-      eventTimestamp: events.at(-1)?.eventTimestamp ?? DEFAULT_HISTORY_START,
-      decisionTaskStartedEventAttributes: { scheduledEventId: last.eventId ?? 0 },
-    };
-    return decisionTaskAt([...events, started], startedEventId);
-  }
-  throw new Error(
-    'the history has no decision task open at its end: name the DecisionTaskStarted event to decide',
-  );
+  if (last?.eventType !== 'DecisionTaskScheduled') return undefined;
+  const started = startedAfter(events.at(-1), last.eventId ?? 0);
+  return decisionTaskAt([...events, started], started.eventId ?? 0);
+}
+
+/** A DecisionTaskStarted right after `last`, at its time. */
+function startedAfter(last: HistoryEvent | undefined, scheduledEventId: number): HistoryEvent {
+  return {
+    eventId: (last?.eventId ?? 0) + 1,
+    eventType: 'DecisionTaskStarted',
+    eventTimestamp: last?.eventTimestamp ?? DEFAULT_HISTORY_START,
+    decisionTaskStartedEventAttributes: { scheduledEventId },
+  };
 }
 
 /** The DecisionTaskCompleted an event's decision came from, if it came from one. */

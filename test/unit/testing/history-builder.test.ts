@@ -183,6 +183,12 @@ describe('historyOf', () => {
     });
     const closed = History.recorded(historyOf(on.workflowStarted(), on.workflowCompleted()).events);
     expect(() => closed.decisionTask()).toThrow(/no decision task open/);
+    // Next, for a run with no task open: one started after its last event, every answer behind it.
+    const next = closed.nextDecisionTask();
+    expect(next.startedEventId).toBe(closed.events.length + 1);
+    expect(next.events.slice(0, -1)).toEqual(closed.events);
+    expect(next.previousStartedEventId).toBe(3);
+    expect(recorded.nextDecisionTask()).toEqual(recorded.decisionTask());
     expect(() => recorded.with(on.signaled('x'))).toThrow(/recorded history/);
   });
 
