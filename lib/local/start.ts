@@ -37,7 +37,13 @@ const USAGE = `Usage: ${COMMAND} [--port N] [--data DIR] [--table NAME] [--acces
 Push task lists: $SWF_PUSH_TASK_LISTS, as deployed ([{"kind":"activity","domain":…,"taskList":…,"target":…}]),
   each target being the http:// URL its tasks' events are POSTed to
 Lambda functions for ScheduleLambdaFunction: $SWF_LAMBDA_FUNCTIONS ({"name":"http://…"}), each task's
-  input POSTed to its function's URL, the answer's body being its result`;
+  input POSTed to its function's URL, the answer's body being its result${
+    COMMAND === 'swf-on-dynamo'
+      ? `
+The web console for a deployed stack or Amazon SWF: swf-on-dynamo console --endpoint URL [--region R]
+  [--port P] (swf-on-dynamo console --help)`
+      : ''
+  }`;
 
 /** Bad arguments: the message, and exit code 2, before anything is started. */
 class UsageError extends Error {}

@@ -154,10 +154,13 @@ describe('a TypeScript decider and worker in a fresh project', () => {
     expect(bin.startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
-  it('get exit code 2 and the usage for a bad argument', async () => {
+  it('get the usage for --help, and exit code 2 and the usage for a bad argument', async () => {
     await expect(run('npx', ['swf-on-dynamo', '--no-such-option'], project)).rejects.toThrow(
       /exited 2[\s\S]*Usage: swf-on-dynamo \[--port N\]/,
     );
+    const help = await run('npx', ['swf-on-dynamo', '--help'], project);
+    expect(help).toMatch(/^Usage: swf-on-dynamo \[--port N\]/);
+    expect(help).toContain('swf-on-dynamo console --endpoint URL');
     await expect(run('npx', ['swf-on-dynamo', 'consol'], project)).rejects.toThrow(
       /exited 2[\s\S]*Unexpected argument 'consol'[\s\S]*Usage: swf-on-dynamo \[--port N\]/,
     );
