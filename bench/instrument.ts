@@ -185,7 +185,16 @@ export function meterDynamo(counters: DynamoCounters): DynamoIntercept {
  * `outbox` context. Returns what turns the context's hooks off again once the service is closed.
  */
 export function tagOutbox(service: LocalService): () => void {
-  for (const name of ['executions', 'visibility', 'registry', 'push'] as const) {
+  for (const name of [
+    'runs',
+    'taskQueues',
+    'heartbeats',
+    'lambdaTaskClaims',
+    'deadLetters',
+    'visibility',
+    'registry',
+    'push',
+  ] as const) {
     const target: object = service.outbox[name];
     const wrapped = new Proxy(target, {
       get(t, property, receiver) {

@@ -89,7 +89,7 @@ export function streamBatchHandler(
           await handleStreamRecords(
             deps,
             [asStreamRecord(record)],
-            dynamoStreamRecords(deps.executions),
+            dynamoStreamRecords(deps.runs),
             handlingOptions,
           );
         } catch (error) {

@@ -66,14 +66,23 @@ export function createOperationDeps(options: OperationDepsOptions): OperationDep
         ? store.signingKey(() => randomBytes(32))
         : Promise.resolve(Buffer.from(options.signingKey, 'base64')),
     );
+  // One adapter over the table serves the runs, their queues and their side items.
+  const executions = translatingFailures(
+    new DynamoExecutionStore(table, {
+      nowSeconds: () => epochSeconds(clock),
+      ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
+    }),
+  );
+  const executionStores = {
+    runs: executions,
+    taskQueues: executions,
+    heartbeats: executions,
+    lambdaTaskClaims: executions,
+    deadLetters: executions,
+  };
   return {
     registry: new RegistryCache(store, () => clock.now()),
-    executions: translatingFailures(
-      new DynamoExecutionStore(table, {
-        nowSeconds: () => epochSeconds(clock),
-        ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
-      }),
-    ),
+    ...executionStores,
     visibility: translatingFailures(
       new DynamoVisibilityStore(table, {
         nowSeconds: () => epochSeconds(clock),

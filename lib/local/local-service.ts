@@ -104,12 +104,10 @@ export interface LocalService {
 export const localStreamHandler =
   (deps: OutboxDeps, options: Omit<StreamHandlingOptions<StreamRecordLike>, 'isTransient'> = {}) =>
   (records: readonly StreamRecordLike[]) =>
-    handleStreamRecords(
-      deps,
-      records.filter(isOutboxRecord),
-      dynamoStreamRecords(deps.executions),
-      { ...options, isTransient: isTransientFailure },
-    );
+    handleStreamRecords(deps, records.filter(isOutboxRecord), dynamoStreamRecords(deps.runs), {
+      ...options,
+      isTransient: isTransientFailure,
+    });
 
 /** DynamoDB Local, the table and the SWF endpoint: what `npm start` runs, as a function for tests. */
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
@@ -173,7 +171,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // outbox (the others' images are never decoded).
       handle: localStreamHandler(ready),
     });
-    await rearmDeadlines(deps.executions, scheduler);
+    await rearmDeadlines(deps.runs, scheduler);
     const log = options.auditLog;
     const dispatch = createDispatcher(
       operationsByAction,

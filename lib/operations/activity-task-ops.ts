@@ -9,7 +9,8 @@ import { UnknownResourceFault } from '../core/faults.js';
 import type { TaskList } from '../core/registry.js';
 import { latestExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
+import type { LoadedRun } from '../ports/run-store.js';
+import type { QueueEntry } from '../ports/task-queue-store.js';
 import { authorizeInDomain } from './access.js';
 import { type OperationDeps, operation, type RequestContext } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
@@ -86,7 +87,7 @@ async function loadForToken(
   taskToken: string,
 ): Promise<{ claims: TaskTokenClaims; loaded: LoadedRun }> {
   const claims = await deps.taskTokens.decode(taskToken, 'activity');
-  const loaded = await deps.executions.loadRun(claims.runId);
+  const loaded = await deps.runs.loadRun(claims.runId);
   if (loaded === undefined) throw unknownActivity(claims);
   authorizeInDomain(deps, request, action, loaded.state.domain);
   return { claims, loaded };
@@ -104,7 +105,7 @@ export const recordActivityTaskHeartbeat = operation<{ taskToken: string; detail
     // The heartbeat expires by itself at the run's latest expiry: one written as the run closes, after
     // the close marked the run's items, is not kept forever.
     const retention = await domainRetention(deps, loaded.state.domain);
-    await deps.executions.putHeartbeat(
+    await deps.heartbeats.putHeartbeat(
       claims.runId,
       claims.scheduledEventId,
       {
@@ -160,7 +161,7 @@ export const respondActivityTaskCanceled = respondActivity('RespondActivityTaskC
 const countPending = (kind: 'decision' | 'activity') =>
   operation<{ domain: string; taskList: TaskList }>(async (input, deps) => {
     await requireDomain(deps, input.domain, RECENT_REGISTRY);
-    const count = await deps.executions.countQueue(kind, input.domain, input.taskList.name);
+    const count = await deps.taskQueues.countQueue(kind, input.domain, input.taskList.name);
     return { count, truncated: false };
   });
 

@@ -1,11 +1,15 @@
 import type { ExecutionState } from '../core/execution-state.js';
 import type { PolicySet } from '../core/principals.js';
 import type { Clock } from '../ports/clock.js';
-import type { ExecutionStore } from '../ports/execution-store.js';
+import type { DeadLetterStore } from '../ports/dead-letter-store.js';
+import type { HeartbeatStore } from '../ports/heartbeat-store.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
+import type { LambdaTaskClaims } from '../ports/lambda-task-claims.js';
 import type { RegistryStore } from '../ports/registry-store.js';
+import type { RunStore } from '../ports/run-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import type { TaskPush } from '../ports/task-push.js';
+import type { TaskQueueStore } from '../ports/task-queue-store.js';
 import type { VisibilityStore } from '../ports/visibility-store.js';
 import type { Caller } from './access.js';
 import type { PageTokens } from './page-token.js';
@@ -20,7 +24,12 @@ export interface ServiceIdentity {
 /** Everything an operation needs, built once per process by the composition root (lib/composition). */
 export interface OperationDeps {
   readonly registry: RegistryStore;
-  readonly executions: ExecutionStore;
+  /** Runs and their histories. */
+  readonly runs: RunStore;
+  readonly taskQueues: TaskQueueStore;
+  readonly heartbeats: HeartbeatStore;
+  readonly lambdaTaskClaims: LambdaTaskClaims;
+  readonly deadLetters: DeadLetterStore;
   readonly visibility: VisibilityStore;
   readonly clock: Clock;
   readonly ids: IdSource;

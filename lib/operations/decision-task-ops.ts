@@ -17,7 +17,7 @@ import type { ActivityTypeRecord, TaskList, WorkflowTypeRecord } from '../core/r
 import { stampAfter } from '../core/transition.js';
 import { rejectMember } from '../core/validation-messages.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { QueueEntry } from '../ports/execution-store.js';
+import type { QueueEntry } from '../ports/task-queue-store.js';
 import { authorizeInDomain, decisionAccess } from './access.js';
 import { type OperationDeps, operation } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
@@ -93,7 +93,7 @@ async function nextHistoryPage(
   cursor: string,
 ) {
   const [runId = '', scheduled, started, next] = cursor.split('|');
-  const loaded = await deps.executions.loadRun(runId);
+  const loaded = await deps.runs.loadRun(runId);
   if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
   const task = {
     state: loaded.state,
@@ -115,7 +115,7 @@ interface RespondDecisionTaskCompletedInput {
 export const respondDecisionTaskCompleted = operation<RespondDecisionTaskCompletedInput>(
   async (input, deps, request) => {
     const claims = await deps.taskTokens.decode(input.taskToken, 'decision');
-    const current = await deps.executions.loadRun(claims.runId);
+    const current = await deps.runs.loadRun(claims.runId);
     const unknownTask = () =>
       new UnknownResourceFault(
         `Unknown decision task, scheduledEventId = ${claims.scheduledEventId}`,

@@ -23,7 +23,7 @@ import { tagListKeys } from '../core/swf-access.js';
 import { queueChanges } from '../core/task-queue.js';
 import type { Transition } from '../core/transition.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { CommitOutcome } from '../ports/execution-store.js';
+import type { CommitOutcome } from '../ports/run-store.js';
 import { authorizeInDomain, authorizePassRole } from './access.js';
 import { type OperationDeps, operation, type RequestContext } from './context.js';
 import { RECENT_REGISTRY, requireDomain } from './domains.js';
@@ -306,7 +306,7 @@ export const getWorkflowExecutionHistory = operation<HistoryInput>(async (input,
     token === undefined || token === ''
       ? undefined
       : Number(await deps.pageTokens.decode({ action, args }, token));
-  const page = await deps.executions.readHistory(runId, {
+  const page = await deps.runs.readHistory(runId, {
     ...(after === undefined ? {} : { after }),
     limit: pageSize(input.maximumPageSize),
     reverse: input.reverseOrder === true,

@@ -3,8 +3,9 @@ import { LimitExceededFault, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { entryStatus, type TaskKind, taskKey } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { LoadedRun, QueueEntry } from '../ports/execution-store.js';
+import type { LoadedRun } from '../ports/run-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
+import type { QueueEntry } from '../ports/task-queue-store.js';
 import type { OperationDeps, RequestContext } from './context.js';
 import { mutateRun, timedOutUnfired } from './run-mutation.js';
 
@@ -103,7 +104,7 @@ export interface TaskInHand {
  * or closed with its run while it waited for the next poll.
  */
 async function stillStarted(deps: OperationDeps, kind: TaskKind, task: TaskInHand) {
-  const state = (await deps.executions.loadRun(task.state.execution.runId))?.state;
+  const state = (await deps.runs.loadRun(task.state.execution.runId))?.state;
   if (state?.status !== 'OPEN') return false;
   const decision = state.decisionTask;
   const scheduledEventId =
@@ -131,7 +132,7 @@ async function takeFirst<T>(
   // landed, or this poll dropped them.
   const passed = new Set<string>();
   for (;;) {
-    const entries = await deps.executions.peekQueue(list.kind, list.domain, list.taskList, limit);
+    const entries = await deps.taskQueues.peekQueue(list.kind, list.domain, list.taskList, limit);
     // Strictly in queue order (priority, then age, as SWF hands them out); a poller that loses the head
     // to another one moves on to the next entry, as does one that finds another poller of this
     // process already on it.
@@ -208,6 +209,6 @@ export async function claimQueuedTask<T>(
   }
   if (task !== undefined) return { task };
   if (status === 'pending') return 'pending';
-  await deps.executions.dropQueueEntries([entry]);
+  await deps.taskQueues.dropQueueEntries([entry]);
   return 'dropped';
 }

@@ -11,12 +11,7 @@ import {
 } from '../core/task-queue.js';
 import { upFrontExpiry } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
-import type {
-  CommitOutcome,
-  LoadedRun,
-  OpenPointerChange,
-  RunWrite,
-} from '../ports/execution-store.js';
+import type { CommitOutcome, LoadedRun, OpenPointerChange, RunWrite } from '../ports/run-store.js';
 import type { Reservation } from '../ports/task-notifier.js';
 import type { OperationDeps } from './context.js';
 import { deliverPushes, type StartedPush } from './task-push.js';
@@ -69,9 +64,7 @@ export async function mutateRun<R>(
 ): Promise<R> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const loaded =
-      attempt === 0 && loadedAlready !== undefined
-        ? loadedAlready
-        : await deps.executions.loadRun(runId);
+      attempt === 0 && loadedAlready !== undefined ? loadedAlready : await deps.runs.loadRun(runId);
     if (loaded === undefined) throw new UnknownResourceFault(`Unknown execution: runId=${runId}`);
     let plan = await step(loaded);
     if (!plan.write) return plan.result;
@@ -154,7 +147,7 @@ export async function commitRuns(
           return { ...write, state: withAlarm(write.state), expiresAt };
         }),
     );
-    outcome = await deps.executions.commit(final, pointers);
+    outcome = await deps.runs.commit(final, pointers);
   } catch (error) {
     for (const h of handed) h.reservation.release();
     throw error;
@@ -256,12 +249,12 @@ export async function loadOpenRun(
 
 /** The run a workflowId's open-run pointer names, whatever its status, if it is there. */
 async function loadPointedRun(
-  deps: Pick<OperationDeps, 'executions'>,
+  deps: Pick<OperationDeps, 'runs'>,
   domain: string,
   workflowId: string,
 ): Promise<LoadedRun | undefined> {
-  const runId = await deps.executions.findOpenRun(domain, workflowId);
-  return runId === undefined ? undefined : deps.executions.loadRun(runId);
+  const runId = await deps.runs.findOpenRun(domain, workflowId);
+  return runId === undefined ? undefined : deps.runs.loadRun(runId);
 }
 
 /** The run a request names: its runId, else the open run of its workflowId. Open runs only, loaded. */
@@ -275,12 +268,12 @@ export async function resolveOpenRun(
   let loaded =
     given === undefined
       ? await loadPointedRun(deps, domain, workflowId)
-      : await deps.executions.loadRun(given);
+      : await deps.runs.loadRun(given);
   // By workflowId, a run that continued as new since its pointer was read names the open one.
   for (let hop = 1; given === undefined && hop < MAX_CONTINUED_HOPS; hop++) {
     const next = loaded !== undefined && continuedAsNew(loaded.state) ? loaded.state : undefined;
     if (next?.newExecutionRunId === undefined || !belongsTo(next, domain, workflowId)) break;
-    loaded = await deps.executions.loadRun(next.newExecutionRunId);
+    loaded = await deps.runs.loadRun(next.newExecutionRunId);
   }
   if (loaded === undefined || !isOpenRunOf(loaded.state, domain, workflowId))
     throw new UnknownResourceFault(faultText.unknownExecution(workflowId, given));
@@ -311,7 +304,7 @@ const MAX_START_TRIES = 3;
  * open at that moment, not at the new one. `takenBy` names the workflowId a result lost, if it did.
  */
 export async function startStampedAfterClose<R>(
-  deps: Pick<OperationDeps, 'executions' | 'clock'>,
+  deps: Pick<OperationDeps, 'runs' | 'clock'>,
   start: (now: number) => Promise<R>,
   takenBy: (result: R) => { readonly domain: string; readonly workflowId: string } | undefined,
 ): Promise<{ result: R; now: number }> {
@@ -334,7 +327,7 @@ export async function startStampedAfterClose<R>(
  * OpenPointerChange). Undefined when the run is open, or closed by then.
  */
 async function closedSince(
-  deps: Pick<OperationDeps, 'executions'>,
+  deps: Pick<OperationDeps, 'runs'>,
   domain: string,
   workflowId: string,
   at: number,
@@ -353,7 +346,7 @@ export async function requireRun(
   workflowId: string,
   runId: string,
 ): Promise<LoadedRun> {
-  const loaded = await deps.executions.loadRun(runId);
+  const loaded = await deps.runs.loadRun(runId);
   if (loaded === undefined || !belongsTo(loaded.state, domain, workflowId)) {
     throw new UnknownResourceFault(faultText.unknownExecution(workflowId, runId));
   }
@@ -381,7 +374,7 @@ export async function timedOutUnfired(
   if (passed === undefined) return false;
   const subject = passed.subject;
   if (subject.kind !== 'activity' || subject.timeoutType !== 'HEARTBEAT') return true;
-  const heartbeat = await deps.executions.getHeartbeat(
+  const heartbeat = await deps.heartbeats.getHeartbeat(
     state.execution.runId,
     task.scheduledEventId,
   );

@@ -98,7 +98,7 @@ async function handleRecord<R>(
     } catch (error) {
       if (attempt >= maxAttempts) {
         if (options.isTransient?.(error) === true) throw error;
-        await deps.executions.putDeadLetter(
+        await deps.deadLetters.putDeadLetter(
           stream.idOf(record),
           JSON.stringify(record),
           describe(error),

@@ -14,7 +14,7 @@ import type { HistoryEvent } from '../core/history-event.js';
 import type { TaskList } from '../core/registry.js';
 import type { PushedTaskRef } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
-import type { HistoryPage, LoadedRun } from '../ports/execution-store.js';
+import type { HistoryPage, LoadedRun } from '../ports/run-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import {
   PUSHED_TASK_MAX_BYTES,
@@ -116,7 +116,7 @@ export async function decisionTaskPage(
   const range = { ...(after === undefined ? {} : { after }), limit, reverse };
   const page =
     task.history === undefined
-      ? await deps.executions.readHistory(state.execution.runId, {
+      ? await deps.runs.readHistory(state.execution.runId, {
           ...range,
           ...(task.recent === undefined ? {} : { recent: task.recent }),
         })
@@ -226,7 +226,7 @@ export async function activityTaskAnswer(deps: OperationDeps, task: StartedActiv
 
 /** The activity's input lives in its ActivityTaskScheduled event, not in the execution state. */
 async function scheduledInput(deps: OperationDeps, state: ExecutionState, activity: ActivityState) {
-  const page = await deps.executions.readHistory(state.execution.runId, {
+  const page = await deps.runs.readHistory(state.execution.runId, {
     after: activity.scheduledEventId,
     limit: 1,
     reverse: false,

@@ -37,7 +37,7 @@ export async function syncVisibility(
   before: ExecutionState | undefined,
   after: ExecutionState,
 ): Promise<void> {
-  const loaded = await deps.executions.loadRun(after.execution.runId);
+  const loaded = await deps.runs.loadRun(after.execution.runId);
   const needsRetention = after.status === 'CLOSED' || loaded?.state.status === 'CLOSED';
   const retention = needsRetention ? await domainRetention(deps, after.domain) : 0;
   const now = epochSeconds(deps.clock);

@@ -599,7 +599,7 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
         `${c.action} landed (${own.eventType} ${own.eventId}) but answered UnknownResourceFault`,
       );
   }
-  const letters = await server.service.outbox.executions.listDeadLetters();
+  const letters = await server.service.outbox.deadLetters.listDeadLetters();
   for (const l of letters) problems.push(`dead letter: ${l.error}`);
   const serverErrors = calls.filter((c) => {
     const e = c.error as { $metadata?: { httpStatusCode?: number }; name?: string } | undefined;

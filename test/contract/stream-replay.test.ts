@@ -184,7 +184,7 @@ describe('replaying the stream of a finished workflow', () => {
     const runRecords = records.filter((r) => r.dynamodb?.NewImage?.entity?.S === 'Run');
     const marks: { work: boolean; marked: boolean | undefined }[] = [];
     for (const record of runRecords) {
-      const change = await runChange(record, service.outbox.executions);
+      const change = await runChange(record, service.outbox.runs);
       if (change === undefined) throw new Error('a run record without its state');
       const work = outboxEffects(change.before, change.after).length > 0;
       marks.push({ work, marked: record.dynamodb?.NewImage?.fx?.BOOL });
@@ -220,20 +220,15 @@ describe('replaying the stream of a finished workflow', () => {
     expect(after.length).toBe(before.length);
     expect(after).toEqual(before);
     expect(childPushes).toHaveLength(2); // no task handed to its function again
-    expect(await service.outbox.executions.listDeadLetters()).toEqual([]);
+    expect(await service.outbox.deadLetters.listDeadLetters()).toEqual([]);
   });
 
   it('changes nothing through handleStreamRecords and the local scheduler either', async () => {
     const before = await scanTable();
     const { handleStreamRecords } = await import('../../lib/operations/stream-records.js');
-    await handleStreamRecords(
-      service.outbox,
-      records,
-      dynamoStreamRecords(service.outbox.executions),
-      {
-        retryDelayMs: 10,
-      },
-    );
+    await handleStreamRecords(service.outbox, records, dynamoStreamRecords(service.outbox.runs), {
+      retryDelayMs: 10,
+    });
     await sleep(300);
     expect(await scanTable()).toEqual(before);
     expect(childPushes).toHaveLength(2);
@@ -279,7 +274,7 @@ describe('replaying the stream of a finished workflow', () => {
         expect(result).toEqual({ batchItemFailures: [] });
         // The record behind the poison was carried out: its timer was armed.
         expect(armedFires().map((f) => f.key)).toContain(timerKey());
-        const letters = await service.outbox.executions.listDeadLetters();
+        const letters = await service.outbox.deadLetters.listDeadLetters();
         const letter = letters.find((l) => l.id === poison.eventID);
         expect(letter?.error).toMatch(/^SyntaxError: /);
         // The dead letter keeps the record itself, readable for inspection and a manual replay.
@@ -328,7 +323,7 @@ describe('replaying the stream of a finished workflow', () => {
       } finally {
         errors.mockRestore();
       }
-      const letter = (await service.outbox.executions.listDeadLetters()).find(
+      const letter = (await service.outbox.deadLetters.listDeadLetters()).find(
         (l) => l.id === poison.eventID,
       );
       expect(letter?.error).toBe('TypeError: this effect never works');
@@ -380,7 +375,7 @@ describe('replaying the stream of a finished workflow', () => {
       } finally {
         warnings.mockRestore();
       }
-      const ids = (await service.outbox.executions.listDeadLetters()).map((l) => l.id);
+      const ids = (await service.outbox.deadLetters.listDeadLetters()).map((l) => l.id);
       expect(ids).not.toContain(throttled.eventID);
 
       // The throttling is over: the records delivered again go through.

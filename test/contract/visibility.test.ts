@@ -771,8 +771,8 @@ describe('stream records delivered again', () => {
       () => countClosed(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 1,
     );
-    const closed = (await server.outbox.executions.loadRun(execution.runId))?.state;
-    const history = await server.outbox.executions.readHistory(execution.runId, {
+    const closed = (await server.outbox.runs.loadRun(execution.runId))?.state;
+    const history = await server.outbox.runs.readHistory(execution.runId, {
       limit: 2,
       reverse: false,
     });

@@ -80,9 +80,9 @@ async function carriedOut(
   runId: string,
   change: () => Promise<unknown>,
 ) {
-  const before = await outbox.executions.loadRun(runId);
+  const before = await outbox.runs.loadRun(runId);
   await change();
-  const after = await outbox.executions.loadRun(runId);
+  const after = await outbox.runs.loadRun(runId);
   if (after === undefined) throw new Error(`no run ${runId}`);
   await carryOutRunChange(outbox, before?.state, after.state, true);
 }

@@ -70,7 +70,7 @@ for (const [apiOffset, timerOffset] of [
       });
       await api.call('PollForActivityTask', { domain, taskList: { name: 'acts' } });
       const t0 = real.ms;
-      const loaded = await outbox.executions.loadRun(runId);
+      const loaded = await outbox.runs.loadRun(runId);
       if (loaded === undefined) throw new Error('no run');
       const pending = deadlines(loaded.state).filter((d) => d.subject.kind !== 'execution');
       expect(pending.map((d) => d.key).sort()).toEqual(['A:6:START_TO_CLOSE', 'T:5'].sort());

@@ -8,7 +8,7 @@ import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { UnknownResourceFault } from '../../lib/core/faults.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { carryOutRunChange, type OutboxDeps } from '../../lib/operations/outbox.js';
-import type { ExecutionStore } from '../../lib/ports/execution-store.js';
+import type { RunStore } from '../../lib/ports/run-store.js';
 import {
   decide,
   historyTypes,
@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => r.close());
 
 const state = async (runId: string) => {
-  const loaded = await r.outbox.executions.loadRun(runId);
+  const loaded = await r.outbox.runs.loadRun(runId);
   if (loaded === undefined) throw new Error(`no run ${runId}`);
   return loaded.state;
 };
@@ -38,27 +38,27 @@ function racing(
   between: () => Promise<void>,
   after: 'findOpenRun' | 'loadRun' = 'findOpenRun',
 ): OutboxDeps {
-  const real = r.outbox.executions;
+  const real = r.outbox.runs;
   let done = false;
   const once = async () => {
     if (done) return;
     done = true;
     await between();
   };
-  const executions = Object.create(real) as ExecutionStore;
+  const runs = Object.create(real) as RunStore;
   if (after === 'findOpenRun')
-    executions.findOpenRun = async (domain, workflowId) => {
+    runs.findOpenRun = async (domain, workflowId) => {
       const runId = await real.findOpenRun(domain, workflowId);
       await once();
       return runId;
     };
   else
-    executions.loadRun = async (runId) => {
+    runs.loadRun = async (runId) => {
       const loaded = await real.loadRun(runId);
       await once();
       return loaded;
     };
-  return { ...r.outbox, executions };
+  return { ...r.outbox, runs };
 }
 
 const continueAsNew = (taskList: string) =>
@@ -85,7 +85,7 @@ async function carryOutAcrossContinue(
     before,
     after,
   );
-  const next = String(await r.outbox.executions.findOpenRun(r.domain, workflowId));
+  const next = String(await r.outbox.runs.findOpenRun(r.domain, workflowId));
   expect(next).not.toBe(firstRunId);
   return next;
 }
@@ -122,7 +122,7 @@ describe('a workflowId whose run continues as new meanwhile', () => {
       },
     ]);
     await carryOutRunChange(r.outbox, s0, await state(p)); // starts the child
-    const c1 = await r.outbox.executions.findOpenRun(r.domain, 'C');
+    const c1 = await r.outbox.runs.findOpenRun(r.domain, 'C');
     const open = await state(p);
     await r.call('TerminateWorkflowExecution', {
       domain: r.domain,
@@ -184,9 +184,9 @@ describe('an API request by workflowId whose run continues as new between its re
     const first = await start(r, workflowId, 'tl-hops');
     // Every run continues as new just before it is read: the request gives up after five runs.
     let lists = ['tl-hops'];
-    const real = r.outbox.executions;
-    const executions = Object.create(real) as ExecutionStore;
-    executions.loadRun = async (runId) => {
+    const real = r.outbox.runs;
+    const runs = Object.create(real) as RunStore;
+    runs.loadRun = async (runId) => {
       const loaded = await real.loadRun(runId);
       if (loaded?.state.status === 'OPEN' && lists.length < 20) {
         await continueAsNew(lists.at(-1) ?? '');
@@ -196,7 +196,7 @@ describe('an API request by workflowId whose run continues as new between its re
     };
     const endless = operationsByAction.SignalWorkflowExecution?.(
       { domain: r.domain, workflowId, signalName: 'go' },
-      { ...r.outbox, executions },
+      { ...r.outbox, runs },
       { requestId: 'race', signal: new AbortController().signal },
     );
     await expect(endless).rejects.toBeInstanceOf(UnknownResourceFault);

@@ -82,7 +82,7 @@ describe('a child start of a workflowId whose run closed after the outbox read i
     await call('TerminateWorkflowExecution', { domain, workflowId: 'kid' });
     clock.ms = t0 + 1_000;
 
-    const loaded = await deps.executions.loadRun(String(parent?.runId));
+    const loaded = await deps.runs.loadRun(String(parent?.runId));
     if (loaded === undefined) throw new Error('no parent');
     await carryOutRunChange({ ...deps, scheduler: noDeadlines }, undefined, loaded.state, true);
 
@@ -135,7 +135,7 @@ describe("a signal to another execution whose history is ahead of the outbox's c
     await call('SignalWorkflowExecution', { domain, workflowId: 'target', signalName: 'api' });
     clock.ms = t0 + 1_000;
 
-    const loaded = await deps.executions.loadRun(String(sender?.runId));
+    const loaded = await deps.runs.loadRun(String(sender?.runId));
     if (loaded === undefined) throw new Error('no sender');
     await carryOutRunChange({ ...deps, scheduler: noDeadlines }, undefined, loaded.state, true);
 

@@ -15,7 +15,7 @@ import type { ExecutionState } from '../../lib/core/execution-state.js';
 import { signalExecution } from '../../lib/core/executions.js';
 import type { HistoryEvent } from '../../lib/core/history-event.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
-import type { LoadedRun, RunWrite } from '../../lib/ports/execution-store.js';
+import type { LoadedRun, RunWrite } from '../../lib/ports/run-store.js';
 import { RunDriver, recordMarker, scheduleActivity } from '../support/core-builders.js';
 import { freshTable } from '../support/local.js';
 

@@ -48,14 +48,12 @@ async function scheduled(deps: OutboxDeps, runId: string, count = 1) {
     events: run.history,
     queue: queueChanges(undefined, run.state),
   };
-  expect(await deps.executions.commit([write], [])).toBe('committed');
+  expect(await deps.runs.commit([write], [])).toBe('committed');
   return { before, after: run.state };
 }
 
 const eventTypesOf = async (deps: OutboxDeps, runId: string, limit = 100) =>
-  (await deps.executions.readHistory(runId, { limit, reverse: false })).events.map(
-    (e) => e.eventType,
-  );
+  (await deps.runs.readHistory(runId, { limit, reverse: false })).events.map((e) => e.eventType);
 
 describe('a Lambda task in the outbox', () => {
   it('is started and handed over once, a replayed record handing nothing over', async () => {
@@ -86,7 +84,7 @@ describe('a Lambda task in the outbox', () => {
     const runId = `refused-${Date.now()}`;
     const change = await scheduled(deps, runId);
     await carryOutRunChange(deps, change.before, change.after);
-    const { events } = await deps.executions.readHistory(runId, { limit: 100, reverse: false });
+    const { events } = await deps.runs.readHistory(runId, { limit: 100, reverse: false });
     const failed = events.find((e) => e.eventType === 'LambdaFunctionFailed');
     expect(failed?.attributes).toMatchObject({
       reason: 'TooManyRequestsException',
@@ -147,7 +145,7 @@ describe('a Lambda task handed over', () => {
     await carryOutRunChange(deps, change.before, change.after);
     expect(handed).toHaveLength(count);
     // One commit per outcome would race a hundred writers for one run (a thousand lost most of theirs).
-    const commits = vi.spyOn(deps.executions, 'commit');
+    const commits = vi.spyOn(deps.runs, 'commit');
     await Promise.all(handed.map((task) => runLambdaTask(deps, task)));
     expect(commits.mock.calls.length).toBeLessThanOrEqual(5);
     const types = await eventTypesOf(deps, runId, 1_000);

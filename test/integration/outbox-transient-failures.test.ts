@@ -79,7 +79,7 @@ describe('a signal whose transaction DynamoDB throttles', () => {
       expect(answer?.batchItemFailures).toEqual([
         { itemIdentifier: record.dynamodb?.SequenceNumber },
       ]);
-      expect(await r.outbox.executions.listDeadLetters()).toEqual([]);
+      expect(await r.outbox.deadLetters.listDeadLetters()).toEqual([]);
       await handler(streamEvent([record]), lambdaContext());
       expect(await historyTypes(r, b)).toContain('WorkflowExecutionSignaled');
     } finally {
@@ -102,7 +102,7 @@ describe("the local server's stream consumer", () => {
       const handled = localStreamHandler(r.outbox, { maxAttempts: 1 })([asLike(record)]);
       await expect(handled).rejects.toMatchObject({ name: 'RunContendedError' });
       state.on = false;
-      expect(await r.outbox.executions.listDeadLetters()).toEqual([]);
+      expect(await r.outbox.deadLetters.listDeadLetters()).toEqual([]);
       await localStreamHandler(r.outbox)([asLike(record)]);
       expect(await historyTypes(r, b)).toContain('WorkflowExecutionSignaled');
     } finally {
@@ -128,7 +128,7 @@ describe('visibility rows DynamoDB keeps leaving unprocessed', () => {
       expect(answer?.batchItemFailures).toEqual([
         { itemIdentifier: record.dynamodb?.SequenceNumber },
       ]);
-      expect(await r.outbox.executions.listDeadLetters()).toEqual([]);
+      expect(await r.outbox.deadLetters.listDeadLetters()).toEqual([]);
     } finally {
       r.close();
     }
@@ -184,14 +184,14 @@ describe("a Lambda task's outcome", () => {
         events: run.history,
         queue: queueChanges(undefined, run.state),
       };
-      expect(await deps.executions.commit([write], [])).toBe('committed');
+      expect(await deps.runs.commit([write], [])).toBe('committed');
       await carryOutRunChange(deps, before, run.state);
       const [task] = handed;
       if (task === undefined) throw new Error('not handed over');
 
       await runLambdaTask(deps, task);
 
-      const { events } = await deps.executions.readHistory(runId, { limit: 100, reverse: false });
+      const { events } = await deps.runs.readHistory(runId, { limit: 100, reverse: false });
       expect(events.map((e) => e.eventType).slice(-2)).toEqual([
         'LambdaFunctionCompleted',
         'DecisionTaskScheduled',

@@ -18,7 +18,7 @@ import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { DynamoRegistryStore } from '../../lib/adapters/dynamodb/registry-store.js';
 import type { DomainRecord, TypeRecord } from '../../lib/core/registry.js';
 import { queueChanges } from '../../lib/core/task-queue.js';
-import type { RunWrite } from '../../lib/ports/execution-store.js';
+import type { RunWrite } from '../../lib/ports/run-store.js';
 import { RunDriver } from '../support/core-builders.js';
 import { freshTable, tableForFile } from '../support/local.js';
 

@@ -130,7 +130,7 @@ describe('a start cut by a crash at each of its writes, then retried', () => {
         if (retry === 'WorkflowExecutionAlreadyStartedFault') {
           // Only a start whose run landed whole may be told its workflowId is taken, for that run.
           expect({ index, landed }).toEqual({ index: START_WRITES.length - 1, landed: true });
-          const held = await restarted.deps.executions.findOpenRun(domain, 'wf');
+          const held = await restarted.deps.runs.findOpenRun(domain, 'wf');
           await expectReachable(restarted.call, domain, 'wf', String(held));
         } else await expectReachable(restarted.call, domain, 'wf', retry);
       });
@@ -166,10 +166,10 @@ describe('a start slow between its pointer and its run', () => {
     const fastRunId = String((await startW(fast.call, domain, 'wf'))?.runId);
     go();
     expect(await slowStart).toBe('WorkflowExecutionAlreadyStartedFault');
-    expect(await fast.deps.executions.findOpenRun(domain, 'wf')).toBe(fastRunId);
+    expect(await fast.deps.runs.findOpenRun(domain, 'wf')).toBe(fastRunId);
     await expectReachable(fast.call, domain, 'wf', fastRunId);
     // The slow start's run was never written, nor will it be.
     expect(slowRun).toBeDefined();
-    expect(await fast.deps.executions.loadRun(String(slowRun))).toBeUndefined();
+    expect(await fast.deps.runs.loadRun(String(slowRun))).toBeUndefined();
   });
 });

@@ -124,10 +124,10 @@ export function recordOf(
 export const asLike = (r: DynamoDBRecord) => r as unknown as StreamRecordLike;
 
 export async function historyTypes(r: OutboxFixture, runId: string): Promise<string[]> {
-  const { events } = await r.outbox.executions.readHistory(runId, { limit: 1000, reverse: false });
+  const { events } = await r.outbox.runs.readHistory(runId, { limit: 1000, reverse: false });
   return events.map((e) => e.eventType);
 }
 
 export async function historyOf(r: OutboxFixture, runId: string) {
-  return (await r.outbox.executions.readHistory(runId, { limit: 1000, reverse: false })).events;
+  return (await r.outbox.runs.readHistory(runId, { limit: 1000, reverse: false })).events;
 }

@@ -4,17 +4,18 @@ import type { HistoryEvent } from '../../core/history-event.js';
 import { cutText } from '../../core/limits.js';
 import { outboxEffects } from '../../core/outbox.js';
 import { type QueuedTaskRef, queuedTasks, type TaskKind } from '../../core/task-queue.js';
+import type { DeadLetter, DeadLetterStore } from '../../ports/dead-letter-store.js';
+import type { ActivityHeartbeat, HeartbeatStore } from '../../ports/heartbeat-store.js';
+import type { LambdaTaskClaims } from '../../ports/lambda-task-claims.js';
 import type {
-  ActivityHeartbeat,
   CommitOutcome,
-  DeadLetter,
-  ExecutionStore,
   HistoryPage,
   LoadedRun,
   OpenPointerChange,
-  QueueEntry,
+  RunStore,
   RunWrite,
-} from '../../ports/execution-store.js';
+} from '../../ports/run-store.js';
+import type { QueueEntry, TaskQueueStore } from '../../ports/task-queue-store.js';
 import { toWireItem } from './attribute-values.js';
 import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
@@ -114,7 +115,9 @@ interface RunItems {
   readonly events: readonly HistoryEvent[];
 }
 
-export class DynamoExecutionStore implements ExecutionStore {
+export class DynamoExecutionStore
+  implements RunStore, TaskQueueStore, HeartbeatStore, LambdaTaskClaims, DeadLetterStore
+{
   private readonly shards: number;
   private readonly nowSeconds: () => number;
   private readonly budget: number;

@@ -92,7 +92,7 @@ export const keys = {
     sk: `S|${ref}|${String(index).padStart(4, '0')}`,
   }),
   statePartPrefix: (ref: string) => `S|${ref}|`,
-  /** The mark of a Lambda task whose function was invoked (see ExecutionStore.claimLambdaTask). */
+  /** The mark of a Lambda task whose function was invoked (see LambdaTaskClaims.claimLambdaTask). */
   lambdaClaim: (runId: string, scheduledEventId: number): ItemKey => ({
     pk: `RUN|${runId}`,
     sk: `LT|${padId(scheduledEventId)}`,

@@ -1,6 +1,6 @@
 import type { ExecutionState } from '../../core/execution-state.js';
 import { executionTimeoutSeconds } from '../../core/limits.js';
-import type { OpenPointerChange } from '../../ports/execution-store.js';
+import type { OpenPointerChange } from '../../ports/run-store.js';
 import type { TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { ExecutionState } from '../../core/execution-state.js';
-import type { ExecutionStore } from '../../ports/execution-store.js';
 import type { RunChange, RunChangeRecords } from '../../ports/run-changes.js';
+import type { RunStore } from '../../ports/run-store.js';
 import { keys } from './keys.js';
 import { unpackAttribute } from './packed-json.js';
 import { outboxRecords } from './table-schema.js';
@@ -48,7 +48,7 @@ export function isOutboxImage(image: Readonly<Record<string, unknown>> | undefin
  */
 export async function runChange(
   record: StreamRecordLike,
-  executions: Pick<ExecutionStore, 'readStateApart'>,
+  executions: Pick<RunStore, 'readStateApart'>,
 ): Promise<RunChange | undefined> {
   const images = record.dynamodb;
   if (images?.NewImage === undefined) return undefined;
@@ -63,7 +63,7 @@ export async function runChange(
 async function stateOf(
   image: Record<string, AttributeValue>,
   runId: string,
-  executions: Pick<ExecutionStore, 'readStateApart'>,
+  executions: Pick<RunStore, 'readStateApart'>,
 ): Promise<ExecutionState | undefined> {
   // Only these attributes matter; other attributes of other items are never decoded here.
   if (image[outboxRecords.entityAttribute]?.S !== outboxRecords.entity) return undefined;
@@ -78,7 +78,7 @@ async function stateOf(
  * and a record's id is its event id (or, from the Streams API, its sequence number).
  */
 export const dynamoStreamRecords = (
-  executions: Pick<ExecutionStore, 'readStateApart'>,
+  executions: Pick<RunStore, 'readStateApart'>,
 ): RunChangeRecords<StreamRecordLike> => ({
   runOf: (record) => record.dynamodb?.Keys?.pk?.S ?? '',
   idOf: (record) => record.eventID ?? record.dynamodb?.SequenceNumber ?? 'unknown',

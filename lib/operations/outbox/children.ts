@@ -115,7 +115,7 @@ export async function applyChildPolicy(
   for (const child of children) {
     // A child that continues as new meanwhile is followed to its new run (a few times at most).
     for (let hop = 0; hop < MAX_CONTINUED_HOPS; hop++) {
-      const runId = await deps.executions.findOpenRun(parent.domain, child.workflowId);
+      const runId = await deps.runs.findOpenRun(parent.domain, child.workflowId);
       if (runId === undefined) break;
       const continued = await mutateRun(deps, runId, ({ state }) => {
         const ours = state.parent?.execution.runId === parent.execution.runId;

@@ -2,7 +2,7 @@ import { passesEventLimit, terminateForEventLimit } from '../../core/executions.
 import { queueChanges } from '../../core/task-queue.js';
 import type { Transition } from '../../core/transition.js';
 import { epochSeconds } from '../../ports/clock.js';
-import type { LoadedRun, RunWrite } from '../../ports/execution-store.js';
+import type { LoadedRun, RunWrite } from '../../ports/run-store.js';
 import type { OperationDeps } from '../context.js';
 import { commitRuns, RunContendedError } from '../run-mutation.js';
 import { sleep } from '../sleep.js';
@@ -24,9 +24,9 @@ export async function commitPair(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // After a lost race, a pause (jittered, growing to 50 ms) lets the winners get through.
     if (attempt > 0) await sleep(Math.random() * Math.min(5 * attempt, 50));
-    const a = await deps.executions.loadRun(runIds[0]);
+    const a = await deps.runs.loadRun(runIds[0]);
     if (a === undefined) return 'nothing';
-    const b = runIds[1] === runIds[0] ? a : await deps.executions.loadRun(runIds[1]);
+    const b = runIds[1] === runIds[0] ? a : await deps.runs.loadRun(runIds[1]);
     const plan = decide(a, b);
     if (plan === undefined) return 'nothing';
     const writes: RunWrite[] = [];

@@ -23,7 +23,7 @@ export async function disarmAlarm(
 ): Promise<void> {
   const armedAgain = async () => {
     if (closed) return false;
-    const current = (await deps.executions.loadRun(fire.runId))?.state;
+    const current = (await deps.runs.loadRun(fire.runId))?.state;
     const alarm = current?.status === 'OPEN' ? current.alarm : undefined;
     return alarm !== undefined && alarm.key === fire.key && alarm.at === fire.at;
   };
@@ -83,7 +83,7 @@ async function dueHeartbeats(
   const heartbeats = new Map<number, HeartbeatInfo>();
   await Promise.all(
     [...ids].map(async (id) => {
-      const heartbeat = await deps.executions.getHeartbeat(state.execution.runId, id);
+      const heartbeat = await deps.heartbeats.getHeartbeat(state.execution.runId, id);
       if (heartbeat !== undefined) heartbeats.set(id, heartbeat);
     }),
   );

@@ -16,7 +16,7 @@ export async function deliverExternal(
   sourceRunId: string,
   initiatedEventId: number,
 ): Promise<void> {
-  const source = await deps.executions.loadRun(sourceRunId);
+  const source = await deps.runs.loadRun(sourceRunId);
   const request = source?.state.externalRequests[String(initiatedEventId)];
   if (source === undefined || request === undefined) return;
   const now = epochSeconds(deps.clock);
@@ -24,7 +24,7 @@ export async function deliverExternal(
   // runs at most), as it would have been a moment later.
   for (let hop = 0; hop < MAX_CONTINUED_HOPS; hop++) {
     const targetRunId =
-      request.runId ?? (await deps.executions.findOpenRun(source.state.domain, request.workflowId));
+      request.runId ?? (await deps.runs.findOpenRun(source.state.domain, request.workflowId));
     let retarget = false;
     await commitPair(deps, [sourceRunId, targetRunId ?? sourceRunId], (src, tgt) => {
       const target = targetRunId === undefined ? undefined : tgt?.state;

@@ -71,7 +71,7 @@ export async function runLambdaTask(deps: OperationDeps, task: LambdaTask): Prom
   const deadline = await lambdaTaskDeadline(deps, task);
   const left = deadline === undefined ? 0 : deadline - epochSeconds(deps.clock);
   if (deadline === undefined || left <= 0) return;
-  const claimed = await deps.executions.claimLambdaTask(
+  const claimed = await deps.lambdaTaskClaims.claimLambdaTask(
     task.runId,
     task.scheduledEventId,
     Math.ceil(deadline + LAMBDA_CLAIM_KEPT_SECONDS),
@@ -86,7 +86,7 @@ const LAMBDA_CLAIM_KEPT_SECONDS = 86_400;
 
 /** When a started Lambda task times out (epoch seconds), while it is open in its open run. */
 async function lambdaTaskDeadline(deps: OperationDeps, task: LambdaTask) {
-  const loaded = await deps.executions.loadRun(task.runId);
+  const loaded = await deps.runs.loadRun(task.runId);
   if (loaded === undefined || loaded.state.status !== 'OPEN') return undefined;
   const open = Object.values(loaded.state.lambdaFunctions).find(
     (l) => l.scheduledEventId === task.scheduledEventId && l.startedEventId === task.startedEventId,

@@ -14,7 +14,7 @@ function deps(current: ExecutionState | undefined) {
   const calls: { op: 'arm' | 'disarm'; fire: DeadlineFire }[] = [];
   const loads = { count: 0, atDisarm: [] as number[] };
   const d = {
-    executions: {
+    runs: {
       loadRun: async () => {
         loads.count++;
         return current === undefined ? undefined : { state: current, version: 9 };

@@ -9,7 +9,7 @@ import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import { signalExecution } from '../../../lib/core/executions.js';
 import type { HistoryEvent } from '../../../lib/core/history-event.js';
 import { fireRunDeadline, type OutboxDeps } from '../../../lib/operations/outbox.js';
-import type { CommitOutcome, RunWrite } from '../../../lib/ports/execution-store.js';
+import type { CommitOutcome, RunWrite } from '../../../lib/ports/run-store.js';
 import { noTaskPush } from '../../../lib/ports/task-push.js';
 import { decision, RunDriver } from '../../support/core-builders.js';
 
@@ -30,7 +30,7 @@ function deps(runs: readonly ExecutionState[], clockMs: readonly number[]) {
   let loads = 0;
   let commits = 0;
   const d = {
-    executions: {
+    runs: {
       loadRun: async () => {
         const state = runs[Math.min(loads, runs.length - 1)] as ExecutionState;
         loads++;
@@ -42,8 +42,8 @@ function deps(runs: readonly ExecutionState[], clockMs: readonly number[]) {
         committed.push(...writes);
         return 'committed';
       },
-      getHeartbeat: async () => undefined,
     },
+    heartbeats: { getHeartbeat: async () => undefined },
     // The time of each attempt: it moves on with every load of the run.
     clock: { now: () => clockMs[Math.min(loads - 1, clockMs.length - 1)] as number },
     registry: { getDomain: async () => undefined },

@@ -66,10 +66,8 @@ function setup(notifier: TaskNotifier, runs: Record<string, unknown> = {}) {
     notifier,
     clock: { now: () => Date.now() },
     polling: { maxWaitMs: 1_000, recheckMs: 50 },
-    executions: {
-      peekQueue: async () => [...queue],
-      loadRun: async (runId: string) => runs[runId],
-    },
+    taskQueues: { peekQueue: async () => [...queue] },
+    runs: { loadRun: async (runId: string) => runs[runId] },
   } as unknown as OperationDeps;
   /** Reading a run takes a moment; the first poller to read an entry's run starts its task. */
   const take = async (e: QueuedTaskRef): Promise<Take<TaskInHand>> => {

@@ -10,7 +10,7 @@ import type { HistoryEvent } from '../../../lib/core/history-event.js';
 import { queueChanges } from '../../../lib/core/task-queue.js';
 import type { OperationDeps } from '../../../lib/operations/context.js';
 import { commitRuns } from '../../../lib/operations/run-mutation.js';
-import type { CommitOutcome, RunWrite } from '../../../lib/ports/execution-store.js';
+import type { CommitOutcome, RunWrite } from '../../../lib/ports/run-store.js';
 import type { PushedTaskEvent, TaskPush } from '../../../lib/ports/task-push.js';
 import { RunDriver, scheduleActivity } from '../../support/core-builders.js';
 
@@ -40,7 +40,7 @@ function deps(outcome: CommitOutcome, push: TaskPush['push']) {
   const committed: RunWrite[] = [];
   const pushed: PushedTaskEvent[] = [];
   const d = {
-    executions: {
+    runs: {
       commit: async (writes: readonly RunWrite[]) => {
         if (outcome === 'committed') committed.push(...writes);
         return outcome;

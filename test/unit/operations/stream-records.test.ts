@@ -46,7 +46,7 @@ describe('handleStreamRecords', () => {
       // busy: the timer's 1 ms passes
     }
     const deps = {} as OutboxDeps;
-    await handleStreamRecords(deps, records, dynamoStreamRecords(deps.executions));
+    await handleStreamRecords(deps, records, dynamoStreamRecords(deps.runs));
     await timer;
     // Grouping by run reads each record once up front; decoding reads each once more, over many
     // turns: the timer ran when only a few had been decoded.

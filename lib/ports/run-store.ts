@@ -1,6 +1,6 @@
 import type { ExecutionState } from '../core/execution-state.js';
 import type { HistoryEvent } from '../core/history-event.js';
-import type { QueueChanges, QueuedTaskRef, TaskKind } from '../core/task-queue.js';
+import type { QueueChanges, QueuedTaskRef } from '../core/task-queue.js';
 
 /** One execution's part of a commit: its new state, the events appended, the queue writes. */
 export interface RunWrite {
@@ -66,19 +66,11 @@ export interface HistoryPage {
   readonly next?: number;
 }
 
-export interface QueueEntry extends QueuedTaskRef {
-  /**
-   * The partition the entry was read from (a store's detail): it is removed from there, though another
-   * shard count may have written it.
-   */
-  readonly partition?: string;
-}
-
 /**
- * Executions, their histories and their task queues. Every change of runs is one conditional write of
- * their state items (their versions are the only guard); queue entries are hints written around it.
+ * Executions and their histories. Every change of runs is one conditional write of their state items
+ * (their versions are the only guard); queue entries are hints written around it (TaskQueueStore).
  */
-export interface ExecutionStore {
+export interface RunStore {
   /**
    * Commits all writes atomically, or nothing: a stale version or a taken workflowId. The queue entries
    * of tasks the writes schedule exist before the commit lands (a poller that finds one whose task is
@@ -96,12 +88,6 @@ export interface ExecutionStore {
    * big for one item. A change record of such an item carries the name, not the state.
    */
   readStateApart(runId: string, ref: string): Promise<ExecutionState>;
-  /**
-   * Marks a started Lambda task as invoked: true the first time for the task, false ever after, so a
-   * hand-over delivered twice (Lambda's asynchronous invocations may be) invokes its function once.
-   * `expiresAt` (epoch seconds): when the mark may go.
-   */
-  claimLambdaTask(runId: string, scheduledEventId: number, expiresAt: number): Promise<boolean>;
   /**
    * The run a workflowId's open-run pointer names. It may be closed (a close leaves its pointer) or
    * not exist (its start failed or is in flight, or it expired): callers load it and treat either as
@@ -122,38 +108,4 @@ export interface ExecutionStore {
       recent?: readonly HistoryEvent[];
     },
   ): Promise<HistoryPage>;
-
-  /** The first queued tasks of a list, best priority then oldest first. */
-  peekQueue(kind: TaskKind, domain: string, taskList: string, limit: number): Promise<QueueEntry[]>;
-  countQueue(kind: TaskKind, domain: string, taskList: string): Promise<number>;
-  /** Removes entries that no longer match their execution (best effort; claims re-check anyway). */
-  dropQueueEntries(entries: readonly QueuedTaskRef[]): Promise<void>;
-
-  /** Keeps a stream record the outbox gave up on, with its error, for inspection. */
-  putDeadLetter(id: string, record: string, error: string): Promise<void>;
-  listDeadLetters(): Promise<DeadLetter[]>;
-
-  /** `expiresAt` (epoch seconds): when the heartbeat may go, set when the run's latest expiry is known. */
-  putHeartbeat(
-    runId: string,
-    scheduledEventId: number,
-    heartbeat: ActivityHeartbeat,
-    expiresAt?: number,
-  ): Promise<void>;
-  getHeartbeat(runId: string, scheduledEventId: number): Promise<ActivityHeartbeat | undefined>;
-}
-
-/** The latest heartbeat of a started activity: kept beside the state so heartbeats never contend with it. */
-export interface ActivityHeartbeat {
-  readonly details?: string;
-  /** Epoch seconds. */
-  readonly at: number;
-}
-
-export interface DeadLetter {
-  readonly id: string;
-  readonly record: string;
-  readonly error: string;
-  /** Epoch milliseconds. */
-  readonly at: number;
 }
