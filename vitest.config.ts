@@ -22,11 +22,33 @@ export const timing = [
   'test/contract/testing-month-long.test.ts',
 ];
 
+/**
+ * Test files that reach the service only through its operations (test/support/stores.ts): they run
+ * over DynamoDB Local in their own project, and over the in-memory stores in the `operations`
+ * project, which `npm run test:fast` runs with the unit tests.
+ */
+export const overFakes = [
+  'test/integration/open-executions.test.ts',
+  'test/integration/cross-run-timestamps.test.ts',
+  'test/integration/clock-skew-causality.test.ts',
+  'test/integration/timeout-oracle.test.ts',
+  'test/integration/timed-out-cross-execution.test.ts',
+  'test/integration/timed-out-unfired.test.ts',
+];
+
 export default defineConfig({
   test: {
     env,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/sdk/**/*.test.ts'], env } },
+      {
+        test: {
+          name: 'operations',
+          include: overFakes,
+          testTimeout: 30_000,
+          env: { ...env, SWF_TEST_STORES: 'memory' },
+        },
+      },
       {
         test: {
           name: 'integration',

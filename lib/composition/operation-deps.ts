@@ -9,7 +9,12 @@ import { RegistryCache } from '../adapters/in-process/registry-cache.js';
 import { InProcessTaskNotifier } from '../adapters/in-process/task-notifier.js';
 import { translatingFailures } from '../adapters/transient-failures.js';
 import type { PolicySet } from '../core/principals.js';
-import type { OperationDeps, PollingConfig, ServiceIdentity } from '../operations/context.js';
+import type {
+  OperationDeps,
+  OperationStores,
+  PollingConfig,
+  ServiceIdentity,
+} from '../operations/context.js';
 import { PageTokens } from '../operations/page-token.js';
 import { TaskTokens } from '../operations/task-token.js';
 import { type Clock, epochSeconds, systemClock } from '../ports/clock.js';
@@ -18,16 +23,11 @@ import type { SigningKeySource } from '../ports/secrets.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import { noTaskPush, type TaskPush } from '../ports/task-push.js';
 
-export interface OperationDepsOptions {
-  readonly doc: DocClient;
-  readonly tableName: string;
+/** What the operations' dependencies are built with, whatever the stores. */
+export interface AssemblyOptions {
   readonly identity: ServiceIdentity;
   readonly clock?: Clock;
-  /** A fixed signing key (base64); by default one is created in the table on first use and shared. */
-  readonly signingKey?: string;
   readonly polling?: Partial<PollingConfig>;
-  readonly queueShards?: number;
-  readonly visibilityShards?: number;
   /** Runs ScheduleLambdaFunction tasks; by default none are available (the local server). */
   readonly lambda?: LambdaInvoker;
   /** Where started Lambda tasks run; by default in the background of this process (the local server). */
@@ -39,6 +39,15 @@ export interface OperationDepsOptions {
   readonly notifier?: TaskNotifier;
   /** SWF's access policies by principal; by default none, and every call is allowed. */
   readonly access?: PolicySet;
+}
+
+export interface OperationDepsOptions extends AssemblyOptions {
+  readonly doc: DocClient;
+  readonly tableName: string;
+  /** A fixed signing key (base64); by default one is created in the table on first use and shared. */
+  readonly signingKey?: string;
+  readonly queueShards?: number;
+  readonly visibilityShards?: number;
   /**
    * Where the token-signing keys come from (AWS Secrets Manager on AWS); by default `signingKey`, or
    * a key created in the table on first use and shared.
@@ -55,40 +64,53 @@ const newRunId = () => randomBytes(32).toString('base64url');
 /** Builds the operations' dependencies over one table: the same for the Lambda functions and the local server. */
 export function createOperationDeps(options: OperationDepsOptions): OperationDeps {
   const table = { doc: options.doc, tableName: options.tableName };
+  const clock = options.clock ?? systemClock;
+  const nowSeconds = () => epochSeconds(clock);
   // The stores throw a TransientServiceError for their clients' transient errors: the operations
   // know no client's error names.
-  const store = translatingFailures(new DynamoRegistryStore(table));
-  const clock = options.clock ?? systemClock;
+  const registry = translatingFailures(new DynamoRegistryStore(table));
+  // One adapter over the table serves the runs, their queues and their side items.
+  const executions = translatingFailures(
+    new DynamoExecutionStore(table, {
+      nowSeconds,
+      ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
+    }),
+  );
+  const visibility = translatingFailures(
+    new DynamoVisibilityStore(table, {
+      nowSeconds,
+      ...(options.visibilityShards === undefined ? {} : { shards: options.visibilityShards }),
+    }),
+  );
   const keys =
     options.signingKeys ??
     cachedKeySource(() =>
       options.signingKey === undefined
-        ? store.signingKey(() => randomBytes(32))
+        ? registry.signingKey(() => randomBytes(32))
         : Promise.resolve(Buffer.from(options.signingKey, 'base64')),
     );
-  // One adapter over the table serves the runs, their queues and their side items.
-  const executions = translatingFailures(
-    new DynamoExecutionStore(table, {
-      nowSeconds: () => epochSeconds(clock),
-      ...(options.queueShards === undefined ? {} : { queueShards: options.queueShards }),
-    }),
-  );
-  const executionStores = {
+  const stores = {
+    registry,
     runs: executions,
     taskQueues: executions,
     heartbeats: executions,
     lambdaTaskClaims: executions,
     deadLetters: executions,
+    visibility,
   };
+  return assembleOperationDeps(stores, keys, { ...options, clock });
+}
+
+/** The operations' dependencies over `stores`, signing tokens with `keys`. */
+export function assembleOperationDeps(
+  stores: OperationStores,
+  keys: SigningKeySource,
+  options: AssemblyOptions,
+): OperationDeps {
+  const clock = options.clock ?? systemClock;
   return {
-    registry: new RegistryCache(store, () => clock.now()),
-    ...executionStores,
-    visibility: translatingFailures(
-      new DynamoVisibilityStore(table, {
-        nowSeconds: () => epochSeconds(clock),
-        ...(options.visibilityShards === undefined ? {} : { shards: options.visibilityShards }),
-      }),
-    ),
+    ...stores,
+    registry: new RegistryCache(stores.registry, () => clock.now()),
     clock,
     ids: { runId: newRunId },
     identity: options.identity,

@@ -21,8 +21,8 @@ export interface ServiceIdentity {
   readonly accountId: string;
 }
 
-/** Everything an operation needs, built once per process by the composition root (lib/composition). */
-export interface OperationDeps {
+/** The stores the operations keep their data in. */
+export interface OperationStores {
   readonly registry: RegistryStore;
   /** Runs and their histories. */
   readonly runs: RunStore;
@@ -31,6 +31,10 @@ export interface OperationDeps {
   readonly lambdaTaskClaims: LambdaTaskClaims;
   readonly deadLetters: DeadLetterStore;
   readonly visibility: VisibilityStore;
+}
+
+/** Everything an operation needs, built once per process by the composition root (lib/composition). */
+export interface OperationDeps extends OperationStores {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly pageTokens: PageTokens;

@@ -14,10 +14,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { carryOutRunChange } from '../../lib/operations/outbox.js';
-import { tableForFile } from '../support/local.js';
 import { type CallOperation, domainWithType, operationsOver } from '../support/operations.js';
+import { storesForFile } from '../support/stores.js';
 
-const table = tableForFile('clock-skew');
+const stores = storesForFile('clock-skew');
 const noDeadlines = { arm: async () => {}, disarm: async () => {} };
 
 interface WireEvent {
@@ -30,7 +30,7 @@ interface WireEvent {
 function instances() {
   const real = { ms: Date.now() };
   const at = (offsetMs: number) =>
-    operationsOver(table(), { clock: { now: () => real.ms + offsetMs } });
+    operationsOver(stores(), { clock: { now: () => real.ms + offsetMs } });
   const fast = at(50); // a container whose clock is 50 ms ahead
   const slow = at(0);
   const outbox = { ...slow.deps, scheduler: noDeadlines }; // the stream consumer, on the true time

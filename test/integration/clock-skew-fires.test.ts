@@ -8,15 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { deadlines } from '../../lib/core/deadlines.js';
 import { handleFire } from '../../lib/operations/timer-messages.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
-import { tableForFile } from '../support/local.js';
 import { domainWithType, operationsOver } from '../support/operations.js';
+import { storesForFile } from '../support/stores.js';
 
-const table = tableForFile('clock-fires');
+const stores = storesForFile('clock-fires');
 
 function setup(apiOffsetMs: number, timerOffsetMs: number) {
   const real = { ms: Date.now() };
-  const api = operationsOver(table(), { clock: { now: () => real.ms + apiOffsetMs } });
-  const timerSide = operationsOver(table(), { clock: { now: () => real.ms + timerOffsetMs } });
+  const api = operationsOver(stores(), { clock: { now: () => real.ms + apiOffsetMs } });
+  const timerSide = operationsOver(stores(), { clock: { now: () => real.ms + timerOffsetMs } });
   const armed: DeadlineFire[] = [];
   const outbox = {
     ...timerSide.deps,

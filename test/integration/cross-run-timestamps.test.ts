@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { carryOutRunChange } from '../../lib/operations/outbox.js';
-import { tableForFile } from '../support/local.js';
 import { domainWithType, operationsOver, startW } from '../support/operations.js';
+import { storesForFile } from '../support/stores.js';
 
-const table = tableForFile('cross-run-time');
+const stores = storesForFile('cross-run-time');
 
 interface WireEvent {
   eventId: number;
@@ -19,7 +19,7 @@ interface WireEvent {
 
 function service() {
   const clock = { ms: Date.now(), now: () => clock.ms };
-  const { deps, call } = operationsOver(table(), { clock });
+  const { deps, call } = operationsOver(stores(), { clock });
   const history = async (domain: string, execution: { workflowId: string; runId: unknown }) =>
     ((await call('GetWorkflowExecutionHistory', { domain, execution }))?.events ??
       []) as WireEvent[];

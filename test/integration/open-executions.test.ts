@@ -7,16 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { LimitExceededFault } from '../../lib/core/faults.js';
 import { MAX_OPEN_EXECUTIONS } from '../../lib/operations/open-executions.js';
 import type { VisibilityQuery, VisibilityStore } from '../../lib/ports/visibility-store.js';
-import { tableForFile } from '../support/local.js';
 import { domainWithType, operationsOver, startW } from '../support/operations.js';
+import { storesForFile } from '../support/stores.js';
 
-const table = tableForFile('open-executions');
+const stores = storesForFile('open-executions');
 
 /** Operations over the table, with the domain's open executions counted as `open.count`. */
 function service() {
   const clock = { ms: Date.now(), now: () => clock.ms };
   const open = { count: 0, counts: 0 };
-  const { call } = operationsOver(table(), {
+  const { call } = operationsOver(stores(), {
     clock,
     visibility: (rows): VisibilityStore => ({
       apply: (changes, expiresAt) => rows.apply(changes, expiresAt),

@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tableForFile } from '../support/local.js';
 import { ManualClockService } from '../support/manual-clock-service.js';
+import { storesForFile } from '../support/stores.js';
 
-const table = tableForFile('timed-out-cross');
+const stores = storesForFile('timed-out-cross');
 const LIST = 'deciders';
 let clockBase = Date.UTC(2031, 0, 1);
 
@@ -20,7 +20,7 @@ type Event = { eventType: string; [k: string]: unknown };
 /** A parent (timeout 60 s, child policy `policy`) with one child (timeout 10 s) started. */
 async function parentAndChild(policy: string) {
   clockBase += 30 * 86_400_000;
-  const service = new ManualClockService(table(), clockBase);
+  const service = new ManualClockService(stores(), clockBase);
   const domain = `tc-${randomUUID().slice(0, 8)}`;
   await service.must('RegisterDomain', {
     name: domain,

@@ -13,20 +13,20 @@ import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { OperationDeps, RequestContext } from '../../lib/operations/context.js';
 import { mutateRun } from '../../lib/operations/run-mutation.js';
 import { epochSeconds } from '../../lib/ports/clock.js';
-import { tableForFile } from '../support/local.js';
 import {
   type CallOperation,
   domainWithType,
   operationsOver,
   startW,
 } from '../support/operations.js';
+import { storesForFile } from '../support/stores.js';
 
-const table = tableForFile('unfired');
+const stores = storesForFile('unfired');
 
 /** The operations on a clock the test sets; `call` may name the request (a poll's signals). */
 function service(polling = { maxWaitMs: 0, recheckMs: 0 }) {
   const clock = { ms: Date.now(), now: () => clock.ms };
-  const over = operationsOver(table(), { clock });
+  const over = operationsOver(stores(), { clock });
   const deps: OperationDeps = { ...over.deps, polling };
   const call = async (
     action: keyof typeof operationsByAction,

@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../lib/ports/lambda-invoker.js';
-import { tableForFile } from '../support/local.js';
 import { type Answer, ManualClockService } from '../support/manual-clock-service.js';
+import { storesForFile } from '../support/stores.js';
 import {
   type Dur,
   type OracleDecision,
@@ -25,7 +25,7 @@ import {
   TimeoutOracle,
 } from '../support/timeout-oracle.js';
 
-const table = tableForFile('timeout-oracle');
+const stores = storesForFile('timeout-oracle');
 
 const ACTIVITY_TYPES = {
   full: { scheduleToStart: '6', scheduleToClose: '20', startToClose: '9', heartbeat: '4' },
@@ -249,7 +249,7 @@ class Mismatch extends Error {}
 /** Runs one schedule; throws a Mismatch (with the step log) at the first disagreement. */
 async function runSchedule(config: Config, steps: readonly Step[]): Promise<void> {
   clockBase += 30 * 86_400_000;
-  const service = new ManualClockService(table(), clockBase);
+  const service = new ManualClockService(stores(), clockBase);
   const domain = `to-${randomUUID().slice(0, 8)}`;
   await registerTypes(service, domain);
   // Start on a round second plus some milliseconds, away from the registration.
@@ -792,7 +792,7 @@ async function oneActivity(
   also: OracleDecision[] = [],
 ) {
   clockBase += 30 * 86_400_000;
-  const service = new ManualClockService(table(), clockBase);
+  const service = new ManualClockService(stores(), clockBase);
   const domain = `to-${randomUUID().slice(0, 8)}`;
   await registerTypes(service, domain);
   service.clock.ms += 1_000;
@@ -929,7 +929,7 @@ describe('calls on an execution past its own timeout, the fire not come', () => 
 /** A parent (execution timeout `parent` s, child policy `policy`) that has started one child (`child` s). */
 async function parentAndChild(parent: number, child: number, policy: string) {
   clockBase += 30 * 86_400_000;
-  const service = new ManualClockService(table(), clockBase);
+  const service = new ManualClockService(stores(), clockBase);
   const domain = `to-${randomUUID().slice(0, 8)}`;
   await registerTypes(service, domain);
   service.clock.ms += 1_000;
@@ -1105,7 +1105,7 @@ class HeldLambda implements LambdaInvoker {
 async function heldLambdaTask() {
   clockBase += 30 * 86_400_000;
   const lambda = new HeldLambda();
-  const service = new ManualClockService(table(), clockBase, lambda);
+  const service = new ManualClockService(stores(), clockBase, lambda);
   const domain = `to-${randomUUID().slice(0, 8)}`;
   await registerTypes(service, domain);
   service.clock.ms += 1_000;

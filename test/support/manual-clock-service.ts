@@ -1,12 +1,11 @@
 /**
- * The service's operations over DynamoDB Local on a clock the test moves, with a timer service the
- * test drives: every deadline fire the service arms is kept, and handed to the same handler as
+ * The service's operations over a test file's stores (DynamoDB Local, or memory) on a clock the
+ * test moves, with a timer service the test drives: every deadline fire the service arms is kept, and handed to the same handler as
  * functions/timer.ts only when the test says so (on time, late, or not yet). What the stream function
  * carries out for a committed change (arming, children, parents) runs in process, in commit order,
  * before the next call.
  */
 
-import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { LOCAL_IDENTITY } from '../../lib/local/local-service.js';
 import type { RequestContext } from '../../lib/operations/context.js';
@@ -17,7 +16,7 @@ import {
 } from '../../lib/operations/outbox.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
-import type { FreshTable } from './local.js';
+import { operationDepsOver, type TestStores } from './stores.js';
 
 export type Answer =
   | { readonly ok: true; readonly value: Record<string, unknown> | undefined }
@@ -31,13 +30,11 @@ export class ManualClockService {
   private readonly pending: (() => Promise<void>)[] = [];
   readonly errors: unknown[] = [];
 
-  constructor(table: FreshTable, startMs: number, lambda?: LambdaInvoker) {
+  constructor(stores: TestStores, startMs: number, lambda?: LambdaInvoker) {
     const clock = { ms: startMs, now: () => clock.ms };
     this.clock = clock;
     let outbox: OutboxDeps | undefined;
-    const deps = createOperationDeps({
-      doc: table.doc,
-      tableName: table.tableName,
+    const deps = operationDepsOver(stores, {
       identity: LOCAL_IDENTITY,
       clock,
       polling: { maxWaitMs: 0, recheckMs: 0 },

@@ -1,10 +1,9 @@
-import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import { LOCAL_IDENTITY } from '../../lib/local/local-service.js';
 import type { OperationDeps } from '../../lib/operations/context.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { VisibilityStore } from '../../lib/ports/visibility-store.js';
-import type { FreshTable } from './local.js';
+import { operationDepsOver, type TestStores } from './stores.js';
 
 const request = { requestId: 'test', signal: new AbortController().signal };
 
@@ -14,16 +13,14 @@ export type CallOperation = (
 ) => Promise<Record<string, unknown> | undefined>;
 
 /**
- * The service's operations over a table, called directly (no HTTP), with polls that do not wait: for
+ * The service's operations over a test file's stores, called directly (no HTTP), with polls that do not wait: for
  * tests that set the clock or replace a store.
  */
 export function operationsOver(
-  table: FreshTable,
+  stores: TestStores,
   options: { clock?: Clock; visibility?: (real: VisibilityStore) => VisibilityStore } = {},
 ): { deps: OperationDeps; call: CallOperation } {
-  const base = createOperationDeps({
-    doc: table.doc,
-    tableName: table.tableName,
+  const base = operationDepsOver(stores, {
     identity: LOCAL_IDENTITY,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });

@@ -47,17 +47,43 @@ const sideKey = (runId: string, scheduledEventId: number) => `${runId}|${schedul
 const cut = (text: string, chars: number) =>
   text.length <= chars ? text : `${cutText(text, chars)}... (${text.length} characters)`;
 
+/** What the stores hold: one table's runs, pointers, queues and side items. */
+export class ExecutionData {
+  readonly runs = new Map<string, StoredRun>();
+  readonly pointers = new Map<string, string>();
+  readonly queue = new Map<string, QueuedTaskRef>();
+  readonly heartbeats = new Map<string, ActivityHeartbeat>();
+  readonly claims = new Set<string>();
+  readonly letters: DeadLetter[] = [];
+}
+
 export class InMemoryExecutionStore
   implements RunStore, TaskQueueStore, HeartbeatStore, LambdaTaskClaims, DeadLetterStore
 {
-  private readonly runs = new Map<string, StoredRun>();
-  private readonly pointers = new Map<string, string>();
-  private readonly queue = new Map<string, QueuedTaskRef>();
-  private readonly heartbeats = new Map<string, ActivityHeartbeat>();
-  private readonly claims = new Set<string>();
-  private readonly letters: DeadLetter[] = [];
+  private readonly runs: Map<string, StoredRun>;
+  private readonly pointers: Map<string, string>;
+  private readonly queue: Map<string, QueuedTaskRef>;
+  private readonly heartbeats: Map<string, ActivityHeartbeat>;
+  private readonly claims: Set<string>;
+  private readonly letters: DeadLetter[];
 
-  constructor(private readonly nowSeconds: () => number = () => Date.now() / 1000) {}
+  /**
+   * Stores over `data`, judging expiry by `nowSeconds`: several stores over the same data are the
+   * service's processes over one table, each with its own clock.
+   */
+  constructor(
+    private readonly nowSeconds: () => number = () => Date.now() / 1000,
+    data: ExecutionData = new ExecutionData(),
+  ) {
+    ({
+      runs: this.runs,
+      pointers: this.pointers,
+      queue: this.queue,
+      heartbeats: this.heartbeats,
+      claims: this.claims,
+      letters: this.letters,
+    } = data);
+  }
 
   async commit(
     writes: readonly RunWrite[],

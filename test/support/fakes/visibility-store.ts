@@ -45,7 +45,7 @@ function filterKey(f: VisibilityFilter): string {
   }
 }
 
-interface Stored {
+export interface VisibilityRowItem {
   readonly row: VisibilityRow;
   readonly info: ExecutionInfo;
   readonly expiresAt?: number;
@@ -60,9 +60,11 @@ export interface InMemoryVisibilityOptions {
 }
 
 export class InMemoryVisibilityStore implements VisibilityStore {
-  private readonly rows = new Map<string, Stored>();
-
-  constructor(private readonly options: InMemoryVisibilityOptions = {}) {}
+  /** Stores over the same `rows` are the service's processes over one table. */
+  constructor(
+    private readonly options: InMemoryVisibilityOptions = {},
+    private readonly rows: Map<string, VisibilityRowItem> = new Map(),
+  ) {}
 
   async apply(changes: VisibilityChanges, expiresAt: number | undefined): Promise<void> {
     for (const row of changes.remove) this.rows.delete(this.key(row));
