@@ -18,10 +18,11 @@ import type {
   StatusChangeOutcome,
   TagOutcome,
 } from '../../ports/registry-store.js';
-import { queryPages, type TableRef } from './client.js';
+import { queryPage, queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys, SEPARATOR } from './keys.js';
 import { mapLimited } from './parallel.js';
+import { domainItem, mergeTags, toDomain, toType, typeItem } from './registry-items.js';
 import { backoff, isLockConflict, transactWrite } from './transact.js';
 
 const typeCounter = (kind: TypeKind) =>
@@ -121,7 +122,7 @@ export class DynamoRegistryStore implements RegistryStore {
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': gsi1pk },
     };
-    return this.queryPage(input, page, startKey, toDomain, (d) => d.name);
+    return queryPage(this.table, input, page, startKey, toDomain, (d) => d.name);
   }
 
   async setDomainStatus(
@@ -317,7 +318,7 @@ export class DynamoRegistryStore implements RegistryStore {
       },
       ConsistentRead: true,
     };
-    return this.queryPage(input, page, startKey, toType, (t) =>
+    return queryPage(this.table, input, page, startKey, toType, (t) =>
       keys.typeSortValue(t.name, t.version),
     );
   }
@@ -439,43 +440,6 @@ export class DynamoRegistryStore implements RegistryStore {
     }
   }
 
-  /**
-   * One page of a listing in key order (`input`, its key condition and filter). Asks for one item more
-   * than the page holds, so that a cursor is returned only when another item really follows: SWF omits
-   * nextPageToken on the last page. `cursor` names an item as `startKey` reads it back.
-   */
-  private async queryPage<T>(
-    input: QueryCommandInput,
-    page: PageRequest,
-    startKey: (after: string) => Record<string, unknown>,
-    map: (item: Record<string, unknown>) => T,
-    cursor: (item: T) => string,
-  ): Promise<Page<T>> {
-    const items: Record<string, unknown>[] = [];
-    let lastKey: Record<string, unknown> | undefined =
-      page.after === undefined ? undefined : startKey(page.after);
-    let limit = 0;
-    do {
-      // A filter passes over items after the limit is counted: another read may be needed. Each one
-      // reads at least twice as many as the last, so that a small page behind many items the filter
-      // passes over takes a few reads, not one per item or two (what follows the page is read past
-      // and left: the cursor names the page's last item).
-      limit = Math.max(page.limit + 1 - items.length, 2 * limit);
-      const result = await this.table.doc.query({
-        ...input,
-        ScanIndexForward: !page.reverse,
-        Limit: limit,
-        ExclusiveStartKey: lastKey,
-      });
-      items.push(...(result.Items ?? []));
-      lastKey = result.LastEvaluatedKey;
-    } while (lastKey !== undefined && items.length <= page.limit);
-    const shown = items.slice(0, page.limit).map(map);
-    const last = shown[shown.length - 1];
-    const next = items.length > page.limit && last !== undefined ? cursor(last) : undefined;
-    return next === undefined ? { items: shown } : { items: shown, next };
-  }
-
   /** Ensures the table's signing-key item exists (first writer wins) and returns it. */
   async signingKey(generate: () => Buffer): Promise<Buffer> {
     const existing = await this.get(keys.signingKey());
@@ -495,72 +459,4 @@ export class DynamoRegistryStore implements RegistryStore {
       throw new Error('signing key missing');
     return Buffer.from(stored.key, 'base64');
   }
-}
-
-function mergeTags(
-  current: readonly ResourceTag[],
-  change: { readonly upsert: readonly ResourceTag[]; readonly removeKeys: readonly string[] },
-): ResourceTag[] {
-  const byKey = new Map(current.map((t) => [t.key, t]));
-  for (const key of change.removeKeys) byKey.delete(key);
-  for (const tag of change.upsert) byKey.set(tag.key, tag);
-  return [...byKey.values()];
-}
-
-function domainItem(d: DomainRecord): Record<string, unknown> {
-  return {
-    ...keys.domain(d.name),
-    ...keys.domainList(d.status),
-    gsi1sk: d.name,
-    entity: 'Domain',
-    ...d,
-  };
-}
-
-function typeItem(t: TypeRecord): Record<string, unknown> {
-  return {
-    ...keys.type(t.kind, t.domain, t.name, t.version),
-    ...keys.typeList(t.kind, t.domain, t.status),
-    gsi1sk: keys.typeSortValue(t.name, t.version),
-    entity: t.kind === 'workflow' ? 'WorkflowType' : 'ActivityType',
-    ...t,
-  };
-}
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const optStr = (v: unknown) => (typeof v === 'string' ? { value: v } : undefined);
-const optNum = (v: unknown) => (typeof v === 'number' ? { value: v } : undefined);
-const status = (v: unknown): RegistrationStatus =>
-  v === 'DEPRECATED' ? 'DEPRECATED' : 'REGISTERED';
-
-function toDomain(item: Record<string, unknown>): DomainRecord {
-  const description = optStr(item.description);
-  const tags = Array.isArray(item.tags) ? (item.tags as ResourceTag[]) : [];
-  return {
-    name: str(item.name),
-    status: status(item.status),
-    retentionPeriodInDays: str(item.retentionPeriodInDays),
-    tags,
-    creationDate: typeof item.creationDate === 'number' ? item.creationDate : 0,
-    ...(description === undefined ? {} : { description: description.value }),
-  };
-}
-
-function toType(item: Record<string, unknown>): TypeRecord {
-  const description = optStr(item.description);
-  const deprecationDate = optNum(item.deprecationDate);
-  const base = {
-    domain: str(item.domain),
-    name: str(item.name),
-    version: str(item.version),
-    status: status(item.status),
-    creationDate: typeof item.creationDate === 'number' ? item.creationDate : 0,
-    ...(description === undefined ? {} : { description: description.value }),
-    ...(deprecationDate === undefined ? {} : { deprecationDate: deprecationDate.value }),
-  };
-  const configuration =
-    typeof item.configuration === 'object' && item.configuration !== null ? item.configuration : {};
-  return item.kind === 'workflow'
-    ? { ...base, kind: 'workflow', configuration }
-    : { ...base, kind: 'activity', configuration };
 }
