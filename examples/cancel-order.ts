@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SignalWorkflowExecutionCommand, StartWorkflowExecutionCommand } from '@aws-sdk/client-swf';
-import { ActivityWorker, DeciderWorker, sleep } from '../lib/sdk/index.js';
+import { ActivityWorker, DeciderWorker } from '../lib/sdk/index.js';
 import {
   ORDER_ACTIVITIES,
   ORDER_WORKFLOW,
@@ -19,8 +19,8 @@ import {
   DEFAULT_DOMAIN,
   type ExampleOptions,
   freshTaskList,
-  history,
   register,
+  waitForActivityStart,
   waitForClose,
 } from './support.js';
 
@@ -64,7 +64,7 @@ export async function main(options: ExampleOptions): Promise<void> {
       }),
     );
     const execution = { workflowId: order.orderId, runId: runId ?? '' };
-    await waitForShipping(options, domain, execution);
+    await waitForActivityStart(client, domain, execution, 'ShipOrder');
     const signalledAt = Date.now();
     await client.send(
       new SignalWorkflowExecutionCommand({
@@ -96,29 +96,4 @@ export async function main(options: ExampleOptions): Promise<void> {
   } finally {
     await Promise.all([decider.shutdown(), worker.shutdown()]);
   }
-}
-
-/** Waits until ShipOrder has been started by the worker. */
-async function waitForShipping(
-  options: ExampleOptions,
-  domain: string,
-  execution: { workflowId: string; runId: string },
-) {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const events = await history(options.client, domain, execution);
-    const ship = events.find(
-      (e) =>
-        e.eventType === 'ActivityTaskScheduled' &&
-        e.activityTaskScheduledEventAttributes?.activityId === 'ship',
-    );
-    const started = events.some(
-      (e) =>
-        e.eventType === 'ActivityTaskStarted' &&
-        e.activityTaskStartedEventAttributes?.scheduledEventId === ship?.eventId,
-    );
-    if (ship !== undefined && started) return;
-    await sleep(100);
-  }
-  throw new Error('ShipOrder never started');
 }

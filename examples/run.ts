@@ -16,6 +16,9 @@ const EXAMPLES: Record<
   'cancel-order': () => import('./cancel-order.js'),
   'wait-for-signal': () => import('./wait-for-signal.js'),
   'month-long-order': () => import('./month-long-order.js'),
+  'order-as-code': () => import('./order-as-code.js'),
+  'cancel-order-as-code': () => import('./cancel-order-as-code.js'),
+  'wait-for-signal-as-code': () => import('./wait-for-signal-as-code.js'),
 };
 
 async function run(): Promise<number> {

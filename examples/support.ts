@@ -114,3 +114,26 @@ export const completedResult = (events: readonly HistoryEvent[]) =>
 export function check(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`example check failed: ${message}`);
 }
+
+/** Waits until an activity of this type has been started by a worker. */
+export async function waitForActivityStart(
+  client: SWFClient,
+  domain: string,
+  execution: WorkflowExecution,
+  activityTypeName: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const events = await history(client, domain, execution);
+    const scheduled = events.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityTypeName,
+    );
+    const started = events.some(
+      (e) => e.activityTaskStartedEventAttributes?.scheduledEventId === scheduled?.eventId,
+    );
+    if (scheduled !== undefined && started) return;
+    await sleep(100);
+  }
+  throw new Error(`${activityTypeName} never started`);
+}

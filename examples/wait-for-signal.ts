@@ -4,7 +4,11 @@
  * with the approval, if the timer fires first it completes as timed out. Runs both cases.
  */
 import { randomUUID } from 'node:crypto';
-import { SignalWorkflowExecutionCommand, StartWorkflowExecutionCommand } from '@aws-sdk/client-swf';
+import {
+  type HistoryEvent,
+  SignalWorkflowExecutionCommand,
+  StartWorkflowExecutionCommand,
+} from '@aws-sdk/client-swf';
 import { type Decider, DeciderWorker, decide, sleep } from '../lib/sdk/index.js';
 import {
   check,
@@ -38,7 +42,6 @@ export const approvalDecider: Decider = (state) => {
 export async function main(options: ExampleOptions): Promise<void> {
   const { client } = options;
   const domain = options.domain ?? DEFAULT_DOMAIN;
-  const print = options.print ?? console.log;
   await register(client, domain, APPROVAL_WORKFLOW, []);
   const taskList = freshTaskList('approval-decisions');
   const decider = new DeciderWorker({
@@ -63,33 +66,49 @@ export async function main(options: ExampleOptions): Promise<void> {
     return { workflowId, runId: runId ?? '' };
   };
   try {
-    const approved = await start(30);
-    const ignored = await start(2);
-    await sleep(1_000);
-    await client.send(
-      new SignalWorkflowExecutionCommand({
-        domain,
-        workflowId: approved.workflowId,
-        signalName: 'Approve',
-        input: 'by alice',
-      }),
-    );
-    for (const [execution, expected] of [
-      [approved, 'approved: by alice'],
-      [ignored, 'timed out waiting for approval'],
-    ] as const) {
-      const closed = await waitForClose(client, domain, execution);
-      const result = completedResult(closed.events);
-      const types = closed.events.map((e) => e.eventType);
-      print(
-        `${execution.workflowId}: ${closed.closeStatus}, result "${result}", timer ${types.includes('TimerFired') ? 'fired' : 'canceled'}`,
-      );
-      check(
-        result === expected,
-        `${execution.workflowId} result "${result}", expected "${expected}"`,
-      );
-    }
+    await approveOneIgnoreOther(options, domain, start, 'by alice', completedResult);
   } finally {
     await decider.shutdown();
+  }
+}
+
+/**
+ * Starts two waits for approval (30 s and 2 s), approves the first with `approval` as the signal's
+ * input, and checks that it was approved and the other timed out.
+ */
+export async function approveOneIgnoreOther(
+  options: ExampleOptions,
+  domain: string,
+  start: (waitSeconds: number) => Promise<{ workflowId: string; runId: string }>,
+  approval: string,
+  resultOf: (events: HistoryEvent[]) => string | undefined,
+): Promise<void> {
+  const { client } = options;
+  const print = options.print ?? console.log;
+  const approved = await start(30);
+  const ignored = await start(2);
+  await sleep(1_000);
+  await client.send(
+    new SignalWorkflowExecutionCommand({
+      domain,
+      workflowId: approved.workflowId,
+      signalName: 'Approve',
+      input: approval,
+    }),
+  );
+  for (const [execution, expected] of [
+    [approved, 'approved: by alice'],
+    [ignored, 'timed out waiting for approval'],
+  ] as const) {
+    const closed = await waitForClose(client, domain, execution);
+    const result = resultOf(closed.events);
+    const types = closed.events.map((e) => e.eventType);
+    print(
+      `${execution.workflowId}: ${closed.closeStatus}, result "${result}", timer ${types.includes('TimerFired') ? 'fired' : 'canceled'}`,
+    );
+    check(
+      result === expected,
+      `${execution.workflowId} result "${result}", expected "${expected}"`,
+    );
   }
 }

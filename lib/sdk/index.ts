@@ -4,6 +4,8 @@
  *
  * - `createSwfClient`: a client with long-poll-safe timeouts and the right SigV4 signing.
  * - `DeciderWorker` + `workflowState` + `decide.*`: deciders as plain `(state) => decisions` functions.
+ * - `defineWorkflow` + `defineActivity`: workflows as async code, replayed from the history on each
+ *   decision task; the same `DeciderWorker` (its `workflows`) runs them.
  * - `ActivityWorker`: slots, automatic heartbeats, `ctx.signal` cancellation, graceful shutdown.
  * - `activityTaskHandler` / `decisionTaskHandler`: the same workers as Lambda functions of push task
  *   lists, invoked by the service with each task instead of polling.
@@ -42,6 +44,7 @@ export * from './decider/state.js';
 export {
   type Decider,
   type DeciderResult,
+  type Deciders,
   DeciderWorker,
   type DeciderWorkerOptions,
 } from './decider/worker.js';
@@ -58,3 +61,4 @@ export {
 export type { SwfCall } from './lean-transport.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { sleep } from './util.js';
+export * from './workflow/index.js';

@@ -5,7 +5,7 @@ import type { TaskEnd } from './activity/run-task.js';
 import { DEFAULT_CANCEL_GRACE_MS, startActivityTask } from './activity/start-task.js';
 import type { ApiFunction } from './api-function.js';
 import { createSwfClient, type SwfClientOptions } from './client.js';
-import { type Decider, decideTask } from './decider/decide-task.js';
+import { checkDeciders, type Deciders, decideTask } from './decider/decide-task.js';
 import { describeError } from './errors.js';
 import { readWireAnswer } from './lean-transport.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -73,9 +73,7 @@ export interface ActivityTaskHandlerOptions extends HandlerClientOptions {
   readonly onTaskEnd?: (end: TaskEnd) => void;
 }
 
-export interface DecisionTaskHandlerOptions extends HandlerClientOptions {
-  /** One decider for every workflow type on the list, or one per workflow type name. */
-  readonly decider: Decider | Readonly<Record<string, Decider>>;
+export interface DecisionTaskHandlerOptions extends HandlerClientOptions, Deciders {
   /** History page size asked of PollForDecisionTask for further pages (default: the service's). */
   readonly maximumPageSize?: number;
 }
@@ -144,8 +142,8 @@ export function activityTaskHandler(
 
 /**
  * A Lambda handler that decides pushed decision tasks as DeciderWorker decides polled ones: every
- * history page, replay, the decider, RespondDecisionTaskCompleted. A decider's error is logged, not
- * thrown: the decision task times out and is rescheduled.
+ * history page, replay, the decider (or the workflow's code), RespondDecisionTaskCompleted. A
+ * decider's error is logged, not thrown: the decision task times out and is rescheduled.
  *
  * @example
  * export const handler = decisionTaskHandler({
@@ -153,6 +151,7 @@ export function activityTaskHandler(
  * });
  */
 export function decisionTaskHandler(options: DecisionTaskHandlerOptions): PushedTaskHandler<void> {
+  checkDeciders(options);
   const clientFor = handlerClients(options);
   const logger = options.logger ?? consoleLogger;
   return async (event) => {
@@ -161,8 +160,9 @@ export function decisionTaskHandler(options: DecisionTaskHandlerOptions): Pushed
     const client = clientFor(pushed);
     const first = readWireAnswer('PollForDecisionTask', task);
     if (!first.taskToken) throw new Error('not a pushed decision task: its task has no taskToken');
-    const { decider, maximumPageSize } = options;
-    await decideTask({ client, domain, taskList, decider, maximumPageSize, logger }, first);
+    const { decider, workflows, observe, maximumPageSize } = options;
+    const deciders = { decider, workflows, observe };
+    await decideTask({ client, domain, taskList, ...deciders, maximumPageSize, logger }, first);
   };
 }
 

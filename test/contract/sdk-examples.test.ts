@@ -4,9 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main as cancelOrder } from '../../examples/cancel-order.js';
+import { main as cancelOrderAsCode } from '../../examples/cancel-order-as-code.js';
 import { main as monthLongOrder } from '../../examples/month-long-order.js';
 import { main as order } from '../../examples/order.js';
+import { main as orderAsCode } from '../../examples/order-as-code.js';
 import { main as waitForSignal } from '../../examples/wait-for-signal.js';
+import { main as waitForSignalAsCode } from '../../examples/wait-for-signal-as-code.js';
 import { TestEnvironment } from '../../lib/testing/index.js';
 import { recordingLogger } from '../sdk/support.js';
 
@@ -56,5 +59,26 @@ describe('examples', () => {
     expect(text).toMatch(/\+30 d 0 h 0 min 0 s +TimerFired return-window/);
     expect(text).toMatch(/^virtual time: 37 d 13 h/m);
     expect(text).toMatch(/^wall-clock time: \d+\.\d s$/m);
+  });
+
+  it('order-as-code: the same order workflow as code takes both branches', async () => {
+    const printed = await runExample(orderAsCode);
+    expect(printed).toMatch(/card valid\): COMPLETED, result "shipped"/);
+    expect(printed).toMatch(/card declined\): COMPLETED, result "cancelled: card declined"/);
+    expect(printed).toMatch(/activity: RecordOrderCompletion/);
+    expect(printed).toMatch(/activity: EmailCustomer/);
+  });
+
+  it('cancel-order-as-code: the signal wins the race, cancels shipping and closes CANCELED', async () => {
+    const printed = await runExample(cancelOrderAsCode);
+    expect(printed).toMatch(/CANCELED .*\(cancelled by the customer: changed my mind\)/);
+    expect(printed).toMatch(/ShipOrder .*: stopped \(cancelRequested\)/);
+  });
+
+  it('wait-for-signal-as-code: approval before the timeout, and the timeout without it', async () => {
+    // As above: the example signals after a second of the wall clock.
+    const printed = await env.holdTime(() => runExample(waitForSignalAsCode));
+    expect(printed).toMatch(/result "approved: by alice", timer canceled/);
+    expect(printed).toMatch(/result "timed out waiting for approval", timer fired/);
   });
 });

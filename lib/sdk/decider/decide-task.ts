@@ -9,6 +9,8 @@ import {
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { defaultIdentity, durationSeconds, report, retrying } from '../util.js';
+import { decideWorkflowTask, type WorkflowObservation } from '../workflow/decide.js';
+import type { WorkflowDefinition } from '../workflow/definitions.js';
 import { workflowState } from './replay.js';
 import type { WorkflowState } from './state.js';
 
@@ -20,21 +22,41 @@ export type DeciderResult =
 /** A decider is a plain function of the replayed state: test it with `workflowState({events})`. */
 export type Decider = (state: WorkflowState) => DeciderResult | Promise<DeciderResult>;
 
+/** Who decides a list's tasks: state-function deciders, workflows as code, or both. */
+export interface Deciders {
+  /**
+   * One decider for every workflow type on the list, or one per workflow type name (a decider
+   * function, or a workflow definition).
+   */
+  readonly decider?: Decider | Readonly<Record<string, Decider | WorkflowDefinition>> | undefined;
+  /**
+   * Workflows as code (`defineWorkflow`), each deciding the tasks of its type name (its exact
+   * version first); before `decider`.
+   */
+  readonly workflows?: readonly WorkflowDefinition[] | undefined;
+  /** Told of each workflow task decided, and of each replay that does not match its history. */
+  readonly observe?: ((observation: WorkflowObservation) => void) | undefined;
+}
+
 /** What deciding a task needs, whoever got the task: a poller or a pushed function. */
-export interface DecideOptions {
+export interface DecideOptions extends Deciders {
   readonly client: SWFClient;
   readonly domain: string;
   readonly taskList: string;
-  /** One decider for every workflow type on the list, or one per workflow type name. */
-  readonly decider: Decider | Readonly<Record<string, Decider>>;
   readonly identity?: string | undefined;
   readonly maximumPageSize?: number | undefined;
   readonly logger: Logger;
 }
 
+/** Throws unless the options name someone to decide. */
+export function checkDeciders(o: Deciders): void {
+  if (o.decider === undefined && (o.workflows ?? []).length === 0)
+    throw new Error('give a decider, or workflows, to decide the decision tasks');
+}
+
 /** PollForDecisionTask on the options' list: a new task, or with `nextPageToken` a further page. */
 export function pollDecisionCommand(
-  o: Omit<DecideOptions, 'decider' | 'logger'>,
+  o: Omit<DecideOptions, keyof Deciders | 'logger'>,
   nextPageToken?: string,
 ): PollForDecisionTaskCommand {
   const { domain, taskList, maximumPageSize } = o;
@@ -69,9 +91,8 @@ export async function decideTask(o: DecideOptions, first: DecisionTask): Promise
   }
   let result: DeciderResult;
   try {
-    const state = workflowState({ ...first, taskToken, events });
     const answered = await withinTimeout(
-      deciderFor(o.decider, name)(state),
+      answerOf(o, { ...first, taskToken, events }),
       startToCloseMs(events),
     );
     if (answered === TIMED_OUT) {
@@ -83,6 +104,7 @@ export async function decideTask(o: DecideOptions, first: DecisionTask): Promise
       });
       return;
     }
+    if (answered === undefined) return;
     result = answered;
   } catch (error) {
     o.logger.error('decider failed; the decision task will time out', {
@@ -160,9 +182,29 @@ async function allEvents(o: DecideOptions, first: DecisionTask): Promise<History
   return events;
 }
 
-function deciderFor(decider: DecideOptions['decider'], workflowTypeName: string): Decider {
+/** The answer of whoever decides the task's type; undefined when a workflow chose to send none. */
+async function answerOf(
+  o: DecideOptions,
+  task: DecisionTask & { taskToken: string; events: HistoryEvent[] },
+): Promise<DeciderResult | undefined> {
+  const decider = deciderFor(o, task.workflowType?.name ?? '', task.workflowType?.version);
+  if (typeof decider === 'function') return decider(workflowState(task));
+  return decideWorkflowTask(decider, task, o);
+}
+
+function deciderFor(
+  o: Deciders,
+  name: string,
+  version: string | undefined,
+): Decider | WorkflowDefinition {
+  const workflows = o.workflows ?? [];
+  const workflow =
+    workflows.find((w) => w.name === name && w.version === version) ??
+    workflows.find((w) => w.name === name);
+  if (workflow !== undefined) return workflow;
+  const { decider } = o;
   if (typeof decider === 'function') return decider;
-  const found = Object.hasOwn(decider, workflowTypeName) ? decider[workflowTypeName] : undefined;
-  if (found === undefined) throw new Error(`no decider for workflow type ${workflowTypeName}`);
+  const found = decider !== undefined && Object.hasOwn(decider, name) ? decider[name] : undefined;
+  if (found === undefined) throw new Error(`no decider for workflow type ${name}`);
   return found;
 }

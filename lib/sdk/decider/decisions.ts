@@ -15,7 +15,7 @@ import type {
 export type Seconds = number | string;
 
 /** Replaces the string timeouts of an SWF attribute type by `Seconds`. */
-type WithSeconds<T, K extends keyof T> = Omit<T, K> & { [P in K]?: Seconds };
+type WithSeconds<T, K extends keyof T> = Omit<T, K> & { [P in K]?: Seconds | undefined };
 
 export type ScheduleActivityTaskInput = WithSeconds<
   ScheduleActivityTaskDecisionAttributes,

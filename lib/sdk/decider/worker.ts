@@ -2,16 +2,15 @@ import type { PollForDecisionTaskCommandOutput, SWFClient } from '@aws-sdk/clien
 import { describeError, isAbort, isRetryable } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { onProcessSignals, sleep } from '../util.js';
-import { type Decider, decideTask, pollDecisionCommand } from './decide-task.js';
+import { checkDeciders, type Deciders, decideTask, pollDecisionCommand } from './decide-task.js';
 
-export type { Decider, DeciderResult } from './decide-task.js';
+export type { Decider, DeciderResult, Deciders } from './decide-task.js';
 
-export interface DeciderWorkerOptions {
+/** A DeciderWorker's settings: its list, and `decider` or `workflows` (or both) to decide it. */
+export interface DeciderWorkerOptions extends Deciders {
   readonly client: SWFClient;
   readonly domain: string;
   readonly taskList: string;
-  /** One decider for every workflow type on the list, or one per workflow type name. */
-  readonly decider: Decider | Readonly<Record<string, Decider>>;
   readonly identity?: string;
   /** Decision tasks handled at once (default 2). */
   readonly concurrency?: number;
@@ -25,8 +24,9 @@ export interface DeciderWorkerOptions {
 }
 
 /**
- * Polls a decision task list, replays each task's full history (every page) into a `WorkflowState`,
- * asks the decider, and answers RespondDecisionTaskCompleted.
+ * Polls a decision task list, replays each task's full history (every page) into a `WorkflowState`
+ * for a decider (or through a workflow's code, for workflows as code), and answers
+ * RespondDecisionTaskCompleted.
  */
 export class DeciderWorker {
   readonly #options: DeciderWorkerOptions;
@@ -38,6 +38,7 @@ export class DeciderWorker {
   #shutdown: Promise<void> | undefined;
 
   constructor(options: DeciderWorkerOptions) {
+    checkDeciders(options);
     this.#options = options;
     this.#logger = options.logger ?? consoleLogger;
   }

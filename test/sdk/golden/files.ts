@@ -1,0 +1,40 @@
+/** Reading and writing the golden histories, and the shape two recordings of one scenario share. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { HistoryEvent } from '@aws-sdk/client-swf';
+import type { RecordedRun } from '../../support/workflow-replay-check.js';
+
+const path = (name: string) => new URL(`./${name}.history.json`, import.meta.url);
+
+export function readGolden(name: string): RecordedRun {
+  const run: RecordedRun = JSON.parse(readFileSync(path(name), 'utf8'));
+  const events = run.events.map((e) => ({
+    ...e,
+    eventTimestamp: new Date(String(e.eventTimestamp)),
+  }));
+  return { ...run, events };
+}
+
+export function writeGolden(name: string, run: RecordedRun): void {
+  writeFileSync(path(name), `${JSON.stringify(run, null, 2)}\n`);
+}
+
+/**
+ * What two recordings of a scenario must share: each event's type and the names it carries (of
+ * activities, timers, markers, signals, causes), not its ids, times or values.
+ */
+export function shapeOf(events: readonly HistoryEvent[]): string[] {
+  return events.map((e) => {
+    const names = [
+      e.activityTaskScheduledEventAttributes?.activityType?.name,
+      e.timerStartedEventAttributes?.timerId,
+      e.markerRecordedEventAttributes?.markerName,
+      e.workflowExecutionSignaledEventAttributes?.signalName,
+      e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name,
+      e.lambdaFunctionScheduledEventAttributes?.name,
+      e.activityTaskFailedEventAttributes?.reason,
+      e.workflowExecutionFailedEventAttributes?.reason,
+      e.childWorkflowExecutionFailedEventAttributes?.reason,
+    ].filter((n) => n !== undefined);
+    return [e.eventType, ...names].join(' ');
+  });
+}
