@@ -2,7 +2,7 @@
  * `npm run bench`: measures the local service as users feel it and prints the figures the service is
  * held to (docs/performance.md), each target beside each figure. Options:
  *
- *   --only throughput,dispatch,cancellation,timers,cost   run some scenarios (default: all)
+ *   --only throughput,dispatch,cancellation,timers,cost,replay   run some (default: all)
  *   --json FILE                                           also write every figure as JSON
  *   --quick                                               smaller samples (a smoke run)
  */
@@ -13,6 +13,7 @@ import { buildTable, formatTable } from './report.js';
 import { type CancellationResult, runCancellation } from './scenarios/cancellation.js';
 import { type CostResult, DEPLOYED_POLL_MAX_WAIT_MS, runCost } from './scenarios/cost.js';
 import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
+import { type ReplayResult, runReplay } from './scenarios/replay.js';
 import { runThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { runTimers, type TimersResult } from './scenarios/timers.js';
 
@@ -21,7 +22,14 @@ import { runTimers, type TimersResult } from './scenarios/timers.js';
  * fast once other scenarios have filled it (the run itself is not slowed as much), so the store's rate
  * is taken on a store that holds only the throughput scenario's own executions.
  */
-export const SCENARIOS = ['throughput', 'dispatch', 'cancellation', 'timers', 'cost'] as const;
+export const SCENARIOS = [
+  'throughput',
+  'dispatch',
+  'cancellation',
+  'timers',
+  'cost',
+  'replay',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchResults {
@@ -30,6 +38,7 @@ export interface BenchResults {
   cancellation?: CancellationResult;
   timers?: TimersResult;
   cost?: CostResult;
+  replay?: ReplayResult;
 }
 
 interface Args {
@@ -77,6 +86,7 @@ async function main(): Promise<void> {
         cancels: 10,
         timers: 60,
         cost: 20,
+        replays: 10,
       }
     : {
         dispatch: 150,
@@ -86,6 +96,7 @@ async function main(): Promise<void> {
         cancels: 30,
         timers: 300,
         cost: 60,
+        replays: 60,
       };
   const began = Date.now();
   process.stderr.write('starting the local service (DynamoDB Local, table, SWF endpoint) …\n');
@@ -105,6 +116,8 @@ async function main(): Promise<void> {
       if (scenario === 'cancellation')
         results.cancellation = await runCancellation(env, size.cancels);
       if (scenario === 'timers') results.timers = await runTimers(env, size.timers);
+      // Replaying a workflow is the decider's own work: no request, the stack idle meanwhile.
+      if (scenario === 'replay') results.replay = await runReplay(size.replays);
       if (scenario === 'cost') {
         // The deployed service's figures: every request on its own (a Lambda container serves one
         // at a time, so no poller is handed a task or woken by another request), deployed long polls.

@@ -115,12 +115,11 @@ export class WorkflowContext {
     options: ActivityCallOptions = {},
   ): Operation<O> {
     this.#run.assertRunning();
-    const o = { ...definition.options, ...options };
-    const activityId = o.activityId ?? String(this.#run.nextId('activity'));
-    const decision = activityDecision(definition, input, o, activityId);
+    const activityId = options.activityId ?? String(this.#run.nextId('activity'));
+    const decision = activityDecision(definition, input, options, activityId);
     const attempt = (scope: Scope) =>
       new ActivityOp<O>(this.#run, scope, decision, definition.codec).start();
-    const policy = o.retry;
+    const policy = options.retry ?? definition.options.retry;
     if (policy === undefined) return attempt(this.#scope);
     const scope = new Scope(this.#scope);
     const retried = async (): Promise<O> => {

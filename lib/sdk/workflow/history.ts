@@ -40,10 +40,11 @@ export function activationsOf(
       if (completedId !== undefined) push(recorded, completedId, event);
     }
   }
-  const steps: Activation[] = answered.map((a) => ({
-    ...a,
-    time: startedAt.get(a.startedEventId) ?? EPOCH,
-    recorded: recorded.get(a.completedEventId) ?? [],
+  const steps: Activation[] = answered.map(({ startedEventId: started, completedEventId }) => ({
+    startedEventId: started,
+    completedEventId,
+    time: startedAt.get(started) ?? EPOCH,
+    recorded: recorded.get(completedEventId) ?? NONE,
   }));
   const time = startedAt.get(startedEventId) ?? EPOCH;
   steps.push({ startedEventId, time, completedEventId: undefined, recorded: [] });
@@ -51,6 +52,35 @@ export function activationsOf(
 }
 
 const EPOCH = new Date(0);
+const NONE: readonly HistoryEvent[] = [];
+
+/** The event types that record a decision (or its refusal): the others need no closer look. */
+const DECISION_RECORDS = new Set([
+  'ActivityTaskScheduled',
+  'ScheduleActivityTaskFailed',
+  'ActivityTaskCancelRequested',
+  'RequestCancelActivityTaskFailed',
+  'TimerStarted',
+  'StartTimerFailed',
+  'TimerCanceled',
+  'CancelTimerFailed',
+  'MarkerRecorded',
+  'RecordMarkerFailed',
+  'StartChildWorkflowExecutionInitiated',
+  'StartChildWorkflowExecutionFailed',
+  'SignalExternalWorkflowExecutionInitiated',
+  'RequestCancelExternalWorkflowExecutionInitiated',
+  'LambdaFunctionScheduled',
+  'ScheduleLambdaFunctionFailed',
+  'WorkflowExecutionCompleted',
+  'CompleteWorkflowExecutionFailed',
+  'WorkflowExecutionFailed',
+  'FailWorkflowExecutionFailed',
+  'WorkflowExecutionCanceled',
+  'CancelWorkflowExecutionFailed',
+  'WorkflowExecutionContinuedAsNew',
+  'ContinueAsNewWorkflowExecutionFailed',
+]);
 
 function push(map: Map<number, HistoryEvent[]>, key: number, event: HistoryEvent): void {
   const list = map.get(key);
@@ -64,6 +94,7 @@ function push(map: Map<number, HistoryEvent[]>, key: number, event: HistoryEvent
  * for events that happened later (a failure that follows an Initiated event is a later outcome).
  */
 export function answerOf(e: HistoryEvent): number | undefined {
+  if (!DECISION_RECORDS.has(e.eventType ?? '')) return undefined;
   switch (e.eventType) {
     case 'ActivityTaskScheduled':
       return e.activityTaskScheduledEventAttributes?.decisionTaskCompletedEventId;

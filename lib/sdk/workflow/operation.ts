@@ -37,8 +37,6 @@ export abstract class Op<T> implements Deliverable, Cancellable {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    // A lost race's loser may reject with nobody listening: that is no unhandled rejection.
-    this.promise.catch(ignore);
   }
 
   get isSettled(): boolean {
@@ -87,6 +85,8 @@ export abstract class Op<T> implements Deliverable, Cancellable {
     if (this.#settled) return;
     this.#settled = true;
     this.scope.remove(this);
+    // A lost race's loser may reject with nobody listening: that is no unhandled rejection.
+    this.promise.catch(ignore);
     this.#reject(error);
   }
 

@@ -67,6 +67,7 @@ class Replay implements RunApi {
   readonly #cancelListeners: (() => void)[] = [];
   readonly #random: SeededRandom;
   #step: Activation | undefined;
+  #replaying = false;
   #cursor = 0;
   #error: NonDeterminismError | undefined;
   #finished = false;
@@ -101,6 +102,7 @@ class Replay implements RunApi {
     try {
       for (const step of steps) {
         this.#step = step;
+        this.#replaying = step.completedEventId !== undefined;
         this.#cursor = 0;
         for (let e = events[next]; e !== undefined && (e.eventId ?? 0) <= step.startedEventId; ) {
           this.#deliver(e);
@@ -123,7 +125,7 @@ class Replay implements RunApi {
   }
 
   get isReplaying(): boolean {
-    return this.#step?.completedEventId !== undefined;
+    return this.#replaying;
   }
 
   get cancelRequested(): boolean {

@@ -1,8 +1,7 @@
 /** The decisions a workflow's calls ask for, built from definitions and call options. */
-import type { Decision } from '@aws-sdk/client-swf';
+import type { Decision, ScheduleActivityTaskDecisionAttributes } from '@aws-sdk/client-swf';
 import {
   continueAsNewWorkflowExecution,
-  scheduleActivityTask,
   scheduleLambdaFunction,
   startChildWorkflowExecution,
 } from '../decider/decisions.js';
@@ -41,18 +40,50 @@ export const taskListOf = (name: string | undefined) => (name === undefined ? un
 export const priorityOf = (priority: number | undefined) =>
   priority === undefined ? undefined : String(priority);
 
+/**
+ * ScheduleActivityTask. What does not change from call to call (type, list, timeouts) is worked out
+ * once per definition: a replay asks for every activity the history holds again.
+ */
 export function activityDecision(
   definition: ActivityDefinition<unknown, unknown>,
   input: unknown,
-  o: ActivityCallOptions,
+  callOptions: ActivityCallOptions,
   activityId: string,
 ): Decision {
-  const { name, version, codec } = definition;
-  return scheduleActivityTask({
-    activityType: { name, version },
-    activityId,
-    input: encodePayload(codec, input, `the input of activity ${name}`),
-    control: o.control,
+  const { name, codec } = definition;
+  const fixed =
+    Object.keys(callOptions).length === 0
+      ? fixedOfDefinition(definition)
+      : activitySettings(definition, { ...definition.options, ...callOptions });
+  const encoded = encodePayload(codec, input, `the input of activity ${name}`);
+  const attributes: ScheduleActivityTaskDecisionAttributes = { ...fixed, activityId };
+  if (encoded !== undefined) attributes.input = encoded;
+  if (callOptions.control !== undefined) attributes.control = callOptions.control;
+  return {
+    decisionType: 'ScheduleActivityTask',
+    scheduleActivityTaskDecisionAttributes: attributes,
+  };
+}
+
+type ActivitySettings = Omit<ScheduleActivityTaskDecisionAttributes, 'activityId'>;
+
+const settingsOfDefinition = new WeakMap<object, ActivitySettings>();
+
+function fixedOfDefinition(definition: ActivityDefinition<unknown, unknown>): ActivitySettings {
+  let settings = settingsOfDefinition.get(definition);
+  if (settings === undefined) {
+    settings = activitySettings(definition, definition.options);
+    settingsOfDefinition.set(definition, settings);
+  }
+  return settings;
+}
+
+function activitySettings(
+  definition: ActivityDefinition<unknown, unknown>,
+  o: ActivityOptions,
+): ActivitySettings {
+  return withoutUndefined({
+    activityType: { name: definition.name, version: definition.version },
     taskList: taskListOf(o.taskList),
     taskPriority: priorityOf(o.taskPriority),
     scheduleToStartTimeout: optional(o.scheduleToStartTimeout, 'scheduleToStartTimeout'),
@@ -60,6 +91,12 @@ export function activityDecision(
     scheduleToCloseTimeout: optional(o.scheduleToCloseTimeout, 'scheduleToCloseTimeout'),
     heartbeatTimeout: optional(o.heartbeatTimeout, 'heartbeatTimeout'),
   });
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[])
+    if (value[key] === undefined) delete value[key];
+  return value;
 }
 
 /** The run settings an execution is started with (a child, a new run, a start). */
