@@ -41,7 +41,7 @@ import { recordingLogger } from '../sdk/support.js';
 import { uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { replayDifferences } from '../support/workflow-replay-check.js';
-import { history } from '../support/workflow-rig.js';
+import { history, untilEvent } from '../support/workflow-rig.js';
 
 const domain = 'workflow-golden';
 let client: SWFClient;
@@ -58,14 +58,8 @@ interface Scenario {
   readonly rawInput?: string;
 }
 
-const untilEvent = async (execution: { workflowId: string; runId: string }, type: string) => {
-  for (let i = 0; i < 200; i++) {
-    const events = await history(client, domain, execution);
-    if (events.some((e) => e.eventType === type)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${type} in ${execution.workflowId}`);
-};
+const until = (execution: { workflowId: string; runId: string }, type: string) =>
+  untilEvent(client, domain, execution, type);
 
 const signal = (workflowId: string, signalName: string, input: string) =>
   client.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName, input }));
@@ -78,7 +72,7 @@ const scenarios: Scenario[] = [
     workflow: goldenCancelOrder,
     input: 'o-3',
     drive: async (execution) => {
-      await untilEvent(execution, 'ActivityTaskStarted');
+      await until(execution, 'ActivityTaskStarted');
       await signal(execution.workflowId, 'CancelOrder', JSON.stringify('changed my mind'));
     },
   },
@@ -87,7 +81,7 @@ const scenarios: Scenario[] = [
     workflow: goldenApproval,
     input: 60,
     drive: async (execution) => {
-      await untilEvent(execution, 'TimerStarted');
+      await until(execution, 'TimerStarted');
       await signal(execution.workflowId, 'Approve', JSON.stringify('alice'));
     },
   },
@@ -101,7 +95,7 @@ const scenarios: Scenario[] = [
     workflow: goldenCancelRequested,
     input: null,
     drive: async (execution) => {
-      await untilEvent(execution, 'ActivityTaskStarted');
+      await until(execution, 'ActivityTaskStarted');
       await client.send(new RequestCancelWorkflowExecutionCommand({ domain, ...execution }));
     },
   },
@@ -151,7 +145,7 @@ async function record(s: Scenario): Promise<void> {
       ? await startWorkflow(client, { domain, workflow: s.workflow, workflowId, input: s.input })
       : await startRaw(s.workflow, workflowId, s.rawInput);
   await s.drive?.(execution);
-  await untilEvent(execution, closeEventOf(s.name));
+  await until(execution, closeEventOf(s.name));
   recorded.set(s.name, { ...execution, events: await history(client, domain, execution) });
 }
 
@@ -187,12 +181,26 @@ describe.each(scenarios)('golden history $name', (s) => {
       events: fresh.events,
     };
     expect(await replayDifferences(s.workflow, run)).toEqual([]);
-    if (process.env.UPDATE_GOLDEN === '1') writeGolden(s.name, run);
-    else if (!existsSync(new URL(`../sdk/golden/${s.name}.history.json`, import.meta.url)))
+    const file = new URL(`../sdk/golden/${s.name}.history.json`, import.meta.url);
+    if (process.env.UPDATE_GOLDEN === '1' && (await needsUpdate(s, file, fresh.events)))
+      writeGolden(s.name, run);
+    else if (!existsSync(file))
       throw new Error(`no golden history ${s.name}: record it with UPDATE_GOLDEN=1`);
     expect(shapeOf(fresh.events)).toEqual(shapeOf(readGolden(s.name).events));
   });
 });
+
+/** A golden is written again only when it is missing, changed shape, or no longer replays. */
+async function needsUpdate(
+  s: Scenario,
+  file: URL,
+  fresh: readonly HistoryEvent[],
+): Promise<boolean> {
+  if (!existsSync(file)) return true;
+  const golden = readGolden(s.name);
+  if (JSON.stringify(shapeOf(golden.events)) !== JSON.stringify(shapeOf(fresh))) return true;
+  return (await replayDifferences(s.workflow, golden)).length > 0;
+}
 
 it('the workers reported no error while recording', () => {
   expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);

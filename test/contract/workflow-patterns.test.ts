@@ -3,7 +3,7 @@
  * local service: the exclusive choice, a timer, a signal wait with a timer as its timeout, markers,
  * an activity cancelled through its heartbeat, and child workflows.
  */
-import { SignalWorkflowExecutionCommand } from '@aws-sdk/client-swf';
+import type { HistoryEvent } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActivityCanceledError,
@@ -15,7 +15,7 @@ import {
   sleep,
 } from '../../lib/sdk/index.js';
 import { eventsOf, single } from '../support/decider.js';
-import { history, type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
+import { type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
 
 let rig: WorkflowRig;
 beforeAll(async () => {
@@ -140,7 +140,7 @@ function workflows() {
   return [order, timer, approval, markers, cancellable, child, parent];
 }
 
-const scheduled = (events: Awaited<ReturnType<typeof history>>) =>
+const scheduled = (events: readonly HistoryEvent[]) =>
   eventsOf(events, 'ActivityTaskScheduled').map(
     (e) => JSON.parse(e.activityTaskScheduledEventAttributes?.input ?? '{}').step,
   );
@@ -190,15 +190,8 @@ it('a timer: ctx.sleep is a StartTimer, and ctx.now() moves with the decision ta
 describe('a signal wait with a timer as its timeout', () => {
   it('takes the signal and cancels the timer when the signal comes first', async () => {
     const execution = await rig.start(approval, 60);
-    await untilEvent(execution, 'TimerStarted');
-    await rig.client.send(
-      new SignalWorkflowExecutionCommand({
-        domain: rig.domain,
-        workflowId: execution.workflowId,
-        signalName: 'Approve',
-        input: '"alice"',
-      }),
-    );
+    await rig.untilEvent(execution, 'TimerStarted');
+    await rig.signal(execution.workflowId, 'Approve', '"alice"');
     const closed = await rig.waitForClose(execution);
     expect(closed.result).toBe('"approved by alice"');
     expect(eventsOf(closed.events, 'TimerCanceled')).toHaveLength(1);
@@ -267,12 +260,3 @@ it('the workers reported no error', () => {
   expect(rig.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
   expect(rig.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
 });
-
-async function untilEvent(execution: { workflowId: string; runId: string }, type: string) {
-  for (let i = 0; i < 200; i++) {
-    const events = await history(rig.client, rig.domain, execution);
-    if (events.some((e) => e.eventType === type)) return;
-    await sleep(50);
-  }
-  throw new Error(`no ${type}`);
-}

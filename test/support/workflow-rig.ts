@@ -6,6 +6,7 @@
 import {
   DescribeWorkflowExecutionCommand,
   type HistoryEvent,
+  SignalWorkflowExecutionCommand,
   type SWFClient,
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
@@ -41,6 +42,15 @@ export interface Closed {
   readonly details: string | undefined;
 }
 
+type DeciderExtras = {
+  readonly decider?: Record<string, Decider>;
+  readonly maximumPageSize?: number;
+  readonly identity?: string;
+  readonly concurrency?: number;
+  /** Another decision task list than the file's. */
+  readonly taskList?: string;
+};
+
 export interface WorkflowRig {
   readonly client: SWFClient;
   readonly domain: string;
@@ -61,14 +71,20 @@ export interface WorkflowRig {
   serve(
     workflows: readonly WorkflowDefinition[],
     implementations: readonly ActivityImplementation[],
-    extra?: { decider?: Record<string, Decider>; maximumPageSize?: number },
+    extra?: DeciderExtras,
   ): Promise<void>;
+  /** Starts a DeciderWorker on the file's decision list (serve starts one). */
+  decider(workflows: readonly WorkflowDefinition[], extra?: DeciderExtras): DeciderWorker;
   start<I>(
     workflow: WorkflowReference<I, unknown>,
     input: I,
     workflowId?: string,
   ): Promise<{ workflowId: string; runId: string }>;
   waitForClose(execution: WorkflowExecution, timeoutMs?: number): Promise<Closed>;
+  /** The history once it has `count` events of this type. */
+  untilEvent(execution: Execution, eventType: string, count?: number): Promise<HistoryEvent[]>;
+  /** SignalWorkflowExecution, with `input` as it is (encode it for a workflow's codec). */
+  signal(workflowId: string, signalName: string, input?: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -81,7 +97,7 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
   const observations: WorkflowObservation[] = [];
   const workers: { shutdown(): Promise<void> }[] = [];
   const common = { client, domain, logger, shutdownSignals: [] };
-  return {
+  const rig: WorkflowRig = {
     client,
     domain,
     stack: server.stack,
@@ -109,14 +125,8 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
     async serve(workflows, implementations, extra = {}) {
       const activities = implementations.map((i) => i.definition);
       await registerTypes(client, domain, { workflows, activities });
+      if (workflows.length > 0) rig.decider(workflows, extra);
       workers.push(
-        new DeciderWorker({
-          ...common,
-          taskList: decisionList,
-          workflows,
-          observe: (o) => observations.push(o),
-          ...extra,
-        }).start(),
         new ActivityWorker({
           ...common,
           taskList: activityList,
@@ -125,14 +135,55 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
         }).start(),
       );
     },
+    decider(workflows, extra = {}) {
+      const worker = new DeciderWorker({
+        ...common,
+        taskList: decisionList,
+        workflows,
+        observe: (o) => observations.push(o),
+        ...extra,
+      }).start();
+      workers.push(worker);
+      return worker;
+    },
     start: (workflow, input, workflowId = uid(workflow.name)) =>
       startWorkflow(client, { domain, workflow, workflowId, input }),
     waitForClose: (execution, timeoutMs) => waitForClose(client, domain, execution, timeoutMs),
+    untilEvent: (execution, eventType, count) =>
+      untilEvent(client, domain, execution, eventType, count),
+    signal: (workflowId, signalName, input) =>
+      client.send(
+        new SignalWorkflowExecutionCommand({
+          domain,
+          workflowId,
+          signalName,
+          ...(input === undefined ? {} : { input }),
+        }),
+      ),
     async close() {
       await Promise.all(workers.map((w) => w.shutdown()));
       await server.close();
     },
   };
+  return rig;
+}
+
+type Execution = { readonly workflowId: string; readonly runId: string };
+
+/** Reads the history until it has `count` events of `eventType` (15 s at most). */
+export async function untilEvent(
+  client: SWFClient,
+  domain: string,
+  execution: Execution,
+  eventType: string,
+  count = 1,
+): Promise<HistoryEvent[]> {
+  for (let i = 0; i < 300; i++) {
+    const events = await history(client, domain, execution);
+    if (events.filter((e) => e.eventType === eventType).length >= count) return events;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${execution.workflowId} has no ${count} ${eventType} events`);
 }
 
 async function waitForClose(

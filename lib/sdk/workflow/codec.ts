@@ -33,7 +33,8 @@ export class PayloadError extends Error {
     readonly what: string,
     message: string,
   ) {
-    super(`${what} ${message}`);
+    const text = `${what} ${message}`;
+    super(`${text.charAt(0).toUpperCase()}${text.slice(1)}`);
   }
 }
 

@@ -192,6 +192,10 @@ export const goldenCancelRequested = defineWorkflow(
     const work = ctx.activity(Slow, 'working');
     await ctx.race([work, ctx.whenCancelRequested()]);
     if (!ctx.cancelRequested) return 'finished';
+    // The race cancelled the work: clean up once it has stopped.
+    await work.catch((error: unknown) => {
+      if (!(error instanceof ActivityCanceledError)) throw error;
+    });
     await ctx.activity(Step, { step: 'clean up' });
     return ctx.closeAsCanceled('cancel requested');
   },
