@@ -4,7 +4,12 @@
  * signals as an async iterable, races that cancel (or leave) their losers, decision tasks in small
  * history pages, and decisionTaskHandler on a push task list.
  */
-import { DescribeWorkflowExecutionCommand, type HistoryEvent } from '@aws-sdk/client-swf';
+import {
+  DescribeWorkflowExecutionCommand,
+  type HistoryEvent,
+  PollForDecisionTaskCommand,
+  RespondDecisionTaskCompletedCommand,
+} from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActivityFailedError,
@@ -14,10 +19,13 @@ import {
   implementActivity,
   LambdaFunctionError,
   type PushedTaskEvent,
+  registerTypes,
   sleep,
   type WorkflowReference,
 } from '../../lib/sdk/index.js';
+import { decideWorkflowTask } from '../../lib/sdk/workflow/decide.js';
 import { eventsOf, uid } from '../support/decider.js';
+import { replayDifferences } from '../support/workflow-replay-check.js';
 import { history, type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
 
 let rig: WorkflowRig;
@@ -278,6 +286,48 @@ it('decisionTaskHandler decides workflows as code on a push task list', async ()
   );
   expect(info.executionInfo?.closeStatus).toBe('COMPLETED');
   expect((await history(rig.client, rig.domain, execution)).length).toBeGreaterThan(PAGE);
+});
+
+it('a close refused for a signal that came meanwhile (UNHANDLED_DECISION) is sent again with the next task', async () => {
+  const quickList = uid('quick');
+  const quick = rig.workflow('Quick', async (ctx) => `decided at ${ctx.now().getTime() > 0}`, {
+    taskList: quickList,
+  });
+  await registerTypes(rig.client, rig.domain, { workflows: [quick] });
+  const execution = await rig.start(quick, null);
+  const poll = () =>
+    rig.client.send(
+      new PollForDecisionTaskCommand({ domain: rig.domain, taskList: { name: quickList } }),
+    );
+  const answer = async (task: Awaited<ReturnType<typeof poll>>) => {
+    const decisions = await decideWorkflowTask(
+      quick,
+      { ...task, events: task.events ?? [] },
+      {
+        logger: rig.logger,
+      },
+    );
+    await rig.client.send(
+      new RespondDecisionTaskCompletedCommand({
+        taskToken: task.taskToken,
+        decisions: [...(decisions ?? [])],
+      }),
+    );
+  };
+  // The signal comes while the first task is out: its close is refused, a new task scheduled.
+  const first = await poll();
+  await rig.signal(execution.workflowId, 'Late', '"too late"');
+  await answer(first);
+  await answer(await poll());
+  const closed = await rig.waitForClose(execution);
+  expect(closed.events.map((e) => e.eventType)).toContain('CompleteWorkflowExecutionFailed');
+  expect(closed).toMatchObject({ closeStatus: 'COMPLETED', result: '"decided at true"' });
+  const run = {
+    workflowExecution: execution,
+    workflowType: { name: 'Quick', version: '1' },
+    events: closed.events,
+  };
+  expect(await replayDifferences(quick, run)).toEqual([]);
 });
 
 it('the workers reported no error', () => {
