@@ -47,10 +47,10 @@ beforeAll(async () => {
   rig = await workflowRig('workflow-features');
   d = defs();
   w = defineWorkflows();
-  rig.stack.lambda.register('shout', async (input) =>
+  rig.service.lambda.register('shout', async (input) =>
     JSON.stringify(String(JSON.parse(input ?? '""')).toUpperCase()),
   );
-  rig.stack.lambda.register('explode', async () => {
+  rig.service.lambda.register('explode', async () => {
     throw Object.assign(new Error('boom'), { name: 'Explosion' });
   });
   const handler = decisionTaskHandler({
@@ -58,7 +58,7 @@ beforeAll(async () => {
     workflows: [w.pushed],
     logger: rig.logger,
   });
-  rig.stack.push.register(
+  rig.service.push.register(
     { kind: 'decision', domain: rig.domain, taskList: pushList, target: 'wf-handler' },
     (event) => handler(event as PushedTaskEvent),
   );

@@ -110,7 +110,7 @@ const recorded = new Map<string, { events: HistoryEvent[]; workflowId: string; r
 beforeAll(async () => {
   const server = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } });
   client = server.swf;
-  server.stack.lambda.register('golden-upper', async (input) =>
+  server.service.lambda.register('golden-upper', async (input) =>
     JSON.stringify(String(JSON.parse(input ?? '""')).toUpperCase()),
   );
   await registerTypes(client, domain, {

@@ -269,7 +269,7 @@ describe('deterministic helpers', () => {
     await decide(async (ctx) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       try {
-        ctx.sleep(1);
+        void ctx.sleep(1);
       } catch (error) {
         caught = error;
       }

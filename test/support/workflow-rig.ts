@@ -10,7 +10,7 @@ import {
   type SWFClient,
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
-import type { LocalStack } from '../../lib/local/stack.js';
+import type { LocalService } from '../../lib/local/local-service.js';
 import {
   type ActivityDefinition,
   type ActivityDefinitionOptions,
@@ -54,7 +54,7 @@ type DeciderExtras = {
 export interface WorkflowRig {
   readonly client: SWFClient;
   readonly domain: string;
-  readonly stack: LocalStack;
+  readonly service: LocalService;
   readonly decisionList: string;
   readonly activityList: string;
   readonly logger: ReturnType<typeof recordingLogger>;
@@ -100,7 +100,7 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
   const rig: WorkflowRig = {
     client,
     domain,
-    stack: server.stack,
+    service: server.service,
     decisionList,
     activityList,
     logger,
