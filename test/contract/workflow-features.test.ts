@@ -15,6 +15,7 @@ import {
   ActivityFailedError,
   ActivityFailure,
   ActivityTimedOutError,
+  decide,
   decisionTaskHandler,
   implementActivity,
   LambdaFunctionError,
@@ -22,6 +23,7 @@ import {
   registerTypes,
   sleep,
   type WorkflowReference,
+  workflowReference,
 } from '../../lib/sdk/index.js';
 import { decideWorkflowTask } from '../../lib/sdk/workflow/decide.js';
 import { eventsOf, uid } from '../support/decider.js';
@@ -78,7 +80,11 @@ beforeAll(async () => {
         return 'woke';
       }),
     ],
-    { maximumPageSize: PAGE },
+    {
+      maximumPageSize: PAGE,
+      // A state-function decider beside the workflows, on the same list and worker.
+      decider: { Legacy: (state) => [decide.completeWorkflowExecution(`legacy ${state.input}`)] },
+    },
   );
 }, 60_000);
 afterAll(() => rig.close());
@@ -328,6 +334,13 @@ it('a close refused for a signal that came meanwhile (UNHANDLED_DECISION) is sen
     events: closed.events,
   };
   expect(await replayDifferences(quick, run)).toEqual([]);
+});
+
+it('one DeciderWorker runs state-function deciders beside workflows as code', async () => {
+  const legacy = workflowReference('Legacy', '1', { ...w.retry.options });
+  await registerTypes(rig.client, rig.domain, { workflows: [legacy] });
+  const closed = await rig.waitForClose(await rig.start(legacy, 'x'));
+  expect(closed).toMatchObject({ closeStatus: 'COMPLETED', result: 'legacy "x"' });
 });
 
 it('the workers reported no error', () => {
