@@ -20,7 +20,7 @@ import {
   startWorkflow,
   type WorkflowDefinition,
 } from '../../lib/sdk/index.js';
-import { readGolden, shapeOf, writeGolden } from '../sdk/golden/files.js';
+import { goldenFile, readGolden, shapeOf, writeGolden } from '../sdk/golden/files.js';
 import {
   GOLDEN_ACTIVITIES,
   GOLDEN_DECISIONS,
@@ -181,7 +181,7 @@ describe.each(scenarios)('golden history $name', (s) => {
       events: fresh.events,
     };
     expect(await replayDifferences(s.workflow, run)).toEqual([]);
-    const file = new URL(`../sdk/golden/${s.name}.history.json`, import.meta.url);
+    const file = goldenFile(s.name);
     if (process.env.UPDATE_GOLDEN === '1' && (await needsUpdate(s, file, fresh.events)))
       writeGolden(s.name, run);
     else if (!existsSync(file))

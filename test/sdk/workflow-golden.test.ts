@@ -10,7 +10,7 @@ import { replayDifferences } from '../support/workflow-replay-check.js';
 import { readGolden } from './golden/files.js';
 import { goldenWorkflows } from './golden/workflows.js';
 
-const names = readdirSync(new URL('./golden/', import.meta.url))
+const names = readdirSync(new URL('./golden/code/', import.meta.url))
   .filter((f) => f.endsWith('.history.json'))
   .map((f) => f.replace('.history.json', ''));
 

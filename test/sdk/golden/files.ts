@@ -1,9 +1,12 @@
-/** Reading and writing the golden histories, and the shape two recordings of one scenario share. */
+/** Reading and writing the golden histories of code workflows (in code/; the state-function goldens
+ * of the testing kit sit beside it), and the shape two recordings of one scenario share. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { HistoryEvent } from '@aws-sdk/client-swf';
 import type { RecordedRun } from '../../support/workflow-replay-check.js';
 
-const path = (name: string) => new URL(`./${name}.history.json`, import.meta.url);
+/** Where the golden history of a scenario is kept. */
+export const goldenFile = (name: string) => new URL(`./code/${name}.history.json`, import.meta.url);
+const path = goldenFile;
 
 export function readGolden(name: string): RecordedRun {
   const run: RecordedRun = JSON.parse(readFileSync(path(name), 'utf8'));
