@@ -34,3 +34,4 @@ export {
   MockActivityContext,
   type MockActivityTask,
 } from './mock-activity-context.js';
+export { type ReplayOptions, replayHistory } from './replay.js';
