@@ -56,6 +56,10 @@ const TESTING_CONTEXT: Context = {
   historyOf: "import { historyOf } from './lib/testing/index.js';",
   events: "import { events } from './lib/testing/index.js';",
   goldenHistory: "import { goldenHistory } from './lib/testing/index.js';",
+  loadHistory: "import { loadHistory } from './lib/testing/index.js';",
+  replayHistory: "import { replayHistory } from './lib/testing/index.js';",
+  monthLongOrder:
+    "declare const monthLongOrder: import('./lib/sdk/index.js').WorkflowDefinition<string, string>;",
   ORDER: 'declare const ORDER: { name: string; version: string };',
   order: 'declare const order: string;',
   env: "declare const env: import('./lib/testing/index.js').TestEnvironment;",
