@@ -88,6 +88,14 @@ export const INTERNAL_FAILURE = {
   message: 'Internal failure',
 } as const;
 
+/** The `__type` of a call the service cannot serve now (HTTP 503, which SWF's clients retry). */
+export const SERVICE_UNAVAILABLE = 'com.amazon.coral.service#ServiceUnavailableException';
+
+/** The answer to a call the service cannot serve now, saying why: a 503 in the wire shape. */
+export function serviceUnavailable(message: string): HttpResponse {
+  return respond(503, randomUUID(), JSON.stringify({ __type: SERVICE_UNAVAILABLE, message }));
+}
+
 /**
  * The awsJson1_0 edge, shared by the local server and the Lambda handler: target → operation, body →
  * validated input, result or fault → response. SWF faults are 400s in the wire shape; anything else is

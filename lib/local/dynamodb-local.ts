@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn as spawnProcess, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -36,6 +37,8 @@ export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
   readonly pid: number | undefined;
+  /** Settles when the JVM ends, however it ends, with how it ended ("code 1", "signal SIGKILL"). */
+  readonly exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +77,7 @@ export async function startDynamoDbLocal(
   } = {},
 ): Promise<DynamoDbLocal> {
   if (!hasJava()) throw new Error(JAVA_HINT);
+  if (options.dataDir !== undefined) makeDataDir(options.dataDir);
   const port = options.port ?? (await freePort());
   const child = (options.outliveInterrupt === true ? spawnIgnoringInterrupts : spawn)({
     port,
@@ -84,6 +88,11 @@ export async function startDynamoDbLocal(
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   const endpoint = `http://127.0.0.1:${port}`;
+  const exited = new Promise<string>((resolveExit) =>
+    child.once('exit', (code, signal) =>
+      resolveExit(signal === null ? `code ${code}` : `signal ${signal}`),
+    ),
+  );
   try {
     await waitUntilReady(endpoint, child, output);
   } catch (error) {
@@ -99,11 +108,23 @@ export async function startDynamoDbLocal(
     endpoint,
     port,
     pid: child.pid,
+    exited,
     stop: async () => {
       process.removeListener('exit', endWithUs);
       await stopProcess(child);
     },
   };
+}
+
+/** The data directory, made with its parents if it is not there (a fresh clone has no `.local-data`). */
+function makeDataDir(dataDir: string): void {
+  const path = resolve(dataDir);
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot use ${path} as the data directory: ${reason}`);
+  }
 }
 
 async function waitUntilReady(
@@ -120,8 +141,9 @@ async function waitUntilReady(
   const deadline = Date.now() + 60_000;
   try {
     while (Date.now() < deadline) {
-      if (child.exitCode !== null) {
-        throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output.join('')}`);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        const how = child.signalCode ?? `code ${child.exitCode}`;
+        throw new Error(`DynamoDB Local exited (${how}):\n${output.join('')}`);
       }
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }));

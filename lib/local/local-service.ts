@@ -23,7 +23,12 @@ import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/ou
 import { handleStreamRecords, type StreamHandlingOptions } from '../operations/stream-records.js';
 import type { Clock } from '../ports/clock.js';
 import { isTransientFailure } from '../ports/transient-failure.js';
-import { type DynamoDbLocal, localCredentials, startDynamoDbLocal } from './dynamodb-local.js';
+import {
+  type SupervisedDynamo,
+  servedWhileStoreServes,
+  superviseDynamoDbLocal,
+} from './dynamo-supervisor.js';
+import { localCredentials } from './dynamodb-local.js';
 import { type RouteHook, type RunningServer, startServer } from './server.js';
 
 /** The name the local server answers Lambda's Invoke for, as the deployed API function. */
@@ -75,14 +80,23 @@ export interface LocalServiceOptions {
   readonly access?: PolicySet;
   /** Prints the audit log's line for each call (as the deployed API function logs it). */
   readonly auditLog?: (line: string) => void;
+  /** Told as each part starts (DynamoDB Local, the table, the outbox): what `npm start` prints. */
+  readonly progress?: (line: string) => void;
+  /** Where the service says what befalls its DynamoDB Local (died, restarting, back); stderr by default. */
+  readonly log?: (line: string) => void;
+  /**
+   * The DynamoDB Local this service started is gone for good (it held its data in memory, or would
+   * not start again). By default the service says so and closes; `npm start` exits non-zero.
+   */
+  readonly onStoreLost?: (message: string) => void;
 }
 
 export interface LocalService {
   readonly endpoint: string;
   readonly dynamoEndpoint: string;
   readonly tableName: string;
-  /** DynamoDB Local's process, when this service started it. */
-  readonly dynamo: DynamoDbLocal | undefined;
+  /** DynamoDB Local, when this service started it (and restarts it when it dies). */
+  readonly dynamo: SupervisedDynamo | undefined;
   readonly server: RunningServer;
   /** The dependencies the outbox runs with (tests drive the stream handler with them). */
   readonly outbox: OutboxDeps;
@@ -111,11 +125,17 @@ export const localStreamHandler =
 
 /** DynamoDB Local, the table and the SWF endpoint: what `npm start` runs, as a function for tests. */
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
+  const progress = options.progress ?? (() => {});
+  const log = options.log ?? ((line: string) => console.error(line));
+  let lost: (message: string) => void = log;
   const dynamo =
     options.dynamoEndpoint === undefined
-      ? await startDynamoDbLocal({
+      ? await superviseDynamoDbLocal({
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
           outliveInterrupt: options.dynamoOutlivesInterrupt === true,
+          progress,
+          log,
+          onLost: (message) => lost(message),
         })
       : undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? dynamo?.endpoint ?? '';
@@ -127,6 +147,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   });
   try {
     await ensureTable(client, tableName);
+    progress(`Table ${tableName} ready`);
     const doc = createDocumentClient({
       endpoint: dynamoEndpoint,
       region: LOCAL_REGION,
@@ -157,8 +178,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       },
     });
     // Timers and timeouts: an in-process heap whose fires run the same handler as functions/timer.ts.
-    const scheduler: LocalDeadlineScheduler = new LocalDeadlineScheduler(deps.clock, (fire) =>
-      outbox === undefined ? Promise.resolve() : fireRunDeadline(outbox, fire),
+    const scheduler: LocalDeadlineScheduler = new LocalDeadlineScheduler(
+      deps.clock,
+      (fire) => (outbox === undefined ? Promise.resolve() : fireRunDeadline(outbox, fire)),
+      // A fire that fails while DynamoDB Local restarts is tried again each second: the outage's
+      // own line says it all.
+      (error) => {
+        if (dynamo?.outage() === undefined) console.error('deadline fire failed', error);
+      },
     );
     outbox = { ...deps, scheduler };
     const ready = outbox;
@@ -170,14 +197,19 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // What the stream function's event source delivers on AWS: the records with work for the
       // outbox (the others' images are never decoded).
       handle: localStreamHandler(ready),
+      log,
     });
-    await rearmDeadlines(deps.runs, scheduler);
-    const log = options.auditLog;
-    const dispatch = createDispatcher(
-      operationsByAction,
-      deps,
-      undefined,
-      log === undefined ? undefined : (entry) => log(auditLine(entry)),
+    const armed = await rearmDeadlines(deps.runs, scheduler);
+    progress(`Outbox reading the table's stream; ${armed} open run(s) with deadlines re-armed`);
+    const audit = options.auditLog;
+    const dispatch = servedWhileStoreServes(
+      dynamo,
+      createDispatcher(
+        operationsByAction,
+        deps,
+        undefined,
+        audit === undefined ? undefined : (entry) => audit(auditLine(entry)),
+      ),
     );
     const around = options.aroundCall;
     const server = await startServer(
@@ -190,7 +222,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     );
     // Pushed tasks name the server's API function, whose Invoke it serves, as a deployment names its own.
     push.useApi({ functionName: LOCAL_API_FUNCTION, endpoint: server.url });
-    return {
+    const service: LocalService = {
       endpoint: server.url,
       dynamoEndpoint,
       tableName,
@@ -211,6 +243,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         await dynamo?.stop();
       },
     };
+    lost =
+      options.onStoreLost ??
+      ((message) => {
+        log(message);
+        void service.close();
+      });
+    return service;
   } catch (error) {
     client.destroy();
     await dynamo?.stop();
@@ -219,11 +258,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 }
 
 /** Deadlines live in memory locally: on start, arm every open run's alarm again from the table. */
-async function rearmDeadlines(store: unknown, scheduler: LocalDeadlineScheduler): Promise<void> {
-  if (!(store instanceof DynamoExecutionStore)) return;
+async function rearmDeadlines(store: unknown, scheduler: LocalDeadlineScheduler): Promise<number> {
+  if (!(store instanceof DynamoExecutionStore)) return 0;
+  let armed = 0;
   for (const state of await store.scanOpenRuns()) {
     const alarm = state.alarm ?? earliestDeadline(state);
-    if (alarm !== undefined)
-      await scheduler.arm({ runId: state.execution.runId, key: alarm.key, at: alarm.at });
+    if (alarm === undefined) continue;
+    await scheduler.arm({ runId: state.execution.runId, key: alarm.key, at: alarm.at });
+    armed++;
   }
+  return armed;
 }

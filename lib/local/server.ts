@@ -3,7 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { conditionContext } from '../core/iam-keys.js';
 import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
-import { type Dispatcher, INTERNAL_FAILURE, MAX_REQUEST_BYTES } from '../http/dispatch.js';
+import {
+  type Dispatcher,
+  INTERNAL_FAILURE,
+  MAX_REQUEST_BYTES,
+  SERVICE_UNAVAILABLE,
+} from '../http/dispatch.js';
 import type { Caller } from '../operations/access.js';
 
 /**
@@ -20,10 +25,7 @@ export interface RunningServer {
 }
 
 /** What a request that comes while the server is stopping is answered with (HTTP 503). */
-const STOPPING_FAULT = {
-  __type: 'com.amazon.coral.service#ServiceUnavailableException',
-  message: 'The server is stopping',
-};
+const STOPPING_FAULT = { __type: SERVICE_UNAVAILABLE, message: 'The server is stopping' };
 
 /** How long a request may take to arrive (Node's own advice for a server with no proxy in front). */
 const REQUEST_TIMEOUT_MS = 120_000;

@@ -133,6 +133,13 @@ async function main(): Promise<void> {
     ...(dataDir === undefined || dataDir === '' ? {} : { dataDir }),
     ...(access === undefined ? {} : { access }),
     ...(values['audit-log'] === true ? { auditLog: (line: string) => console.log(line) } : {}),
+    progress: (line) => console.log(line),
+    // Its data was in memory, or it will not start again: a process manager sees the exit.
+    onStoreLost: (message) => {
+      console.error(message);
+      stopping = true;
+      void (service?.close() ?? Promise.resolve()).finally(() => process.exit(1));
+    },
   });
   if (stopping) {
     await service.close();

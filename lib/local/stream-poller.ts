@@ -40,6 +40,8 @@ export interface StreamPollerOptions {
   readonly maxIdleMs?: number;
   /** Called after each read of a shard (how often it reads, for tests). */
   readonly onRead?: () => void;
+  /** Where it says that reads fail, and that they work again (stderr by default). */
+  readonly log?: (line: string) => void;
 }
 
 export interface StreamPoller {
@@ -86,6 +88,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   });
   const call = async (operation: string, input: Json) =>
     (await client.call(operation, JSON.stringify(input))).body;
+  const log = options.log ?? ((line: string) => console.error(line));
   const cursors = new Map<string, ShardCursor>();
   // Shards whose checkpoint is behind what the stream still holds: read again from the oldest record.
   const fromOldest = new Set<string>();
@@ -206,16 +209,29 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     }
   };
 
+  /**
+   * After a failed read: iterators may have died with the connection (DynamoDB Local restarted under
+   * the server): each shard is read again right after the last record handed over.
+   */
+  const recover = async () => {
+    for (const cursor of cursors.values()) {
+      cursor.iterator = await iteratorOf(cursor.shardId, cursor.handled);
+    }
+  };
+
   await discover();
   const loop = (async () => {
     let lastDiscovery = Date.now();
     let lastCheckpoint = Date.now();
+    // One line when reads start failing and one when they work again, not one per retry.
+    let failing = false;
     while (!stopped) {
       const passWaiters = waiting;
       waiting = [];
       let read = 0;
       let failed = false;
       try {
+        if (failing) await recover();
         for (const cursor of [...cursors.values()]) read += await pollShard(cursor);
         if (Date.now() - lastDiscovery > 1_000) {
           await discover();
@@ -225,9 +241,15 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           await saveCheckpoints();
           lastCheckpoint = Date.now();
         }
+        if (failing) log('stream poller: the stream is read and handled again');
+        failing = false;
       } catch (error) {
         failed = true;
-        if (!stopped) console.error('stream poller: read failed, retrying', error);
+        if (!failing && !stopped)
+          log(
+            `stream poller: reading or handling the stream failed (${describe(error)}); retrying until it works`,
+          );
+        failing = true;
         await sleep(500);
       }
       if (read > 0 || failed) {
@@ -267,6 +289,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     },
   };
 }
+
+/** An error in a line: its name and message (a stack trace per failed read says nothing more). */
+const describe = (error: unknown) =>
+  error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error);
 
 /** The entity of the checkpoint items (never an outbox record). */
 const CHECKPOINT_ENTITY = 'StreamCheckpoint';

@@ -7,7 +7,7 @@
  * anything.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListDomainsCommand, SWFClient } from '@aws-sdk/client-swf';
@@ -33,6 +33,10 @@ describe('npm start', () => {
       const out = await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
       const endpoint = endpointIn(out);
       expect(out.trim().split('\n')).toEqual([
+        'Starting DynamoDB Local (data in memory)...',
+        expect.stringMatching(/^DynamoDB Local ready on http:\/\/127\.0\.0\.1:\d+ \(\d+\.\d s\)$/),
+        'Table swf-local ready',
+        "Outbox reading the table's stream; 0 open run(s) with deadlines re-armed",
         `SWF endpoint: ${endpoint}   (region us-east-1, data in memory (gone when stopped))`,
         `Console: ${endpoint}/console/`,
         `AWS SDK: new SWFClient({ endpoint: '${endpoint}', region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })`,
@@ -69,6 +73,63 @@ describe('npm start', () => {
       for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
     }
   }, 120_000);
+
+  it('prints each part as it starts, not all at once at the end', async () => {
+    const child = npmStart(['--port', '0']);
+    const seen: { line: string; at: number }[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n'))
+        if (line !== '') seen.push({ line, at: performance.now() });
+    });
+    try {
+      await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
+      const first = seen.find((s) => s.line.startsWith('Starting DynamoDB Local'));
+      const ready = seen.find((s) => s.line.startsWith('DynamoDB Local ready'));
+      const banner = seen.find((s) => s.line.startsWith('SWF endpoint:'));
+      // The JVM takes seconds to answer: the first line comes before it does, not with the banner.
+      expect((ready?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThan(500);
+      expect(banner?.at).toBeGreaterThanOrEqual(ready?.at ?? Number.POSITIVE_INFINITY);
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('makes the --data directory when it is not there, and names it when it cannot', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'fresh-clone-'));
+    try {
+      const dir = join(parent, 'nested', '.local-data');
+      const child = npmStart(['--port', '0', '--data', dir]);
+      try {
+        const out = await waitForLine(child, 'Press Ctrl-C to stop.', 90_000);
+        expect(out).toContain(`Starting DynamoDB Local (data in ${dir})...`);
+        expect(out).toContain(`data kept in ${dir}`);
+        child.kill('SIGTERM');
+        expect(await exited(child)).toBe(0);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+      expect(readdirSync(dir).length).toBeGreaterThan(0); // DynamoDB Local's database
+      // A path under a file cannot be a directory.
+      const file = join(parent, 'a-file');
+      writeFileSync(file, '');
+      const run = spawnSync(
+        process.execPath,
+        [...startArgs, '--port', '0', '--data', join(file, 'data')],
+        {
+          cwd: root,
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`Cannot use ${join(file, 'data')} as the data directory`);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('stops DynamoDB Local too when SIGTERM comes while it is still starting', async () => {
     const child = npmStart(['--port', '0']);
