@@ -20,6 +20,7 @@ export const timing = [
   'test/integration/timeout-oracle.test.ts',
   'test/contract/crash-starts.test.ts',
   'test/contract/testing-month-long.test.ts',
+  'test/contract/idle-pollers.test.ts',
 ];
 
 /**

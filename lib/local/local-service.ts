@@ -168,7 +168,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       push,
       ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
-      ...(options.polling === undefined ? {} : { polling: options.polling }),
+      ...localPolling(options),
       ...(options.access === undefined ? {} : { access: options.access }),
       // A new deadline is armed the moment its change commits, not when the stream gets to it.
       onCommitted: (before, after) => {
@@ -255,6 +255,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     await dynamo?.stop();
     throw error;
   }
+}
+
+/**
+ * How often a waiting poll reads its queue on its own. In one process every task queued wakes its
+ * list's pollers at once, so this is only a safety net, and one look per list stands for all its
+ * pollers (TaskNotifier.lookDue): a thousand idle polls cost a few reads a second, not a thousand.
+ * Requests kept apart (as deployed) have no wake and keep the deployed interval.
+ */
+const LOCAL_RECHECK_MS = 20_000;
+
+function localPolling(options: LocalServiceOptions): { polling?: Partial<PollingConfig> } {
+  if (options.requestsApart === true)
+    return options.polling === undefined ? {} : { polling: options.polling };
+  return { polling: { recheckMs: LOCAL_RECHECK_MS, ...options.polling } };
 }
 
 /** Deadlines live in memory locally: on start, arm every open run's alarm again from the table. */

@@ -46,6 +46,8 @@ export async function longPoll<T extends TaskInHand>(
   request.signal.addEventListener('abort', onAbort, { once: true });
   const adopt = () => deps.notifier.adopt(kind, domain, taskList);
   try {
+    // A new poll looks at once, as does one woken by a notify; see lookDue for those whose time ran out.
+    let look = true;
     while (!request.signal.aborted) {
       for (let left = adopt(); left !== undefined; left = adopt()) {
         const task = left.result as T;
@@ -59,18 +61,35 @@ export async function longPoll<T extends TaskInHand>(
         Math.min(remaining, deps.polling.recheckMs),
         stop.signal,
       );
-      const taken = await takeFirst(deps, request, list, take);
-      if (taken !== undefined || remaining <= 0) return taken;
+      if (look) {
+        const taken = await takeFirst(deps, request, list, take);
+        if (taken !== undefined) return taken;
+      }
+      if (remaining <= 0) return undefined;
       // The queue was empty: a task scheduled from now on may be started for this poller directly.
       if (handoff !== undefined) wait.acceptHandoff(handoff);
       const handed = await wait.done;
       if (handed !== undefined) return handed.result as T;
+      look = !wait.endedByTime() || lookAgain(deps, list, deadline);
     }
     return undefined;
   } finally {
     request.signal.removeEventListener('abort', onAbort);
     stop.abort();
   }
+}
+
+/**
+ * Whether a poll whose wait ran out reads its queue again. At its deadline, only where no wake
+ * reaches it (a task queued in the process would have woken it); before, once per list per interval.
+ */
+function lookAgain(
+  deps: OperationDeps,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  deadline: number,
+): boolean {
+  if (deadline - deps.clock.now() <= 0) return !deps.notifier.wakesOnQueue;
+  return deps.notifier.lookDue(list.kind, list.domain, list.taskList, deps.polling.recheckMs);
 }
 
 /**

@@ -29,6 +29,8 @@ export interface PollWait {
    * queue. Once reserved, the wait ends only by delivery or release.
    */
   acceptHandoff(start: HandoffStarter): void;
+  /** Whether the wait ended only because its time ran out (no notify, signal or handoff). */
+  endedByTime(): boolean;
 }
 
 /**
@@ -37,6 +39,8 @@ export interface PollWait {
  * back to re-reading the queue.
  */
 export interface TaskNotifier {
+  /** Whether every task queued where its pollers wait wakes them (in one process), so none need look on time alone. */
+  readonly wakesOnQueue: boolean;
   notify(kind: TaskKind, domain: string, taskList: string): void;
   /** A wait until the next notify for that list, `ms` passing, `signal` firing, or a handoff. */
   wait(kind: TaskKind, domain: string, taskList: string, ms: number, signal: AbortSignal): PollWait;
@@ -49,6 +53,12 @@ export interface TaskNotifier {
   orphan(kind: TaskKind, domain: string, taskList: string, result: unknown): void;
   /** Takes a task a poll's caller left (see orphan), if one waits on that list. */
   adopt(kind: TaskKind, domain: string, taskList: string): { readonly result: unknown } | undefined;
+  /**
+   * Whether a poller whose wait ran out should read its list's queue again: in one process every task
+   * queued there wakes its pollers, so one look per list per `intervalMs` stands for them all (the
+   * first caller in an interval is told yes, the others no). Where no wake reaches, always yes.
+   */
+  lookDue(kind: TaskKind, domain: string, taskList: string, intervalMs: number): boolean;
   /** Pollers currently waiting on that list in this process. */
   waiting(kind: TaskKind, domain: string, taskList: string): number;
   /**

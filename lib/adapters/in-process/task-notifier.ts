@@ -27,11 +27,14 @@ const MAX_ORPHANS = 1_000;
  * a commit that schedules a task may instead reserve one idle waiter and start the task for it.
  */
 export class InProcessTaskNotifier implements TaskNotifier {
+  readonly wakesOnQueue = true;
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** Queue entries a poller of this process is claiming (or dropping) right now. */
   private readonly entriesInHand = new Set<string>();
   /** Per list, tasks started for polls whose callers left: the next polls there answer with them. */
   private readonly orphans = new Map<string, unknown[]>();
+  /** Per list, when a poller last read its queue on time alone (see lookDue). */
+  private readonly lastLook = new Map<string, number>();
 
   notify(kind: TaskKind, domain: string, taskList: string): void {
     const set = this.waiters.get(listKey(kind, domain, taskList));
@@ -71,7 +74,14 @@ export class InProcessTaskNotifier implements TaskNotifier {
         resolve(outcome);
       },
     };
-    const timer = setTimeout(waiter.wake, Math.max(0, ms));
+    let byTime = false;
+    const timer = setTimeout(
+      () => {
+        byTime = !waiter.reserved;
+        waiter.wake();
+      },
+      Math.max(0, ms),
+    );
     signal.addEventListener('abort', waiter.wake, { once: true });
     set.add(waiter);
     if (signal.aborted) waiter.wake();
@@ -80,7 +90,20 @@ export class InProcessTaskNotifier implements TaskNotifier {
       acceptHandoff: (start) => {
         waiter.starter = start;
       },
+      endedByTime: () => byTime,
     };
+  }
+
+  lookDue(kind: TaskKind, domain: string, taskList: string, intervalMs: number): boolean {
+    const key = listKey(kind, domain, taskList);
+    const now = performance.now();
+    if (now - (this.lastLook.get(key) ?? Number.NEGATIVE_INFINITY) < intervalMs) return false;
+    this.lastLook.set(key, now);
+    // Forget lists nobody waits on any more, so the map holds at most the lists with pollers.
+    if (this.lastLook.size > 2 * this.waiters.size + 100) {
+      for (const k of this.lastLook.keys()) if (!this.waiters.has(k)) this.lastLook.delete(k);
+    }
+    return true;
   }
 
   reserve(kind: TaskKind, domain: string, taskList: string): Reservation | undefined {
@@ -157,20 +180,33 @@ const listKey = (kind: TaskKind, domain: string, taskList: string) =>
  * scenario runs the local stack with it, to count what the deployed service does.
  */
 export class NoTaskNotifier implements TaskNotifier {
+  readonly wakesOnQueue = false;
   notify(_kind: TaskKind, _domain: string, _taskList: string): void {}
 
   wait(_kind: TaskKind, _domain: string, _list: string, ms: number, signal: AbortSignal): PollWait {
+    let byTime = false;
     const done = new Promise<undefined>((resolve) => {
       const end = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', end);
         resolve(undefined);
       };
-      const timer = setTimeout(end, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          byTime = true;
+          end();
+        },
+        Math.max(0, ms),
+      );
       signal.addEventListener('abort', end, { once: true });
       if (signal.aborted) end();
     });
-    return { done, acceptHandoff: () => {} };
+    return { done, acceptHandoff: () => {}, endedByTime: () => byTime };
+  }
+
+  /** Each container's poll is alone: it must read the queue itself every time. */
+  lookDue(_kind: TaskKind, _domain: string, _taskList: string, _intervalMs: number): boolean {
+    return true;
   }
 
   reserve(_kind: TaskKind, _domain: string, _taskList: string): Reservation | undefined {

@@ -180,3 +180,32 @@ describe('NoTaskNotifier (each request in a container of its own)', () => {
     await expect(n.wait('decision', 'd', 'l', 60_000, gone.signal).done).resolves.toBeUndefined();
   });
 });
+
+describe('a look at a queue on time alone', () => {
+  it('is due for one caller per list per interval in one process, and for every caller apart', async () => {
+    const n = new InProcessTaskNotifier();
+    expect(n.lookDue('activity', 'd', 'l', 50)).toBe(true);
+    expect(n.lookDue('activity', 'd', 'l', 50)).toBe(false);
+    expect(n.lookDue('activity', 'd', 'other', 50)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(n.lookDue('activity', 'd', 'l', 50)).toBe(true);
+    const apart = new NoTaskNotifier();
+    expect([1, 2, 3].map(() => apart.lookDue('activity', 'd', 'l', 50))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('is told apart from a wake: a wait says whether only its time ended it', async () => {
+    const n = new InProcessTaskNotifier();
+    const stop = new AbortController();
+    const timed = n.wait('activity', 'd', 'l', 5, stop.signal);
+    await timed.done;
+    expect(timed.endedByTime()).toBe(true);
+    const woken = n.wait('activity', 'd', 'l', 10_000, stop.signal);
+    n.notify('activity', 'd', 'l');
+    await woken.done;
+    expect(woken.endedByTime()).toBe(false);
+  });
+});

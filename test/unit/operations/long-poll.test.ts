@@ -119,3 +119,43 @@ describe('longPoll', () => {
     expect(await poll()).toBe(1);
   });
 });
+
+describe('idle long polls of one process', () => {
+  /** `count` polls of an empty list, for 1 s with a 50 ms recheck: how many reads of the queue. */
+  async function reads(notifier: TaskNotifier, count: number) {
+    let peeks = 0;
+    const deps = {
+      notifier,
+      clock: { now: () => Date.now() },
+      polling: { maxWaitMs: 1_000, recheckMs: 50 },
+      taskQueues: {
+        peekQueue: async () => {
+          peeks++;
+          return [];
+        },
+      },
+      runs: { loadRun: async () => undefined },
+    } as unknown as OperationDeps;
+    const list = { kind: 'activity' as const, domain: 'd', taskList: 'l' };
+    const poll = () =>
+      longPoll(deps, { requestId: 'r', signal: new AbortController().signal }, list, async () =>
+        Promise.resolve('dropped' as const),
+      );
+    const answers = await Promise.all(Array.from({ length: count }, poll));
+    expect(answers.every((a) => a === undefined)).toBe(true);
+    return peeks;
+  }
+
+  it('read their queue once per list per recheck interval, not once per poll', async () => {
+    // 20 polls: each looks when it comes (20), then one look per 50 ms stands for all of them; none
+    // looks at its deadline, since a task queued in the process would have woken it.
+    const peeks = await reads(new InProcessTaskNotifier(), 20);
+    expect(peeks).toBeGreaterThanOrEqual(20);
+    expect(peeks).toBeLessThanOrEqual(20 + 22);
+  });
+
+  it('each read it on their own across containers, where no wake reaches them', async () => {
+    // Each of the 20 looks about every 50 ms: some 20 looks a poll.
+    expect(await reads(new NoTaskNotifier(), 20)).toBeGreaterThan(20 * 10);
+  });
+});
