@@ -2,7 +2,12 @@ import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
 import { auditLine } from '../lib/http/dispatch.js';
 import { createApiHandler } from './shared/api-handler.js';
-import { functionDocClient, functionSigningKeys, loadApiConfig } from './shared/config.js';
+import {
+  functionDocClient,
+  functionMetrics,
+  functionSigningKeys,
+  loadApiConfig,
+} from './shared/config.js';
 
 /**
  * API Gateway (HTTP API, payload v2) or the function URL → the awsJson1_0 dispatcher → the SWF
@@ -37,4 +42,5 @@ export const handler = createApiHandler({
   // One line per call, the service's CloudTrail: who, what, where, how it ended.
   audit: config.auditLog ? (entry) => console.log(auditLine(entry)) : undefined,
   signingKeys: functionSigningKeys(config),
+  metrics: functionMetrics(config),
 });

@@ -8,6 +8,7 @@ import { runLambdaTask } from '../lib/operations/outbox.js';
 import {
   accountIdFromArn,
   functionDocClient,
+  functionMetrics,
   functionSigningKeys,
   loadConfig,
 } from './shared/config.js';
@@ -24,6 +25,7 @@ const lambda = new AwsLambdaInvoker();
 // The outcome may schedule a decision task on a push task list: this function hands it over then.
 const push = new AwsTaskPush(config.pushTaskLists, config.apiFunction);
 const signingKeys = functionSigningKeys(config);
+const metrics = functionMetrics(config);
 
 let deps: OperationDeps | undefined;
 
@@ -38,6 +40,7 @@ export async function handler(event: LambdaTaskEvent, context: Context): Promise
     lambda,
     push,
     ...(signingKeys === undefined ? {} : { signingKeys }),
+    metrics,
   });
   await runLambdaTask(deps, event.swfLambdaTask);
 }

@@ -3,7 +3,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsLambdaTaskRunner } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { functionDocClient, functionSigningKeys, loadOutboxConfig } from './shared/config.js';
+import {
+  functionDocClient,
+  functionMetrics,
+  functionSigningKeys,
+  loadOutboxConfig,
+} from './shared/config.js';
 import { outboxDeps } from './shared/outbox-deps.js';
 import { streamBatchHandler } from './shared/stream-batch.js';
 
@@ -35,6 +40,7 @@ export const handler = streamBatchHandler(
     push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
     // Pushed tasks carry task tokens, signed with the stack's key.
     signingKeys: functionSigningKeys(config),
+    metrics: functionMetrics(config),
   }),
   config.streamMaxAttempts === undefined ? {} : { maxAttempts: config.streamMaxAttempts },
 );

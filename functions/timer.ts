@@ -2,7 +2,12 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import { functionDocClient, functionSigningKeys, loadOutboxConfig } from './shared/config.js';
+import {
+  functionDocClient,
+  functionMetrics,
+  functionSigningKeys,
+  loadOutboxConfig,
+} from './shared/config.js';
 import { outboxDeps } from './shared/outbox-deps.js';
 import { timerBatchHandler } from './shared/timer-batch.js';
 
@@ -31,5 +36,6 @@ export const handler = timerBatchHandler(
     push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
     // Pushed tasks carry task tokens, signed with the stack's key.
     signingKeys: functionSigningKeys(config),
+    metrics: functionMetrics(config),
   }),
 );

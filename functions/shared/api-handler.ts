@@ -6,6 +6,7 @@ import { type AuditEntry, createDispatcher, type Dispatcher } from '../../lib/ht
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
+import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
 import { accountIdFromArn } from './config.js';
@@ -34,6 +35,8 @@ export interface ApiSettings {
   readonly audit?: ((entry: AuditEntry) => void) | undefined;
   /** The token-signing keys (the stack's secret); by default a key kept in the table. */
   readonly signingKeys?: SigningKeySource | undefined;
+  /** Where SWF's metrics of each commit and throttled call go (functions/api.ts: EMF). */
+  readonly metrics?: MetricsSink | undefined;
 }
 
 /**
@@ -65,6 +68,7 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
         ...(settings.polling === undefined ? {} : { polling: settings.polling }),
         ...(settings.lambda === undefined ? {} : { lambda: settings.lambda }),
         ...(settings.push === undefined ? {} : { push: settings.push }),
+        ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
       }),
       undefined,
       settings.audit,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DEFAULT_METRICS_NAMESPACE, EmfMetrics } from '../../lib/adapters/aws/emf-metrics.js';
 import { SecretsManagerSigningKeys } from '../../lib/adapters/aws/signing-keys.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { ConfigError, pushTaskLists } from '../../lib/composition/push-task-lists.js';
@@ -43,6 +44,11 @@ export interface FunctionConfig {
    * function may assume): ScheduleLambdaFunction is offered only when it names one.
    */
   readonly lambdaTaskRoles: readonly string[];
+  /**
+   * From `SWF_METRICS_NAMESPACE`: the CloudWatch namespace SWF's metrics are published in (embedded
+   * metric format in the function's log). @default SwfOnDynamo
+   */
+  readonly metricsNamespace: string;
 }
 
 /** The API function's own settings. */
@@ -97,6 +103,7 @@ export function loadConfig(env: Env): FunctionConfig {
     apiFunction: optional(env, 'SWF_API_FUNCTION'),
     signingKeySecret: optional(env, 'SWF_SIGNING_KEY_SECRET'),
     lambdaTaskRoles: stringList(env, 'SWF_LAMBDA_TASK_ROLES'),
+    metricsNamespace: metricsNamespace(env),
   };
 }
 
@@ -126,6 +133,17 @@ function accessPolicies(env: Env): PolicySet | undefined {
     throw new ConfigError(`SWF_ACCESS_POLICIES_FILE ${path}: ${(error as Error).message}`);
   }
 }
+
+/** CloudWatch's rule for a namespace: 1 to 255 of these characters, not starting with a colon. */
+function metricsNamespace(env: Env): string {
+  const value = optional(env, 'SWF_METRICS_NAMESPACE') ?? DEFAULT_METRICS_NAMESPACE;
+  if (!/^[0-9A-Za-z.\-_/#:]{1,255}$/.test(value) || value.startsWith(':'))
+    throw new ConfigError(`SWF_METRICS_NAMESPACE is no CloudWatch namespace: "${value}"`);
+  return value;
+}
+
+/** SWF's metrics of a function, in its configured namespace. */
+export const functionMetrics = (config: FunctionConfig) => new EmfMetrics(config.metricsNamespace);
 
 function stringList(env: Env, name: string): readonly string[] {
   const value = optional(env, name);

@@ -12,6 +12,7 @@ import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-invoker.js';
+import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
 import { accountIdFromArn } from './config.js';
@@ -34,6 +35,8 @@ export interface OutboxSettings {
   readonly clock?: Clock;
   /** The token-signing keys (the stack's secret); by default a key kept in the table. */
   readonly signingKeys?: SigningKeySource | undefined;
+  /** Where SWF's metrics of the commits these functions make go (EMF in Lambda). */
+  readonly metrics?: MetricsSink | undefined;
 }
 
 /**
@@ -57,6 +60,7 @@ export function outboxDeps(settings: OutboxSettings): (context: Context) => Outb
       ...(settings.push === undefined ? {} : { push: settings.push }),
       ...(settings.clock === undefined ? {} : { clock: settings.clock }),
       ...(settings.signingKeys === undefined ? {} : { signingKeys: settings.signingKeys }),
+      ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
     });
     deps = {
       ...base,

@@ -19,6 +19,7 @@ import { PageTokens } from '../operations/page-token.js';
 import { TaskTokens } from '../operations/task-token.js';
 import { type Clock, epochSeconds, systemClock } from '../ports/clock.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
+import type { MetricsSink } from '../ports/metrics.js';
 import type { SigningKeySource } from '../ports/secrets.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import { noTaskPush, type TaskPush } from '../ports/task-push.js';
@@ -35,6 +36,8 @@ export interface AssemblyOptions {
   /** Task lists pushed to functions (see lib/ports/task-push.ts); by default none. */
   readonly push?: TaskPush;
   readonly onCommitted?: OperationDeps['onCommitted'];
+  /** Where SWF's metrics go; by default nowhere. */
+  readonly metrics?: MetricsSink;
   /** Wakes and hands tasks to pollers of this process; by default an InProcessTaskNotifier. */
   readonly notifier?: TaskNotifier;
   /** SWF's access policies by principal; by default none, and every call is allowed. */
@@ -122,6 +125,7 @@ export function assembleOperationDeps(
     lambdaTasks: options.lambdaTasks ?? new BackgroundLambdaTasks(),
     push: options.push ?? noTaskPush,
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.access === undefined ? {} : { access: options.access }),
   };
 }

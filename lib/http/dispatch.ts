@@ -6,6 +6,7 @@ import {
   UnknownOperationException,
   ValidationException,
 } from '../core/faults.js';
+import { type ThrottlingScope, throttledEvent } from '../core/swf-metrics.js';
 import { authorizeCall, type Caller, callerName } from '../operations/access.js';
 import type { Operation, OperationDeps, RequestContext } from '../operations/context.js';
 import { isThrottledFailure } from '../ports/transient-failure.js';
@@ -141,14 +142,18 @@ function answerer(
       const result = await handle(operations, deps, request, requestId, noted);
       return respond(200, requestId, result === undefined ? '' : JSON.stringify(result));
     } catch (error) {
-      if (error instanceof SwfFault)
+      if (error instanceof SwfFault) {
+        // A run changing faster than this request could get a change in: one workflow's rate.
+        if (error instanceof ThrottlingException) noteThrottled(deps, action, 'Workflow');
         return respond(error.statusCode, requestId, JSON.stringify(error.toWire()));
+      }
       // DynamoDB throttled the table (Local never does): as SWF answers a request over its rate, a
       // 400 its clients retry after a pause, not a fault of the service.
       if (isThrottledFailure(error)) {
         // Logged, as it is no longer a 500 the API's alarms count: a table throttled for long wants
         // to be seen.
         logger.warn('throttled', { requestId, action, error: describeError(error) });
+        noteThrottled(deps, action, 'Account');
         const fault = new ThrottlingException('Rate exceeded; try again', { cause: error });
         return respond(fault.statusCode, requestId, JSON.stringify(fault.toWire()));
       }
@@ -156,6 +161,15 @@ function answerer(
       return respond(500, requestId, JSON.stringify(INTERNAL_FAILURE));
     }
   };
+}
+
+/** SWF's ThrottledEvents: the answer is a 400 the 5xx alarm never sees. */
+function noteThrottled(deps: OperationDeps, target: string | undefined, scope: ThrottlingScope) {
+  try {
+    deps.metrics?.record([throttledEvent(targetAction(target) ?? 'unknown', scope)]);
+  } catch {
+    // a metric is never worth the answer
+  }
 }
 
 async function handle(

@@ -29,6 +29,7 @@ import {
   superviseDynamoDbLocal,
 } from './dynamo-supervisor.js';
 import { localCredentials } from './dynamodb-local.js';
+import { PrometheusMetrics } from './prometheus-metrics.js';
 import { type RouteHook, type RunningServer, startServer } from './server.js';
 
 /** The name the local server answers Lambda's Invoke for, as the deployed API function. */
@@ -105,6 +106,8 @@ export interface LocalService {
   /** Register functions that serve push task lists (see lib/ports/task-push.ts) in this process. */
   readonly push: LocalTaskPush;
   readonly scheduler: LocalDeadlineScheduler;
+  /** SWF's metrics, served at `GET /metrics`. */
+  readonly metrics: PrometheusMetrics;
   /** Resolves once the outbox has handled every record of the table's stream written before. */
   streamCaughtUp(): Promise<void>;
   close(): Promise<void>;
@@ -159,6 +162,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const push = new LocalTaskPush();
     let outbox: OutboxDeps | undefined;
     let poller: StreamPoller | undefined;
+    const metrics = new PrometheusMetrics((kind, domain, list) =>
+      deps.taskQueues.countQueue(kind, domain, list),
+    );
     const deps = createOperationDeps({
       doc,
       tableName,
@@ -170,11 +176,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...localPolling(options),
       ...(options.access === undefined ? {} : { access: options.access }),
+      metrics,
       // A new deadline is armed the moment its change commits, not when the stream gets to it.
       onCommitted: (before, after) => {
         if (outbox !== undefined) armDeadlines(outbox, before, after).catch(() => {});
         poller?.wake();
         options.observeCommits?.(before, after);
+        noteQueuedLists(metrics, after);
       },
     });
     // Timers and timeouts: an in-process heap whose fires run the same handler as functions/timer.ts.
@@ -217,7 +225,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       {
         port: options.port ?? 0,
         apiFunction: LOCAL_API_FUNCTION,
-        ...(options.routes === undefined ? {} : { routes: options.routes }),
+        routes: withMetricsRoute(metrics, options.routes),
       },
     );
     // Pushed tasks name the server's API function, whose Invoke it serves, as a deployment names its own.
@@ -232,6 +240,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       lambda,
       push,
       scheduler,
+      metrics,
       streamCaughtUp: () => poller?.caughtUp() ?? Promise.resolve(),
       close: async () => {
         await server.close();
@@ -269,6 +278,21 @@ function localPolling(options: LocalServiceOptions): { polling?: Partial<Polling
   if (options.requestsApart === true)
     return options.polling === undefined ? {} : { polling: options.polling };
   return { polling: { recheckMs: LOCAL_RECHECK_MS, ...options.polling } };
+}
+
+/** `GET /metrics` first, then the caller's routes (the console's pages). */
+function withMetricsRoute(metrics: PrometheusMetrics, routes: RouteHook | undefined): RouteHook {
+  const own = metrics.route();
+  return (req, res) => own(req, res) || (routes?.(req, res) ?? false);
+}
+
+/** The lists a run's tasks wait on: their backlog is part of `GET /metrics` from then on. */
+function noteQueuedLists(metrics: PrometheusMetrics, state: ExecutionState): void {
+  if (state.decisionTask.status === 'scheduled')
+    metrics.noteTaskList('decision', state.domain, state.decisionTask.taskList);
+  for (const activity of Object.values(state.activities))
+    if (activity.startedEventId === undefined)
+      metrics.noteTaskList('activity', state.domain, activity.taskList);
 }
 
 /** Deadlines live in memory locally: on start, arm every open run's alarm again from the table. */

@@ -5,6 +5,7 @@ import type { DeadLetterStore } from '../ports/dead-letter-store.js';
 import type { HeartbeatStore } from '../ports/heartbeat-store.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
 import type { LambdaTaskClaims } from '../ports/lambda-task-claims.js';
+import type { MetricsSink } from '../ports/metrics.js';
 import type { RegistryStore } from '../ports/registry-store.js';
 import type { RunStore } from '../ports/run-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
@@ -57,6 +58,8 @@ export interface OperationDeps extends OperationStores {
    * (the stream consumer arms them too, later; arming twice is harmless). Unset on AWS.
    */
   readonly onCommitted?: (before: ExecutionState | undefined, after: ExecutionState) => void;
+  /** Where SWF's metrics of each commit (lib/core/swf-metrics.ts) and of throttled calls go. */
+  readonly metrics?: MetricsSink;
 }
 
 export interface IdSource {

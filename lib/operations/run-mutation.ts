@@ -3,6 +3,7 @@ import type { ExecutionState } from '../core/execution-state.js';
 import { passesEventLimit, terminateForEventLimit } from '../core/executions.js';
 import { faultText, ThrottlingException, UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
+import { commitMetrics } from '../core/swf-metrics.js';
 import {
   type QueueChanges,
   type QueuedTaskRef,
@@ -159,8 +160,22 @@ export async function commitRuns(
   for (const h of handed) h.reservation.deliver(h.result);
   notifyQueued(deps, final);
   for (const [i, write] of final.entries()) deps.onCommitted?.(before[i], write.state);
+  recordMetrics(deps, final);
   await deliverPushes(deps, pushes);
   return outcome;
+}
+
+/** SWF's metrics of what landed; a failure to record them never fails the commit's request. */
+function recordMetrics(deps: OperationDeps, writes: readonly RunWrite[]): void {
+  if (deps.metrics === undefined) return;
+  try {
+    for (const write of writes)
+      deps.metrics.record(commitMetrics(write.base?.state, write.state, write.events));
+  } catch (error) {
+    console.warn(
+      JSON.stringify({ level: 'warn', message: 'metrics not recorded', error: String(error) }),
+    );
+  }
 }
 
 function handOff(

@@ -39,10 +39,14 @@ export interface OrderRuns {
 /** Orders whose id starts with this do not verify: the decider fails the execution. */
 const INVALID = 'invalid-';
 
-export async function runOrders(client: SWFClient, domain: string): Promise<OrderRuns> {
+/**
+ * The order workflow's decider and activity worker on fresh task lists of the domain (its types
+ * registered); an order whose id starts with `invalid-` does not verify.
+ */
+export async function startOrderWorkers(client: SWFClient, domain: string) {
   await register(client, domain, ORDER_WORKFLOW, ORDER_ACTIVITIES);
-  const deciderList = freshTaskList('console-decisions');
-  const activityList = freshTaskList('console-activities');
+  const deciderList = freshTaskList('order-decisions');
+  const activityList = freshTaskList('order-activities');
   const common = { client, domain, shutdownSignals: [] };
   const activities = orderActivities([]);
   const decider = new DeciderWorker({
@@ -63,6 +67,18 @@ export async function runOrders(client: SWFClient, domain: string): Promise<Orde
       },
     },
   }).start();
+  return {
+    deciderList,
+    activityList,
+    stop: async () => {
+      await Promise.all([decider.shutdown(), worker.shutdown()]);
+    },
+  };
+}
+
+export async function runOrders(client: SWFClient, domain: string): Promise<OrderRuns> {
+  const workers = await startOrderWorkers(client, domain);
+  const { deciderList } = workers;
   const start = async (order: Order, tags: string[]): Promise<ExecutionRef> => {
     const { runId = '' } = await client.send(
       new StartWorkflowExecutionCommand({
@@ -102,9 +118,7 @@ export async function runOrders(client: SWFClient, domain: string): Promise<Orde
     canceled,
     failed,
     open,
-    stop: async () => {
-      await Promise.all([decider.shutdown(), worker.shutdown()]);
-    },
+    stop: workers.stop,
   };
 }
 

@@ -10,6 +10,17 @@ import {
 } from '../../../functions/shared/config.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 
+describe("SWF's metrics namespace", () => {
+  it('is SWF_METRICS_NAMESPACE, a CloudWatch namespace, or SwfOnDynamo', () => {
+    const env = { ...OUTBOX_ENV, SWF_METRICS_NAMESPACE: 'Team/Swf-Prod' };
+    expect(loadConfig(env).metricsNamespace).toBe('Team/Swf-Prod');
+    for (const bad of ['has space', ':colon-first', 'x'.repeat(256), 'é'])
+      expect(() => loadConfig({ ...OUTBOX_ENV, SWF_METRICS_NAMESPACE: bad })).toThrow(
+        new ConfigError(`SWF_METRICS_NAMESPACE is no CloudWatch namespace: "${bad}"`),
+      );
+  });
+});
+
 describe('loadOutboxConfig', () => {
   it('reads the table, the queue, the schedule group, the role and the attempts', () => {
     expect(loadOutboxConfig(OUTBOX_ENV)).toEqual({
@@ -25,6 +36,7 @@ describe('loadOutboxConfig', () => {
       streamMaxAttempts: 3,
       pushTaskLists: [],
       lambdaTaskRoles: [],
+      metricsNamespace: 'SwfOnDynamo',
     });
     expect(
       loadOutboxConfig({ ...OUTBOX_ENV, STREAM_MAX_ATTEMPTS: undefined }).streamMaxAttempts,

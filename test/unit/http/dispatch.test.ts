@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDbError } from '../../../lib/adapters/dynamodb/doc-client.js';
 import { asTransientServiceError } from '../../../lib/adapters/transient-failures.js';
 import { UnknownResourceFault } from '../../../lib/core/faults.js';
+import { type MetricSample, throttledEvent } from '../../../lib/core/swf-metrics.js';
 import {
   createDispatcher,
   type HttpRequest,
@@ -96,6 +97,29 @@ describe('createDispatcher', () => {
       __type: 'com.amazon.coral.availability#ThrottlingException',
       message: 'execution r1 kept changing under 50 attempts',
     });
+  });
+
+  it("counts each throttled answer in SWF's ThrottledEvents, by API and scope", async () => {
+    const recorded: MetricSample[] = [];
+    const metrics = { record: (samples: readonly MetricSample[]) => recorded.push(...samples) };
+    const throwing = (error: unknown) =>
+      createDispatcher(
+        {
+          DescribeDomain: async () => {
+            throw error;
+          },
+        },
+        { metrics } as unknown as OperationDeps,
+        { error: () => {}, warn: () => {} },
+      );
+    await throwing(new RunContendedError('kept changing'))(request());
+    const throttledTable = new DynamoDbError('ThrottlingException', 'slow down', 400, {}, 3);
+    await throwing(asTransientServiceError(throttledTable))(request());
+    await throwing(new UnknownResourceFault('Unknown domain: orders'))(request());
+    expect(recorded).toEqual([
+      throttledEvent('DescribeDomain', 'Workflow'),
+      throttledEvent('DescribeDomain', 'Account'),
+    ]);
   });
 
   it("answers DynamoDB's throttling of the table with a 400 ThrottlingException, as SWF answers a request over its rate", async () => {
