@@ -27,6 +27,9 @@ export interface RunningServer {
 /** What a request that comes while the server is stopping is answered with (HTTP 503). */
 const STOPPING_FAULT = { __type: SERVICE_UNAVAILABLE, message: 'The server is stopping' };
 
+/** The `__type` of a request that cannot be read as HTTP (Coral's, as for a body that is no JSON). */
+const SERIALIZATION_FAULT = 'com.amazon.coral.service#SerializationException';
+
 /** How long a request may take to arrive (Node's own advice for a server with no proxy in front). */
 const REQUEST_TIMEOUT_MS = 120_000;
 
@@ -91,6 +94,7 @@ export async function startServer(
     inFlight.add(served);
     void served.then(() => inFlight.delete(served));
   });
+  server.on('clientError', answerClientError);
   // SDK clients keep sockets alive between calls, and long polls hold a request for up to 60 s.
   server.requestTimeout = requestTimeout;
   server.headersTimeout = Math.min(30_000, requestTimeout);
@@ -105,6 +109,34 @@ export async function startServer(
     port,
     close: () => closeServer(server, stopping, inFlight),
   };
+}
+
+/**
+ * A request whose HTTP framing is broken (a bad chunk size, a malformed header) gets a Coral-shaped
+ * fault saying what is wrong, as any other bad request does, where Node would answer a bare 400.
+ * A socket already answering, or gone, is only closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request did not arrive in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+        : [
+            400,
+            'Bad Request',
+            `The request's HTTP framing is malformed (${error.code ?? error.message})`,
+          ];
+  const body = JSON.stringify({ __type: SERIALIZATION_FAULT, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/x-amz-json-1.0\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 async function serve(

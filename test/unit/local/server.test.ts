@@ -59,6 +59,42 @@ describe('closing the local server', () => {
   });
 });
 
+describe('a request whose HTTP framing is broken', () => {
+  /** Writes `raw` on a socket of its own and resolves with all the server answers before closing it. */
+  const exchange = (port: number, raw: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let seen = '';
+      socket.on('data', (chunk) => {
+        seen += chunk;
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(seen));
+      socket.write(raw);
+    });
+
+  it.each([
+    ['a chunk size that is no number', 'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    ['a header line with no colon', 'Content-Length: 2\r\nno colon here\r\n\r\n{}'],
+  ])('gets a Coral fault saying so, for %s, and its socket closed', async (_what, rest) => {
+    const server = await startServer(dispatch);
+    try {
+      const answer = await exchange(server.port, `POST / HTTP/1.1\r\nHost: x\r\n${rest}`);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      expect(head).toMatch(/content-type: application\/x-amz-json-1\.0/i);
+      expect(JSON.parse(body)).toEqual({
+        __type: 'com.amazon.coral.service#SerializationException',
+        message: expect.stringMatching(/^The request's HTTP framing is malformed \(HPE_/),
+      });
+      // The server still serves.
+      expect(await post(server.url, 'slow')).toEqual({ status: 200, body: '{"done":true}' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a request that takes too long to arrive', () => {
   it('is answered 408 and its socket closed (it held the socket for good), while a slow answer is not cut', async () => {
     const slowAnswer: Dispatcher = async () => {
