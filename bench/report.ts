@@ -71,10 +71,10 @@ export function buildTable(r: BenchResults): Row[] {
       rows.push({
         what: `workflows as code: replay a ${size.events.toLocaleString('en')}-event history (${size.steps} decision tasks) and decide, n=${size.ms.count}${ceiling ? " (SWF's ceiling)" : ''}`,
         target: ceiling ? 'reported' : '≤ 50 ms on 2 cores',
-        measured: `CPU p50 ${msText(size.cpuMs.p50)}, p99 ${msText(size.cpuMs.p99)}; wall p50 ${msText(size.ms.p50)}, p99 ${msText(size.ms.p99)}; heap ${size.heapUsedMb} MB`,
-        // The replay waits on nothing: its CPU time is what it takes on cores of its own (the wall
-        // time of a shared machine adds the waits for a core).
-        verdict: ceiling ? 'n/a' : verdict(size.cpuMs.p99 <= 50),
+        measured: `wall p50 ${msText(size.ms.p50)}, p99 ${msText(size.ms.p99)}; CPU p50 ${msText(size.cpuMs.p50)}, p99 ${msText(size.cpuMs.p99)}; heap ${size.heapUsedMb} MB`,
+        // The target is the time a decider takes, so the verdict is on the wall time. The CPU time
+        // beside it tells a busy machine's waits for a core from the replay's own work.
+        verdict: ceiling ? 'n/a' : verdict(size.ms.p99 <= 50),
       });
     }
   }
