@@ -20,10 +20,10 @@ import {
   startWorkflow,
 } from '../../lib/sdk/index.js';
 import { shapeOf } from '../sdk/golden/files.js';
+import { history } from '../support/code-workflow-service.js';
 import { uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { replayDifferences } from '../support/workflow-replay-check.js';
-import { history } from '../support/workflow-rig.js';
 
 const domain = 'workflow-bench-history';
 let server: Awaited<ReturnType<typeof serveDomain>>;

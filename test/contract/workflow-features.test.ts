@@ -26,15 +26,19 @@ import {
   workflowReference,
 } from '../../lib/sdk/index.js';
 import { decideWorkflowTask } from '../../lib/sdk/workflow/decide.js';
+import {
+  type CodeWorkflowService,
+  history,
+  startCodeWorkflowService,
+} from '../support/code-workflow-service.js';
 import { eventsOf, uid } from '../support/decider.js';
 import { replayDifferences } from '../support/workflow-replay-check.js';
-import { history, type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
 
-let rig: WorkflowRig;
+let codeService: CodeWorkflowService;
 const PAGE = 10;
 const defs = () => {
-  const Flaky = rig.activity<string, string>('Flaky');
-  const Sleepy = rig.activity<number, string>('Sleepy', {
+  const Flaky = codeService.activity<string, string>('Flaky');
+  const Sleepy = codeService.activity<number, string>('Sleepy', {
     startToCloseTimeout: 1,
     heartbeatTimeout: 'NONE',
   });
@@ -46,25 +50,25 @@ let w: ReturnType<typeof defineWorkflows>;
 const pushList = uid('pushed-decisions');
 
 beforeAll(async () => {
-  rig = await workflowRig('workflow-features');
+  codeService = await startCodeWorkflowService('workflow-features');
   d = defs();
   w = defineWorkflows();
-  rig.service.lambda.register('shout', async (input) =>
+  codeService.service.lambda.register('shout', async (input) =>
     JSON.stringify(String(JSON.parse(input ?? '""')).toUpperCase()),
   );
-  rig.service.lambda.register('explode', async () => {
+  codeService.service.lambda.register('explode', async () => {
     throw Object.assign(new Error('boom'), { name: 'Explosion' });
   });
   const handler = decisionTaskHandler({
-    client: rig.client,
+    client: codeService.client,
     workflows: [w.pushed],
-    logger: rig.logger,
+    logger: codeService.logger,
   });
-  rig.service.push.register(
-    { kind: 'decision', domain: rig.domain, taskList: pushList, target: 'wf-handler' },
+  codeService.service.push.register(
+    { kind: 'decision', domain: codeService.domain, taskList: pushList, target: 'wf-handler' },
     (event) => handler(event as PushedTaskEvent),
   );
-  await rig.serve(
+  await codeService.serve(
     Object.values(w),
     [
       implementActivity(d.Flaky, (key) => {
@@ -87,7 +91,7 @@ beforeAll(async () => {
     },
   );
 }, 60_000);
-afterAll(() => rig.close());
+afterAll(() => codeService.close());
 
 function defineWorkflows() {
   const policy = {
@@ -96,27 +100,27 @@ function defineWorkflows() {
     backoffCoefficient: 2,
     nonRetryableReasons: ['Fatal'],
   };
-  const retry = rig.workflow('Retry', async (ctx, key: string) =>
+  const retry = codeService.workflow('Retry', async (ctx, key: string) =>
     ctx
       .activity(d.Flaky, key, { retry: policy })
       .catch((e: unknown) =>
         e instanceof ActivityFailedError ? `gave up: ${e.reason}` : String(e),
       ),
   );
-  const timeout = rig.workflow('Timeout', async (ctx) =>
+  const timeout = codeService.workflow('Timeout', async (ctx) =>
     ctx
       .activity(d.Sleepy, 3_000)
       .catch((e: unknown) =>
         e instanceof ActivityTimedOutError ? `timed out: ${e.timeoutType}` : String(e),
       ),
   );
-  const continued = rig.workflow('Continued', async (ctx, round: number) => {
+  const continued = codeService.workflow('Continued', async (ctx, round: number) => {
     await ctx.sleep(0);
     return round < 3
       ? ctx.continueAsNew(round + 1)
       : `round ${round} of run ${ctx.info.continuedExecutionRunId === undefined ? 'first' : 'continued'}`;
   });
-  const lambda = rig.workflow(
+  const lambda = codeService.workflow(
     'Lambda',
     async (ctx, text: string) => {
       const loud = await ctx.lambda<string, string>('shout', text);
@@ -129,7 +133,7 @@ function defineWorkflows() {
     },
     { lambdaRole: 'arn:aws:iam::000000000000:role/features' },
   );
-  const receiver = rig.workflow('Receiver', async (ctx) => {
+  const receiver = codeService.workflow('Receiver', async (ctx) => {
     const notes: unknown[] = [];
     for await (const signal of ctx.signals<string>('Note')) {
       notes.push(signal.input);
@@ -137,11 +141,11 @@ function defineWorkflows() {
     }
     return notes;
   });
-  const waiter = rig.workflow('Waiter', async (ctx) => {
+  const waiter = codeService.workflow('Waiter', async (ctx) => {
     await ctx.whenCancelRequested();
     return ctx.closeAsCanceled('asked by the sender');
   });
-  const sender = rig.workflow(
+  const sender = codeService.workflow(
     'Sender',
     async (ctx, targets: { receiver: string; waiter: string }) => {
       for (const note of ['a', 'b', 'c'])
@@ -150,7 +154,7 @@ function defineWorkflows() {
       return 'sent';
     },
   );
-  const races = rig.workflow('Races', async (ctx) => {
+  const races = codeService.workflow('Races', async (ctx) => {
     const timerWins = await ctx.race([
       ctx.activity(d.Sleepy, 30_000, { startToCloseTimeout: 60 }),
       ctx.sleep(1).then(() => 'timer'),
@@ -165,7 +169,7 @@ function defineWorkflows() {
     ]);
     return { timerWins, activityWins, left: left ?? null, native, all };
   });
-  const pushed = rig.workflow(
+  const pushed = codeService.workflow(
     'Pushed',
     async (ctx, n: number) => {
       let sum = 0;
@@ -178,7 +182,7 @@ function defineWorkflows() {
 }
 
 const closeOf = async <I>(workflow: WorkflowReference<I, unknown>, input: I, timeoutMs?: number) =>
-  rig.waitForClose(await rig.start(workflow, input), timeoutMs);
+  codeService.waitForClose(await codeService.start(workflow, input), timeoutMs);
 
 describe('retries on durable timers', () => {
   it('tries again after 1 s, then 2 s, under the same activityId', async () => {
@@ -209,10 +213,10 @@ it('an activity past its start-to-close timeout rejects with ActivityTimedOutErr
 });
 
 it('continue-as-new: each run closes CONTINUED_AS_NEW and the last one completes', async () => {
-  let execution = await rig.start(w.continued, 1);
+  let execution = await codeService.start(w.continued, 1);
   const statuses: string[] = [];
   for (;;) {
-    const closed = await rig.waitForClose(execution);
+    const closed = await codeService.waitForClose(execution);
     statuses.push(closed.closeStatus);
     const next =
       closed.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
@@ -234,16 +238,16 @@ it('Lambda tasks: a result, and a failure as LambdaFunctionError', async () => {
 });
 
 it('signals to another execution arrive in order; a cancel request closes the other as canceled', async () => {
-  const receiver = await rig.start(w.receiver, null);
-  const waiter = await rig.start(w.waiter, null);
+  const receiver = await codeService.start(w.receiver, null);
+  const waiter = await codeService.start(w.waiter, null);
   const sender = await closeOf(w.sender, {
     receiver: receiver.workflowId,
     waiter: waiter.workflowId,
   });
   expect(sender.result).toBe('"sent"');
   expect(eventsOf(sender.events, 'ExternalWorkflowExecutionSignaled')).toHaveLength(3);
-  expect((await rig.waitForClose(receiver)).result).toBe('["a","b","c"]');
-  const canceled = await rig.waitForClose(waiter);
+  expect((await codeService.waitForClose(receiver)).result).toBe('["a","b","c"]');
+  const canceled = await codeService.waitForClose(waiter);
   expect(canceled).toMatchObject({ closeStatus: 'CANCELED', details: 'asked by the sender' });
 });
 
@@ -274,46 +278,52 @@ it('races cancel their losers unless told to leave them; Promise.race and Promis
 });
 
 it('decision tasks read in pages of 10 events: the replay sees the whole history', () => {
-  const decided = rig.observations.filter((o) => o.kind === 'decided');
+  const decided = codeService.observations.filter((o) => o.kind === 'decided');
   expect(Math.max(...decided.map((o) => o.events))).toBeGreaterThan(3 * PAGE);
-  expect(rig.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
+  expect(codeService.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
 });
 
 it('decisionTaskHandler decides workflows as code on a push task list', async () => {
-  const execution = await rig.start(w.pushed, 12);
-  const closed = await rig.waitForClose(execution, 30_000);
+  const execution = await codeService.start(w.pushed, 12);
+  const closed = await codeService.waitForClose(execution, 30_000);
   expect(closed.result).toBe('12');
   const identities = new Set(
     closed.events.flatMap((e) => e.decisionTaskStartedEventAttributes?.identity ?? []),
   );
   expect(identities).toEqual(new Set(['wf-handler']));
-  const info = await rig.client.send(
-    new DescribeWorkflowExecutionCommand({ domain: rig.domain, execution }),
+  const info = await codeService.client.send(
+    new DescribeWorkflowExecutionCommand({ domain: codeService.domain, execution }),
   );
   expect(info.executionInfo?.closeStatus).toBe('COMPLETED');
-  expect((await history(rig.client, rig.domain, execution)).length).toBeGreaterThan(PAGE);
+  expect((await history(codeService.client, codeService.domain, execution)).length).toBeGreaterThan(
+    PAGE,
+  );
 });
 
 it('a close refused for a signal that came meanwhile (UNHANDLED_DECISION) is sent again with the next task', async () => {
   const quickList = uid('quick');
-  const quick = rig.workflow('Quick', async (ctx) => `decided at ${ctx.now().getTime() > 0}`, {
-    taskList: quickList,
-  });
-  await registerTypes(rig.client, rig.domain, { workflows: [quick] });
-  const execution = await rig.start(quick, null);
+  const quick = codeService.workflow(
+    'Quick',
+    async (ctx) => `decided at ${ctx.now().getTime() > 0}`,
+    {
+      taskList: quickList,
+    },
+  );
+  await registerTypes(codeService.client, codeService.domain, { workflows: [quick] });
+  const execution = await codeService.start(quick, null);
   const poll = () =>
-    rig.client.send(
-      new PollForDecisionTaskCommand({ domain: rig.domain, taskList: { name: quickList } }),
+    codeService.client.send(
+      new PollForDecisionTaskCommand({ domain: codeService.domain, taskList: { name: quickList } }),
     );
   const answer = async (task: Awaited<ReturnType<typeof poll>>) => {
     const decisions = await decideWorkflowTask(
       quick,
       { ...task, events: task.events ?? [] },
       {
-        logger: rig.logger,
+        logger: codeService.logger,
       },
     );
-    await rig.client.send(
+    await codeService.client.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: task.taskToken,
         decisions: [...(decisions ?? [])],
@@ -322,10 +332,10 @@ it('a close refused for a signal that came meanwhile (UNHANDLED_DECISION) is sen
   };
   // The signal comes while the first task is out: its close is refused, a new task scheduled.
   const first = await poll();
-  await rig.signal(execution.workflowId, 'Late', '"too late"');
+  await codeService.signal(execution.workflowId, 'Late', '"too late"');
   await answer(first);
   await answer(await poll());
-  const closed = await rig.waitForClose(execution);
+  const closed = await codeService.waitForClose(execution);
   expect(closed.events.map((e) => e.eventType)).toContain('CompleteWorkflowExecutionFailed');
   expect(closed).toMatchObject({ closeStatus: 'COMPLETED', result: '"decided at true"' });
   const run = {
@@ -338,11 +348,11 @@ it('a close refused for a signal that came meanwhile (UNHANDLED_DECISION) is sen
 
 it('one DeciderWorker runs state-function deciders beside workflows as code', async () => {
   const legacy = workflowReference('Legacy', '1', { ...w.retry.options });
-  await registerTypes(rig.client, rig.domain, { workflows: [legacy] });
-  const closed = await rig.waitForClose(await rig.start(legacy, 'x'));
+  await registerTypes(codeService.client, codeService.domain, { workflows: [legacy] });
+  const closed = await codeService.waitForClose(await codeService.start(legacy, 'x'));
   expect(closed).toMatchObject({ closeStatus: 'COMPLETED', result: 'legacy "x"' });
 });
 
 it('the workers reported no error', () => {
-  expect(rig.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  expect(codeService.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
 });

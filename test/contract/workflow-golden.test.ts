@@ -38,10 +38,10 @@ import {
   goldenWorkflows,
 } from '../sdk/golden/workflows.js';
 import { recordingLogger } from '../sdk/support.js';
+import { history, untilEvent } from '../support/code-workflow-service.js';
 import { uid } from '../support/decider.js';
 import { serveDomain } from '../support/local.js';
 import { replayDifferences } from '../support/workflow-replay-check.js';
-import { history, untilEvent } from '../support/workflow-rig.js';
 
 const domain = 'workflow-golden';
 let client: SWFClient;

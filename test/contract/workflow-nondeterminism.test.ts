@@ -11,27 +11,33 @@ import {
   registerTypes,
   type WorkflowContext,
 } from '../../lib/sdk/index.js';
+import {
+  type CodeWorkflowService,
+  startCodeWorkflowService,
+} from '../support/code-workflow-service.js';
 import { eventsOf } from '../support/decider.js';
-import { type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
 
-let rig: WorkflowRig;
+let codeService: CodeWorkflowService;
 beforeAll(async () => {
-  rig = await workflowRig('workflow-nondeterminism');
-  const A = rig.activity<string, string>('StepA');
-  const B = rig.activity<string, string>('StepB');
+  codeService = await startCodeWorkflowService('workflow-nondeterminism');
+  const A = codeService.activity<string, string>('StepA');
+  const B = codeService.activity<string, string>('StepB');
   steps = { A, B };
-  await rig.serve(
+  await codeService.serve(
     [],
     [implementActivity(A, (s) => `A ${s}`), implementActivity(B, (s) => `B ${s}`)],
   );
 }, 60_000);
-afterAll(() => rig.close());
+afterAll(() => codeService.close());
 
-let steps: { A: ReturnType<WorkflowRig['activity']>; B: ReturnType<WorkflowRig['activity']> };
+let steps: {
+  A: ReturnType<CodeWorkflowService['activity']>;
+  B: ReturnType<CodeWorkflowService['activity']>;
+};
 
 /** The workflow as first deployed (`first` = StepA), or changed (`first` = StepB). */
 const evolving = (name: string, first: 'A' | 'B', onNonDeterminism?: 'failExecution') =>
-  rig.workflow(
+  codeService.workflow(
     name,
     async (ctx: WorkflowContext) => {
       await ctx.activity(steps[first], 'first');
@@ -41,34 +47,34 @@ const evolving = (name: string, first: 'A' | 'B', onNonDeterminism?: 'failExecut
     },
     {
       // Its own list: only the workers of one test take its decision tasks.
-      taskList: `${rig.decisionList}-${name}`,
+      taskList: `${codeService.decisionList}-${name}`,
       taskStartToCloseTimeout: '2s',
       ...(onNonDeterminism ? { onNonDeterminism } : {}),
     },
   );
 
-const go = (workflowId: string) => rig.signal(workflowId, 'Go');
+const go = (workflowId: string) => codeService.signal(workflowId, 'Go');
 
 /** A DeciderWorker for the workflow on its own list. */
 const decider = (workflow: ReturnType<typeof evolving>, identity: string) =>
-  rig.decider([workflow], { identity, taskList: workflow.options.taskList ?? '' });
+  codeService.decider([workflow], { identity, taskList: workflow.options.taskList ?? '' });
 
 describe('a replay that does not match the history', () => {
   it('is reported with the event and both sides, answers nothing, and goes on once the code is back', async () => {
     const v1 = evolving('Evolving', 'A');
-    await registerTypes(rig.client, rig.domain, { workflows: [v1] });
+    await registerTypes(codeService.client, codeService.domain, { workflows: [v1] });
     const first = decider(v1, 'v1');
-    const execution = await rig.start(v1, null);
-    const waiting = await rig.untilEvent(execution, 'ActivityTaskCompleted');
-    await rig.untilEvent(execution, 'DecisionTaskCompleted', 2);
+    const execution = await codeService.start(v1, null);
+    const waiting = await codeService.untilEvent(execution, 'ActivityTaskCompleted');
+    await codeService.untilEvent(execution, 'DecisionTaskCompleted', 2);
     await first.shutdown();
     const scheduledA = eventsOf(waiting, 'ActivityTaskScheduled')[0];
 
     const changed = decider(evolving('Evolving', 'B'), 'v2');
     await go(execution.workflowId);
-    await rig.untilEvent(execution, 'DecisionTaskTimedOut');
+    await codeService.untilEvent(execution, 'DecisionTaskTimedOut');
     await changed.shutdown();
-    const report = rig.observations.find(
+    const report = codeService.observations.find(
       (o) => o.kind === 'nonDeterminism' && o.workflowId === execution.workflowId,
     );
     expect(report).toMatchObject({
@@ -78,14 +84,14 @@ describe('a replay that does not match the history', () => {
       actual: 'ScheduleActivityTask: activity 1 (StepB 1)',
       action: 'leaveTask',
     });
-    const logged = rig.logger.lines.find(
+    const logged = codeService.logger.lines.find(
       (l) => l.level === 'error' && l.fields?.workflowId === execution.workflowId,
     );
     expect(logged?.message).toMatch(/does not match its history/);
     expect(logged?.fields).toMatchObject({ eventId: scheduledA?.eventId });
 
     const fixed = decider(v1, 'v1 again');
-    const closed = await rig.waitForClose(execution);
+    const closed = await codeService.waitForClose(execution);
     await fixed.shutdown();
     expect(closed).toMatchObject({ closeStatus: 'COMPLETED', result: '"done"' });
     // Nothing the changed code decided was ever answered.
@@ -104,15 +110,15 @@ describe('a replay that does not match the history', () => {
 
   it('fails the execution when the workflow asks for that', async () => {
     const v1 = evolving('EvolvingStrict', 'A', 'failExecution');
-    await registerTypes(rig.client, rig.domain, { workflows: [v1] });
+    await registerTypes(codeService.client, codeService.domain, { workflows: [v1] });
     const first = decider(v1, 'strict v1');
-    const execution = await rig.start(v1, null);
-    await rig.untilEvent(execution, 'ActivityTaskCompleted');
-    await rig.untilEvent(execution, 'DecisionTaskCompleted', 2);
+    const execution = await codeService.start(v1, null);
+    await codeService.untilEvent(execution, 'ActivityTaskCompleted');
+    await codeService.untilEvent(execution, 'DecisionTaskCompleted', 2);
     await first.shutdown();
     const changed = decider(evolving('EvolvingStrict', 'B', 'failExecution'), 'strict v2');
     await go(execution.workflowId);
-    const closed = await rig.waitForClose(execution);
+    const closed = await codeService.waitForClose(execution);
     await changed.shutdown();
     expect(closed.closeStatus).toBe('FAILED');
     expect(closed.reason).toBe(NON_DETERMINISM_REASON);

@@ -14,15 +14,18 @@ import {
   implementActivity,
   sleep,
 } from '../../lib/sdk/index.js';
+import {
+  type CodeWorkflowService,
+  startCodeWorkflowService,
+} from '../support/code-workflow-service.js';
 import { eventsOf, single } from '../support/decider.js';
-import { type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
 
-let rig: WorkflowRig;
+let codeService: CodeWorkflowService;
 beforeAll(async () => {
-  rig = await workflowRig('workflow-patterns');
-  await rig.serve(workflows(), activities());
+  codeService = await startCodeWorkflowService('workflow-patterns');
+  await codeService.serve(workflows(), activities());
 }, 60_000);
-afterAll(() => rig.close());
+afterAll(() => codeService.close());
 
 interface Order {
   readonly orderId: string;
@@ -32,8 +35,8 @@ let Step: ReturnType<typeof defineSteps>['Step'];
 let Ship: ReturnType<typeof defineSteps>['Ship'];
 function defineSteps() {
   return {
-    Step: rig.activity<{ step: string; order: Order }, string>('Step'),
-    Ship: rig.activity<string, string>('Ship', { heartbeatTimeout: '10s' }),
+    Step: codeService.activity<{ step: string; order: Order }, string>('Step'),
+    Ship: codeService.activity<string, string>('Ship', { heartbeatTimeout: '10s' }),
   };
 }
 const stopped: string[] = [];
@@ -58,17 +61,17 @@ function activities() {
   ];
 }
 
-let order: ReturnType<typeof rig.workflow<Order, string>>;
-let timer: ReturnType<typeof rig.workflow<number, string>>;
-let approval: ReturnType<typeof rig.workflow<number, string>>;
-let markers: ReturnType<typeof rig.workflow<null, unknown>>;
-let cancellable: ReturnType<typeof rig.workflow<string, string>>;
-let child: ReturnType<typeof rig.workflow<string, string>>;
-let parent: ReturnType<typeof rig.workflow<null, unknown>>;
+let order: ReturnType<typeof codeService.workflow<Order, string>>;
+let timer: ReturnType<typeof codeService.workflow<number, string>>;
+let approval: ReturnType<typeof codeService.workflow<number, string>>;
+let markers: ReturnType<typeof codeService.workflow<null, unknown>>;
+let cancellable: ReturnType<typeof codeService.workflow<string, string>>;
+let child: ReturnType<typeof codeService.workflow<string, string>>;
+let parent: ReturnType<typeof codeService.workflow<null, unknown>>;
 
 function workflows() {
   ({ Step, Ship } = defineSteps());
-  order = rig.workflow('Order', async (ctx, o: Order) => {
+  order = codeService.workflow('Order', async (ctx, o: Order) => {
     await ctx.activity(Step, { step: 'verify', order: o });
     try {
       await ctx.activity(Step, { step: 'charge', order: o });
@@ -86,16 +89,16 @@ function workflows() {
     ]);
     return 'shipped';
   });
-  timer = rig.workflow('Timer', async (ctx, seconds: number) => {
+  timer = codeService.workflow('Timer', async (ctx, seconds: number) => {
     const before = ctx.now().getTime();
     await ctx.sleep(seconds);
     return `slept ${ctx.now().getTime() - before >= seconds * 1000 ? 'long enough' : 'too little'}`;
   });
-  approval = rig.workflow('Approval', async (ctx, seconds: number) => {
+  approval = codeService.workflow('Approval', async (ctx, seconds: number) => {
     const by = await ctx.waitForSignal<string>('Approve', { timeout: seconds });
     return by === undefined ? 'timed out' : `approved by ${by}`;
   });
-  markers = rig.workflow('Markers', async (ctx) => {
+  markers = codeService.workflow('Markers', async (ctx) => {
     ctx.recordMarker('stage', 'verified');
     ctx.recordMarker('totals', { items: 3 });
     const id = ctx.sideEffect(() => `receipt-${ctx.uuid()}`);
@@ -103,7 +106,7 @@ function workflows() {
     await ctx.sleep(0);
     return { id, v2, again: ctx.sideEffect(() => 'second') };
   });
-  cancellable = rig.workflow('Cancellable', async (ctx, orderId: string) => {
+  cancellable = codeService.workflow('Cancellable', async (ctx, orderId: string) => {
     const shipping = ctx.scope((inner) => inner.activity(Ship, orderId));
     await ctx.sleep(1);
     shipping.cancel();
@@ -114,7 +117,7 @@ function workflows() {
       return error instanceof ActivityCanceledError ? `canceled: ${error.details}` : String(error);
     }
   });
-  child = rig.workflow('Child', async (ctx, what: string) => {
+  child = codeService.workflow('Child', async (ctx, what: string) => {
     if (what === 'fail') return ctx.fail('child failed on purpose', { what });
     if (what === 'wait') {
       await ctx.whenCancelRequested();
@@ -122,7 +125,7 @@ function workflows() {
     }
     return ctx.activity(Step, { step: `child ${what}`, order: { orderId: 'c', card: 'valid' } });
   });
-  parent = rig.workflow('Parent', async (ctx) => {
+  parent = codeService.workflow('Parent', async (ctx) => {
     const done = await ctx.child(child, 'work');
     const failure = await ctx
       .child(child, 'fail')
@@ -147,7 +150,9 @@ const scheduled = (events: readonly HistoryEvent[]) =>
 
 describe('the exclusive choice', () => {
   it('verifies and charges, then ships and records at once', async () => {
-    const closed = await rig.waitForClose(await rig.start(order, { orderId: 'o1', card: 'valid' }));
+    const closed = await codeService.waitForClose(
+      await codeService.start(order, { orderId: 'o1', card: 'valid' }),
+    );
     expect(closed.closeStatus).toBe('COMPLETED');
     expect(closed.result).toBe('"shipped"');
     expect(scheduled(closed.events)).toEqual(['verify', 'charge', 'ship', 'record']);
@@ -169,8 +174,8 @@ describe('the exclusive choice', () => {
   });
 
   it('on a declined card cancels the order and emails the customer', async () => {
-    const closed = await rig.waitForClose(
-      await rig.start(order, { orderId: 'o2', card: 'declined' }),
+    const closed = await codeService.waitForClose(
+      await codeService.start(order, { orderId: 'o2', card: 'declined' }),
     );
     expect(closed.result).toBe('"cancelled: CardDeclined"');
     expect(scheduled(closed.events)).toEqual(['verify', 'charge', 'cancel', 'email']);
@@ -178,7 +183,7 @@ describe('the exclusive choice', () => {
 });
 
 it('a timer: ctx.sleep is a StartTimer, and ctx.now() moves with the decision tasks', async () => {
-  const closed = await rig.waitForClose(await rig.start(timer, 1));
+  const closed = await codeService.waitForClose(await codeService.start(timer, 1));
   expect(closed.result).toBe('"slept long enough"');
   expect(single(closed.events, 'TimerStarted').timerStartedEventAttributes).toMatchObject({
     timerId: '1',
@@ -189,23 +194,23 @@ it('a timer: ctx.sleep is a StartTimer, and ctx.now() moves with the decision ta
 
 describe('a signal wait with a timer as its timeout', () => {
   it('takes the signal and cancels the timer when the signal comes first', async () => {
-    const execution = await rig.start(approval, 60);
-    await rig.untilEvent(execution, 'TimerStarted');
-    await rig.signal(execution.workflowId, 'Approve', '"alice"');
-    const closed = await rig.waitForClose(execution);
+    const execution = await codeService.start(approval, 60);
+    await codeService.untilEvent(execution, 'TimerStarted');
+    await codeService.signal(execution.workflowId, 'Approve', '"alice"');
+    const closed = await codeService.waitForClose(execution);
     expect(closed.result).toBe('"approved by alice"');
     expect(eventsOf(closed.events, 'TimerCanceled')).toHaveLength(1);
   });
 
   it('gives undefined when the timer fires first', async () => {
-    const closed = await rig.waitForClose(await rig.start(approval, 1));
+    const closed = await codeService.waitForClose(await codeService.start(approval, 1));
     expect(closed.result).toBe('"timed out"');
     expect(eventsOf(closed.events, 'TimerFired')).toHaveLength(1);
   });
 });
 
 it('markers: recordMarker, a side effect and a patch are MarkerRecorded events', async () => {
-  const closed = await rig.waitForClose(await rig.start(markers, null));
+  const closed = await codeService.waitForClose(await codeService.start(markers, null));
   const recorded = eventsOf(closed.events, 'MarkerRecorded').map((e) => [
     e.markerRecordedEventAttributes?.markerName,
     e.markerRecordedEventAttributes?.details,
@@ -223,7 +228,7 @@ it('markers: recordMarker, a side effect and a patch are MarkerRecorded events',
 });
 
 it('a cancelled scope sends RequestCancelActivityTask; the heartbeat stops the activity, whose ActivityTaskCanceled rejects', async () => {
-  const closed = await rig.waitForClose(await rig.start(cancellable, 'o3'));
+  const closed = await codeService.waitForClose(await codeService.start(cancellable, 'o3'));
   expect(closed.result).toBe('"canceled: packing o3"');
   expect(stopped).toContain('o3: cancelRequested');
   const types = closed.events.map((e) => e.eventType);
@@ -232,7 +237,7 @@ it('a cancelled scope sends RequestCancelActivityTask; the heartbeat stops the a
 });
 
 it('child workflows: a result, a typed failure, and a cancelled child', async () => {
-  const closed = await rig.waitForClose(await rig.start(parent, null), 40_000);
+  const closed = await codeService.waitForClose(await codeService.start(parent, null), 40_000);
   const result = JSON.parse(closed.result ?? '{}');
   expect(result).toMatchObject({
     done: 'child work: ok',
@@ -257,6 +262,6 @@ it('child workflows: a result, a typed failure, and a cancelled child', async ()
 });
 
 it('the workers reported no error', () => {
-  expect(rig.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
-  expect(rig.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
+  expect(codeService.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  expect(codeService.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
 });

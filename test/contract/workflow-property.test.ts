@@ -14,9 +14,12 @@ import {
   sleep,
   type WorkflowContext,
 } from '../../lib/sdk/index.js';
+import {
+  type CodeWorkflowService,
+  startCodeWorkflowService,
+} from '../support/code-workflow-service.js';
 import { uid } from '../support/decider.js';
 import { replayDifferences } from '../support/workflow-replay-check.js';
-import { type WorkflowRig, workflowRig } from '../support/workflow-rig.js';
 
 type Leaf =
   | { readonly kind: 'activity'; readonly value: number; readonly fail: boolean }
@@ -111,12 +114,12 @@ function expected(p: Program): unknown[] {
   });
 }
 
-let rig: WorkflowRig;
+let codeService: CodeWorkflowService;
 let interpreter: ReturnType<typeof define>['interpreter'];
 
 function define() {
-  const Compute = rig.activity<Leaf & { kind: 'activity' }, number>('Compute');
-  const Slow = rig.activity<string, string>('Slow', { heartbeatTimeout: '10s' });
+  const Compute = codeService.activity<Leaf & { kind: 'activity' }, number>('Compute');
+  const Slow = codeService.activity<string, string>('Slow', { heartbeatTimeout: '10s' });
   const runLeaf = async (ctx: WorkflowContext, l: Leaf): Promise<unknown> => {
     if (l.kind === 'timer') return ctx.sleep(l.seconds).then(() => 'slept');
     return ctx
@@ -153,7 +156,7 @@ function define() {
         return runLeaf(ctx, s);
     }
   };
-  const interpreter = rig.workflow('Program', async (ctx, p: Program) => {
+  const interpreter = codeService.workflow('Program', async (ctx, p: Program) => {
     const trace: unknown[] = [];
     for (const s of p.steps) trace.push(await runStep(ctx, s));
     return trace;
@@ -174,19 +177,19 @@ function define() {
 }
 
 beforeAll(async () => {
-  rig = await workflowRig('workflow-property');
+  codeService = await startCodeWorkflowService('workflow-property');
   const defined = define();
   interpreter = defined.interpreter;
-  await rig.serve([interpreter], defined.activities, { concurrency: 4 });
+  await codeService.serve([interpreter], defined.activities, { concurrency: 4 });
 }, 60_000);
-afterAll(() => rig.close());
+afterAll(() => codeService.close());
 
 const signal = (workflowId: string, signalName: string, input: unknown) =>
-  rig.signal(workflowId, signalName, JSON.stringify(input));
+  codeService.signal(workflowId, signalName, JSON.stringify(input));
 
 /** Runs one program and lists what went wrong: its result, and every replay that differs. */
 async function check(p: Program): Promise<string[]> {
-  const execution = await rig.start(interpreter, p, uid('program'));
+  const execution = await codeService.start(interpreter, p, uid('program'));
   const counts = { a: 0, b: 0 };
   for (const s of p.steps)
     if (s.kind === 'signal' && s.sent)
@@ -195,7 +198,7 @@ async function check(p: Program): Promise<string[]> {
     await sleep(ms);
     await signal(execution.workflowId, 'noise', ms).catch(() => {}); // it may have closed by then
   });
-  const closed = await rig.waitForClose(execution, 60_000);
+  const closed = await codeService.waitForClose(execution, 60_000);
   await Promise.all(noise);
   const problems: string[] = [];
   const want = JSON.stringify(expected(p));
@@ -224,6 +227,6 @@ it('every generated program closes as its model says, and each of its decision t
     }),
     { numRuns: 2, endOnFailure: true },
   );
-  expect(rig.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
-  expect(rig.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  expect(codeService.observations.filter((o) => o.kind !== 'decided')).toEqual([]);
+  expect(codeService.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
 }, 240_000);

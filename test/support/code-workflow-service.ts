@@ -51,7 +51,7 @@ type DeciderExtras = {
   readonly taskList?: string;
 };
 
-export interface WorkflowRig {
+export interface CodeWorkflowService {
   readonly client: SWFClient;
   readonly domain: string;
   readonly service: LocalService;
@@ -88,7 +88,7 @@ export interface WorkflowRig {
   close(): Promise<void>;
 }
 
-export async function workflowRig(domain: string): Promise<WorkflowRig> {
+export async function startCodeWorkflowService(domain: string): Promise<CodeWorkflowService> {
   const server = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } });
   const client = server.swf;
   const decisionList = uid('decisions');
@@ -97,7 +97,7 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
   const observations: WorkflowObservation[] = [];
   const workers: { shutdown(): Promise<void> }[] = [];
   const common = { client, domain, logger, shutdownSignals: [] };
-  const rig: WorkflowRig = {
+  const codeService: CodeWorkflowService = {
     client,
     domain,
     service: server.service,
@@ -125,7 +125,7 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
     async serve(workflows, implementations, extra = {}) {
       const activities = implementations.map((i) => i.definition);
       await registerTypes(client, domain, { workflows, activities });
-      if (workflows.length > 0) rig.decider(workflows, extra);
+      if (workflows.length > 0) codeService.decider(workflows, extra);
       workers.push(
         new ActivityWorker({
           ...common,
@@ -165,7 +165,7 @@ export async function workflowRig(domain: string): Promise<WorkflowRig> {
       await server.close();
     },
   };
-  return rig;
+  return codeService;
 }
 
 type Execution = { readonly workflowId: string; readonly runId: string };
