@@ -78,6 +78,16 @@ export function buildTable(r: BenchResults): Row[] {
       });
     }
   }
+  if (r.idle !== undefined) {
+    const i = r.idle;
+    const share = (n: number) => `${(n * 100).toFixed(1)} % of a core`;
+    rows.push({
+      what: `idle CPU of ${i.polls.toLocaleString('en')} waiting long polls (200 on one list, the rest alone), local, ${i.windowMs} ms`,
+      target: 'service < 10 % of a core',
+      measured: `service ${share(i.serviceCore)}${i.dynamoCore === undefined ? '' : `; DynamoDB Local ${share(i.dynamoCore)}`}`,
+      verdict: verdict(i.serviceCore < 0.1),
+    });
+  }
   if (r.throughput !== undefined) {
     const t = r.throughput;
     rows.push({

@@ -2,7 +2,7 @@
  * `npm run bench`: measures the local service as users feel it and prints the figures the service is
  * held to (docs/performance.md), each target beside each figure. Options:
  *
- *   --only throughput,dispatch,cancellation,timers,cost,replay   run some (default: all)
+ *   --only throughput,dispatch,cancellation,timers,cost,replay,idle   run some (default: all)
  *   --json FILE                                           also write every figure as JSON
  *   --quick                                               smaller samples (a smoke run)
  */
@@ -13,6 +13,7 @@ import { buildTable, formatTable } from './report.js';
 import { type CancellationResult, runCancellation } from './scenarios/cancellation.js';
 import { type CostResult, DEPLOYED_POLL_MAX_WAIT_MS, runCost } from './scenarios/cost.js';
 import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
+import { type IdleResult, runIdle } from './scenarios/idle.js';
 import { type ReplayResult, runReplay } from './scenarios/replay.js';
 import { runThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { runTimers, type TimersResult } from './scenarios/timers.js';
@@ -29,6 +30,7 @@ export const SCENARIOS = [
   'timers',
   'cost',
   'replay',
+  'idle',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -39,6 +41,7 @@ export interface BenchResults {
   timers?: TimersResult;
   cost?: CostResult;
   replay?: ReplayResult;
+  idle?: IdleResult;
 }
 
 interface Args {
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
         timers: 60,
         cost: 20,
         replays: 10,
+        idleMs: 3_000,
       }
     : {
         dispatch: 150,
@@ -97,6 +101,7 @@ async function main(): Promise<void> {
         timers: 300,
         cost: 60,
         replays: 60,
+        idleMs: 10_000,
       };
   const began = Date.now();
   process.stderr.write('starting the local service (DynamoDB Local, table, SWF endpoint) …\n');
@@ -118,6 +123,7 @@ async function main(): Promise<void> {
       if (scenario === 'timers') results.timers = await runTimers(env, size.timers);
       // Replaying a workflow is the decider's own work: no request, the stack idle meanwhile.
       if (scenario === 'replay') results.replay = await runReplay(size.replays);
+      if (scenario === 'idle') results.idle = await runIdle(env, size.idleMs);
       if (scenario === 'cost') {
         // The deployed service's figures: every request on its own (a Lambda container serves one
         // at a time, so no poller is handed a task or woken by another request), deployed long polls.

@@ -13,10 +13,10 @@ import {
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { coreShares } from '../../bench/process-cpu.js';
 import { createSwfClient } from '../../lib/sdk/client.js';
 import { SwfDriver, sleep } from '../support/decider.js';
 import { swfClient } from '../support/local.js';
-import { coreShares } from '../support/process-cpu.js';
 import {
   dynamoChildrenOf,
   endpointIn,
