@@ -45,6 +45,11 @@ export interface HttpRequest {
    */
   readonly callerGone?: AbortSignal;
   /**
+   * When the edge took the request (`performance.now()` of its process): a long poll's 60 s run from
+   * then, not from when its turn came among many requests arriving at once.
+   */
+  readonly receivedAt?: number;
+  /**
    * Who is calling, as the edge that received the request tells (lib/operations/access.ts): the IAM
    * identity API Gateway or the function URL authenticated, the local signature's access key id, or
    * no caller at all (a direct Invoke of the API function).
@@ -206,6 +211,7 @@ async function handle(
     requestId,
     signal: request.signal ?? new AbortController().signal,
     ...(request.callerGone === undefined ? {} : { callerGone: request.callerGone }),
+    ...(request.receivedAt === undefined ? {} : { receivedAt: request.receivedAt }),
     // An edge that names no caller is treated as a signed request with no identity.
     caller: request.caller ?? { kind: 'signed', principal: undefined, request: new Map() },
     audit,

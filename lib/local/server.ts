@@ -198,6 +198,7 @@ async function answer(
   signal: AbortSignal,
   callerGone: AbortSignal,
 ): Promise<void> {
+  const receivedAt = performance.now();
   const { body, size } = await readBody(req);
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -210,6 +211,7 @@ async function answer(
     size,
     signal,
     callerGone,
+    receivedAt,
     caller: signedCaller(headers.authorization, req.socket.remoteAddress),
   });
   if (!res.destroyed) res.writeHead(response.statusCode, response.headers).end(response.body);

@@ -81,6 +81,8 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Fires only when the caller is known to be gone (see HttpRequest.callerGone). */
   readonly callerGone?: AbortSignal;
+  /** When the edge took the request (`performance.now()`): see HttpRequest.receivedAt. */
+  readonly receivedAt?: number;
   /**
    * Who is calling, as the edge tells. The dispatcher always sets it; unset only for the service's
    * own calls (tests, the outbox), which no policy judges.

@@ -40,7 +40,9 @@ export async function longPoll<T extends TaskInHand>(
       `More than ${MAX_POLLERS} pollers are waiting on task list ${taskList}`,
     );
   }
-  const deadline = deps.clock.now() + deps.polling.maxWaitMs;
+  // The poll's time runs from when the edge took the request: under a burst, its turn may come later.
+  const waited = request.receivedAt === undefined ? 0 : performance.now() - request.receivedAt;
+  const deadline = deps.clock.now() + deps.polling.maxWaitMs - Math.max(0, waited);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });

@@ -159,3 +159,31 @@ describe('idle long polls of one process', () => {
     expect(await reads(new NoTaskNotifier(), 20)).toBeGreaterThan(20 * 10);
   });
 });
+
+describe("a long poll's time", () => {
+  it('runs from when the edge took the request, not from when its turn came', async () => {
+    const deps = {
+      notifier: new InProcessTaskNotifier(),
+      clock: { now: () => Date.now() },
+      polling: { maxWaitMs: 1_000, recheckMs: 1_000 },
+      taskQueues: { peekQueue: async () => [] },
+      runs: { loadRun: async () => undefined },
+    } as unknown as OperationDeps;
+    const list = { kind: 'activity' as const, domain: 'd', taskList: 'l' };
+    const pollTaken = async (receivedAt: number | undefined) => {
+      const began = performance.now();
+      const request = {
+        requestId: 'r',
+        signal: new AbortController().signal,
+        ...(receivedAt === undefined ? {} : { receivedAt }),
+      };
+      await longPoll(deps, request, list, async () => 'dropped' as const);
+      return performance.now() - began;
+    };
+    // Taken 600 ms before its turn came: 400 ms are left of its second.
+    const late = await pollTaken(performance.now() - 600);
+    expect(late).toBeGreaterThanOrEqual(350);
+    expect(late).toBeLessThan(700);
+    expect(await pollTaken(undefined)).toBeGreaterThanOrEqual(950);
+  });
+});
