@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, Server as NetServer, type Socket } from 'node:net';
 import { conditionContext } from '../core/iam-keys.js';
 import { apiResultOf, requestOfApiEvent } from '../http/api-event.js';
 import {
@@ -35,6 +35,8 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 /** How long a stopping server lets the requests in progress finish before it drops their connections. */
 const CLOSE_GRACE_MS = 10_000;
+/** How long a stopping server keeps idle kept-alive connections for requests already sent on them. */
+const IN_TRANSIT_MS = 100;
 
 /**
  * Serves SWF's awsJson1_0 protocol over node:http on 127.0.0.1, through the same dispatcher as the
@@ -385,9 +387,13 @@ async function closeServer(
   stopping: AbortController,
   inFlight: ReadonlySet<Promise<void>>,
 ): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
+  // Stop listening, but leave idle kept-alive connections open for now (http's own close would end
+  // them at once): a request already on its way on one is answered 503, as documented, not reset.
+  const closed = new Promise<void>((resolve) =>
+    NetServer.prototype.close.call(server, () => resolve()),
+  );
   stopping.abort();
+  const lingering = new Promise((resolve) => setTimeout(resolve, IN_TRANSIT_MS));
   let timer: NodeJS.Timeout | undefined;
   const graceOver = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, CLOSE_GRACE_MS);
@@ -399,6 +405,9 @@ async function closeServer(
   // Requests taken just before the stop may still be joining the set: wait until it is empty.
   while (inFlight.size > 0 && !over) await Promise.race([Promise.all(inFlight), graceOver]);
   clearTimeout(timer);
+  await lingering;
   server.closeAllConnections();
+  // http's close now only stops its check of slow requests: the listener and connections are gone.
+  server.close();
   await closed;
 }

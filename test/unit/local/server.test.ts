@@ -156,6 +156,33 @@ describe('a request on a kept-alive connection while the server stops', () => {
   });
 });
 
+describe('an idle kept-alive connection when the server stops', () => {
+  it('carries a request sent as the stop begins to its 503, not to a reset', async () => {
+    const server = await startServer(dispatch);
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+    });
+    const ended = new Promise<string | undefined>((resolve) => {
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+      socket.on('close', () => resolve(undefined));
+    });
+    const requestOf = (body: string) =>
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const first = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    socket.write(requestOf('slow'));
+    await first; // answered: the connection is idle and kept alive
+    const closing = server.close();
+    socket.write(requestOf('second'));
+    await closing;
+    expect(await ended).toBeUndefined();
+    expect(received).toMatch(/^HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 503 /);
+    expect(received).toContain('ServiceUnavailableException');
+  });
+});
+
 describe('a caller that hangs up while sending its body', () => {
   it('is not logged as an error of the server', async () => {
     const errors: unknown[][] = [];
