@@ -30,7 +30,12 @@ const typeCounter = (kind: TypeKind) =>
 const DEPRECATE_CONCURRENCY = 16;
 /** Domain items ListDomains reads at once. */
 const DOMAIN_READS = 16;
-const MAX_TAG_RETRIES = 20;
+/**
+ * Attempts at a tag change while other tag changes of the domain win. Each round lands one of the
+ * callers racing for the item, so n callers at once need up to n rounds: 20 let the last of 30
+ * concurrent TagResource calls be throttled once the store was slow.
+ */
+const MAX_TAG_RETRIES = 60;
 /** Attempts at a status change while transactions keep holding its item. */
 const MAX_STATUS_ATTEMPTS = 20;
 /** The mark of the request that last changed a domain's or type's status (see changeStatus). */
