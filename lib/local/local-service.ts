@@ -280,10 +280,10 @@ function localPolling(options: LocalServiceOptions): { polling?: Partial<Polling
   return { polling: { recheckMs: LOCAL_RECHECK_MS, ...options.polling } };
 }
 
-/** `GET /metrics` first, then the caller's routes (the console's pages). */
+/** The caller's routes (the console's pages) first, then `GET /metrics`: a caller may serve its own. */
 function withMetricsRoute(metrics: PrometheusMetrics, routes: RouteHook | undefined): RouteHook {
   const own = metrics.route();
-  return (req, res) => own(req, res) || (routes?.(req, res) ?? false);
+  return (req, res) => routes?.(req, res) === true || own(req, res);
 }
 
 /** The lists a run's tasks wait on: their backlog is part of `GET /metrics` from then on. */
