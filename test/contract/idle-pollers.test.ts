@@ -2,7 +2,7 @@
  * A thousand idle long polls cost the local server (`npm start`) next to nothing: 200 wait on one
  * task list and 800 on 800 others (SWF allows 1,000 pollers a list) for SWF's full 60 s. Meanwhile
  * other calls keep p99 ≤ 50 ms, a task reaches a waiting poller within 50 ms, the server's idle CPU
- * stays under 10 % of a core, and every poll that gets nothing is answered soon after its 60 s.
+ * stays under 10 % of a core, and every poll that gets nothing is answered within 61 s.
  */
 import {
   type DecisionTask,
@@ -153,10 +153,7 @@ it('holds 1,000 idle long polls at no cost to other calls, dispatch or the CPU',
   expect(describeP99).toBeLessThanOrEqual(LATENCY_BOUND_MS);
   expect(Math.max(...dispatch)).toBeLessThanOrEqual(LATENCY_BOUND_MS);
   expect(Math.min(...empties)).toBeGreaterThanOrEqual(POLL_MS - 100);
-  // The last of 1,000 polls sent at once is answered about 1.5 s past its 60 s on two shared cores
-  // (the deadline runs from when the server takes the request, and taking 1,000 at once takes that
-  // long). Held here to 62 s; answering within 61 s needs the deadline to run from the arrival.
-  expect(Math.max(...empties)).toBeLessThanOrEqual(EMPTY_BY_MS + 1_000);
+  expect(Math.max(...empties)).toBeLessThanOrEqual(EMPTY_BY_MS);
 }, 300_000);
 
 const round = (n: number) => Number(n.toFixed(3));
