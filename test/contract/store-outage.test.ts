@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rawCall } from '../support/contract.js';
 import {
   dynamoChildrenOf,
   endpointIn,
@@ -32,23 +33,15 @@ async function start(args: string[]) {
   return { child, endpoint };
 }
 
-/** One SWF call over raw HTTP: its status and `__type`, or the connection's error. */
+/** One SWF call over raw HTTP: its status and body, or the connection's error as the `__type`. */
 async function call(endpoint: string, action: string, input: unknown) {
   try {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `SimpleWorkflowService.${action}`,
-      },
-      body: JSON.stringify(input),
-    });
-    const text = await response.text();
+    const { status, text } = await rawCall(endpoint, action, input);
     const body = (text === '' ? {} : JSON.parse(text)) as {
       __type?: string;
       domainInfos?: { name: string }[];
     };
-    return { status: response.status, body };
+    return { status, body };
   } catch (error) {
     return { status: 0, body: { __type: (error as Error).message } };
   }
