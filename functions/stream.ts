@@ -1,37 +1,16 @@
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsLambdaInvoker } from '../lib/adapters/aws/lambda-invoker.js';
 import { AwsLambdaTaskRunner } from '../lib/adapters/aws/lambda-tasks.js';
 import { AwsTaskPush } from '../lib/adapters/aws/task-push.js';
-import {
-  functionDocClient,
-  functionMetrics,
-  functionSigningKeys,
-  loadOutboxConfig,
-} from './shared/config.js';
-import { outboxDeps } from './shared/outbox-deps.js';
+import { functionSigningKeys, loadOutboxConfig } from './shared/config.js';
+import { armingSettings, outboxDeps } from './shared/outbox-deps.js';
 import { streamBatchHandler } from './shared/stream-batch.js';
 
 /** DynamoDB stream of the table → the outbox: deadlines armed, tasks queued, cross-execution effects. */
 const config = loadOutboxConfig(process.env);
 
-// Module scope: one set of clients per container, reused by every warm invocation.
-const clients = { region: config.region };
-
 export const handler = streamBatchHandler(
   outboxDeps({
-    doc: functionDocClient(config.region),
-    tableName: config.tableName,
-    region: config.region,
-    accountId: config.accountId,
-    sqs: new SQSClient(clients),
-    scheduler: new SchedulerClient(clients),
-    deadlines: {
-      queueUrl: config.queueUrl,
-      queueArn: config.queueArn,
-      scheduleGroup: config.scheduleGroup,
-      schedulerRoleArn: config.schedulerRoleArn,
-    },
+    ...armingSettings(config),
     lambda: new AwsLambdaInvoker(),
     // ScheduleLambdaFunction tasks are started here and handed to the Lambda-task function, which
     // invokes them with the execution's lambdaRole assumed: the stream never waits on a function.
@@ -40,7 +19,6 @@ export const handler = streamBatchHandler(
     push: new AwsTaskPush(config.pushTaskLists, config.apiFunction),
     // Pushed tasks carry task tokens, signed with the stack's key.
     signingKeys: functionSigningKeys(config),
-    metrics: functionMetrics(config),
   }),
   config.streamMaxAttempts === undefined ? {} : { maxAttempts: config.streamMaxAttempts },
 );

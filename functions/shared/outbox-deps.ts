@@ -1,5 +1,5 @@
-import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import {
   AwsDeadlineScheduler,
@@ -15,7 +15,12 @@ import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-inv
 import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
-import { accountIdFromArn } from './config.js';
+import {
+  accountIdFromArn,
+  functionDocClient,
+  functionMetrics,
+  type OutboxConfig,
+} from './config.js';
 
 export interface OutboxSettings {
   readonly doc: DocClient;
@@ -37,6 +42,29 @@ export interface OutboxSettings {
   readonly signingKeys?: SigningKeySource | undefined;
   /** Where SWF's metrics of the commits these functions make go (EMF in Lambda). */
   readonly metrics?: MetricsSink | undefined;
+}
+
+/**
+ * What every function that arms deadlines (stream, timer, reconciler) builds from its configuration,
+ * once per container: the table, SQS and Scheduler clients, where fires go, SWF's metrics.
+ */
+export function armingSettings(config: OutboxConfig) {
+  const clients = { region: config.region };
+  return {
+    doc: functionDocClient(config.region),
+    tableName: config.tableName,
+    region: config.region,
+    accountId: config.accountId,
+    sqs: new SQSClient(clients),
+    scheduler: new SchedulerClient(clients),
+    deadlines: {
+      queueUrl: config.queueUrl,
+      queueArn: config.queueArn,
+      scheduleGroup: config.scheduleGroup,
+      schedulerRoleArn: config.schedulerRoleArn,
+    },
+    metrics: functionMetrics(config),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { AssetHashType, type BundlingOptions, DockerImage, type ILocalBundling }
 import { Code } from 'aws-cdk-lib/aws-lambda';
 
 /** The service's Lambda entry points (functions/<name>.ts), each bundled on its own. */
-export const SERVICE_ENTRIES = ['api', 'stream', 'timer', 'lambda-task'] as const;
+export const SERVICE_ENTRIES = ['api', 'stream', 'timer', 'lambda-task', 'reconciler'] as const;
 export type ServiceEntry = (typeof SERVICE_ENTRIES)[number];
 
 /** Lets CommonJS dependencies inside the ESM bundle `require` Node's built-in modules. */

@@ -67,6 +67,8 @@ export class SwfOutbox extends Construct {
   /** Runs the ScheduleLambdaFunction tasks the stream function starts, one invocation each. */
   readonly lambdaTaskHandler: ServiceFunction;
   readonly alarms: readonly Alarm[];
+  /** What a function that arms deadlines reads: the timer queue, the schedule group, the role. */
+  readonly armingEnvironment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: SwfOutboxProps) {
     super(scope, id);
@@ -120,6 +122,7 @@ export class SwfOutbox extends Construct {
       SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
       ACCOUNT_ID: stack.account,
     };
+    this.armingEnvironment = environment;
     this.streamHandler = new ServiceFunction(this, 'StreamHandler', {
       entry: 'stream',
       memorySize: OUTBOX_MEMORY_MB,
@@ -295,7 +298,7 @@ export class SwfOutbox extends Construct {
    * Scheduler runs as the scheduler role. Schedules delete themselves after firing; the role may be
    * passed to Scheduler and nothing else.
    */
-  private grantArming(fn: ServiceFunction): void {
+  grantArming(fn: ServiceFunction): void {
     fn.addToRolePolicy(
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.timerQueue.queueArn] }),
     );

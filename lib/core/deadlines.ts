@@ -125,6 +125,18 @@ export function withAlarm(state: ExecutionState): ExecutionState {
   return { ...state, alarm: { key: earliest.key, at: earliest.at } };
 }
 
+/**
+ * The fire an open run waits for: its alarm, or its earliest deadline when it has none (a state
+ * written before alarms were kept). None for a closed run or one with nothing due.
+ */
+export function pendingFire(
+  state: ExecutionState,
+): { readonly runId: string; readonly key: string; readonly at: number } | undefined {
+  if (state.status !== 'OPEN') return undefined;
+  const due = state.alarm ?? earliestDeadline(state);
+  return due === undefined ? undefined : { runId: state.execution.runId, key: due.key, at: due.at };
+}
+
 /** A fire for `at` is the run's alarm (or later than it): a fire for an earlier time was overtaken. */
 export const isCurrentAlarm = (state: ExecutionState, at: number) =>
   state.alarm === undefined || at >= state.alarm.at;

@@ -179,6 +179,9 @@ describe('no confused deputy', () => {
         'OutboxStreamHandlerServiceRole: lambda:InvokeFunction on <OutboxLambdaTaskHandlerFD09651D.Arn> | <OutboxLambdaTaskHandlerFD09651D.Arn>:*',
         // The stream event source: ListStreams has no resource-level permission.
         'OutboxStreamHandlerServiceRole: dynamodb:ListStreams on *',
+        // The reconciler reads runs (the due index by Query) and arms fires, as the timer does.
+        'ReconcilerHandlerServiceRole: dynamodb:GetItem dynamodb:Query on <Table710B521B.Arn> | <Table710B521B.Arn>/index/*',
+        'ReconcilerHandlerServiceRole: scheduler:CreateSchedule on arn:<Ref AWS::Partition>:scheduler:<Ref AWS::Region>:<Ref AWS::AccountId>:schedule/<group>/*',
         // The allow-list, as given.
         'OutboxLambdaTaskHandlerServiceRole: sts:AssumeRole on arn:aws:iam::123456789012:role/tasks-*',
       ].sort(),

@@ -102,7 +102,7 @@ describe('the tarball', () => {
   });
 
   it('holds the Lambda bundles and the console, and no TypeScript source', () => {
-    for (const entry of ['api', 'stream', 'timer', 'lambda-task'])
+    for (const entry of ['api', 'stream', 'timer', 'lambda-task', 'reconciler'])
       expect(files).toContain(`package/dist/bundles/${entry}/index.mjs`);
     expect(files).toContain('package/dist/console/dist/index.html');
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);

@@ -37,15 +37,22 @@ export function operationsOver(
   return { deps, call };
 }
 
-/** Registers a domain (retention 1 day) and workflow type w/1 with every default, task list `tl`. */
-export async function domainWithType(call: CallOperation, domain: string): Promise<void> {
+/**
+ * Registers a domain (retention 1 day) and workflow type w/1 with every default, task list `tl`
+ * (executions time out after 600 s unless `executionTimeout` says otherwise).
+ */
+export async function domainWithType(
+  call: CallOperation,
+  domain: string,
+  executionTimeout = '600',
+): Promise<void> {
   await call('RegisterDomain', { name: domain, workflowExecutionRetentionPeriodInDays: '1' });
   await call('RegisterWorkflowType', {
     domain,
     name: 'w',
     version: '1',
     defaultTaskList: { name: 'tl' },
-    defaultExecutionStartToCloseTimeout: '600',
+    defaultExecutionStartToCloseTimeout: executionTimeout,
     defaultTaskStartToCloseTimeout: '60',
     defaultChildPolicy: 'ABANDON',
   });

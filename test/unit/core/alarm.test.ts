@@ -9,6 +9,7 @@ import {
   fireDue,
   isCurrentAlarm,
   passedDeadline,
+  pendingFire,
   withAlarm,
 } from '../../../lib/core/deadlines.js';
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
@@ -31,6 +32,28 @@ const arms = (before: ExecutionState | undefined, after: ExecutionState) =>
   outboxEffects(before, after).filter((e) => e.kind === 'arm');
 const disarms = (before: ExecutionState | undefined, after: ExecutionState) =>
   outboxEffects(before, after).filter((e) => e.kind === 'disarm');
+
+describe('the fire an open run waits for (pendingFire)', () => {
+  it('is its alarm, or its earliest deadline when none is kept; none once it closed', () => {
+    const run = new RunDriver();
+    run.decide(timers(50, 20));
+    const runId = run.state.execution.runId;
+    const earliest = earliestDeadline(run.state);
+    const { alarm: _kept, ...withoutAlarm } = run.state;
+    expect(pendingFire(withoutAlarm)).toEqual({
+      runId,
+      key: earliest?.key,
+      at: T0 + 2 + 20,
+    });
+    // A kept alarm is the fire to arm: a fire for an earlier time counts as overtaken.
+    const kept = { ...run.state, alarm: { key: 'X', at: T0 + 900 } };
+    expect(pendingFire(kept)).toEqual({ runId, key: 'X', at: T0 + 900 });
+    run.state = kept;
+    run.terminate();
+    expect(run.state.status).toBe('CLOSED');
+    expect(pendingFire(run.state)).toBeUndefined();
+  });
+});
 
 describe('the alarm of a run', () => {
   it('is its earliest deadline, and only comes forward', () => {
