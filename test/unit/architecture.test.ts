@@ -52,6 +52,18 @@ const allowed: Readonly<Record<string, Rule>> = {
   'lib/http': { areas: ['lib/core', 'lib/ports', 'lib/operations'], packages: 'dependencies' },
   'lib/console': { areas: ['lib/aws-json'], packages: 'dependencies' },
   'lib/local': { areas: [...edgeImports, 'lib/console'], packages: 'dependencies' },
+  // The operator's CLI: commands over the stores and the outbox, reached as the service reaches them.
+  'lib/admin': {
+    areas: [
+      'lib/core',
+      'lib/ports',
+      'lib/operations',
+      'lib/adapters',
+      'lib/aws-json',
+      'lib/composition',
+    ],
+    packages: 'dependencies',
+  },
   'lib/testing': {
     areas: ['lib/core', 'lib/ports', 'lib/http', 'lib/local', 'lib/sdk'],
     packages: 'dependencies',
