@@ -144,21 +144,47 @@ export function describeRearm(
     case 'would-arm':
       return done([`Would arm ${fireText(outcome.fire)}.`], outcome);
     case 'armed':
-      return done([`Armed ${fireText(outcome.fire)}.`, ...localNote(handed)], {
-        ...outcome,
-        ...localJson(handed),
-      });
+      return done(
+        [
+          `${handed === undefined ? 'Armed' : 'Found'} ${fireText(outcome.fire)}.`,
+          ...localNote(handed),
+        ],
+        {
+          ...outcome,
+          ...localJson(handed),
+        },
+      );
   }
 }
 
 const fireText = (fire: DeadlineFire) =>
-  `${fire.key} of run ${fire.runId}, due ${iso(fire.at * 1000)}`;
+  `fire ${fire.key} (${deadlineName(fire.key)}) of run ${fire.runId}, due ${iso(fire.at * 1000)}`;
+
+/** What a fire's key (lib/core/deadlines.ts) stands for, in SWF's words. */
+function deadlineName(key: string): string {
+  const [kind, eventId, timeoutType] = key.split(':');
+  const type = timeoutType?.toLowerCase().replaceAll('_', '-');
+  switch (kind) {
+    case 'X':
+      return "the execution's start-to-close timeout";
+    case 'T':
+      return `the timer started by event ${eventId}`;
+    case 'A':
+      return `the ${type} timeout of the activity task scheduled by event ${eventId}`;
+    case 'D':
+      return `the ${type} timeout of the decision task scheduled by event ${eventId}`;
+    case 'L':
+      return `the timeout of the Lambda task scheduled by event ${eventId}`;
+    default:
+      return 'a deadline';
+  }
+}
 
 /** Locally, fires are armed by npm start: from the table, when it starts. */
 function localNote(handed: readonly DeadlineFire[] | undefined): string[] {
   if (handed === undefined || handed.length === 0) return [];
   return [
-    `Locally, deadlines wait in npm start's memory: restart npm start (with its --data directory) to arm ${handed.length} fire(s); it arms every open run's from the table.`,
+    `Not armed by this command: locally, deadlines wait in npm start's memory, which another process cannot reach. npm start arms ${handed.length === 1 ? 'this fire' : `these ${handed.length} fires`}, with every open run's, when it starts again (keeping its data with --data DIR).`,
   ];
 }
 
