@@ -77,6 +77,11 @@ export interface OutboxConfig extends FunctionConfig {
   readonly scheduleGroup: string;
   /** From `SCHEDULER_ROLE_ARN`: the role Scheduler assumes to send a fire to the queue. */
   readonly schedulerRoleArn: string;
+  /**
+   * From `SCHEDULE_DEAD_LETTER_ARN`: the SQS queue Scheduler puts a fire in when it gave up
+   * delivering it. Unset: such a fire is dropped (the stack always sets it).
+   */
+  readonly scheduleDeadLetterArn: string | undefined;
   /** From `STREAM_MAX_ATTEMPTS`: tries of one stream record before it is dead-lettered. @default 5 */
   readonly streamMaxAttempts: number | undefined;
   /**
@@ -160,10 +165,8 @@ function stringList(env: Env, name: string): readonly string[] {
 }
 
 export function loadOutboxConfig(env: Env): OutboxConfig {
-  const queueArn = required(env, 'TIMER_QUEUE_ARN');
-  if (!/^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]+(\.fifo)?$/.test(queueArn)) {
-    throw new ConfigError(`TIMER_QUEUE_ARN must be an SQS queue ARN, not "${queueArn}"`);
-  }
+  const queueArn = sqsQueueArn('TIMER_QUEUE_ARN', required(env, 'TIMER_QUEUE_ARN'));
+  const deadLetters = optional(env, 'SCHEDULE_DEAD_LETTER_ARN');
   const schedulerRoleArn = required(env, 'SCHEDULER_ROLE_ARN');
   if (!/^arn:[\w-]+:iam::\d{12}:role\/.+$/.test(schedulerRoleArn)) {
     throw new ConfigError(`SCHEDULER_ROLE_ARN must be an IAM role ARN, not "${schedulerRoleArn}"`);
@@ -174,9 +177,18 @@ export function loadOutboxConfig(env: Env): OutboxConfig {
     queueArn,
     scheduleGroup: required(env, 'SCHEDULE_GROUP'),
     schedulerRoleArn,
+    scheduleDeadLetterArn:
+      deadLetters === undefined ? undefined : sqsQueueArn('SCHEDULE_DEAD_LETTER_ARN', deadLetters),
     streamMaxAttempts: positiveInteger(env, 'STREAM_MAX_ATTEMPTS'),
     lambdaTaskFunction: optional(env, 'LAMBDA_TASK_FUNCTION'),
   };
+}
+
+/** An SQS queue's ARN (a queue URL or name there fails the cold start, not the first fire). */
+function sqsQueueArn(name: string, value: string): string {
+  if (!/^arn:[\w-]+:sqs:[\w-]+:\d{12}:[\w-]+(\.fifo)?$/.test(value))
+    throw new ConfigError(`${name} must be an SQS queue ARN, not "${value}"`);
+  return value;
 }
 
 /** The account id in a Lambda ARN: `arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>]`. */

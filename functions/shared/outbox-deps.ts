@@ -62,6 +62,7 @@ export function armingSettings(config: OutboxConfig) {
       queueArn: config.queueArn,
       scheduleGroup: config.scheduleGroup,
       schedulerRoleArn: config.schedulerRoleArn,
+      scheduleDeadLetterArn: config.scheduleDeadLetterArn,
     },
     metrics: functionMetrics(config),
   };

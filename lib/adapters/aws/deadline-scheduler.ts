@@ -14,13 +14,27 @@ import type { DeadlineFire, DeadlineScheduler } from '../../ports/deadline-sched
 export const MAX_SQS_DELAY_SECONDS = 900;
 /** EventBridge Scheduler fires anywhere in its minute: schedule a minute early, finish on SQS. */
 export const SCHEDULE_LEAD_SECONDS = 60;
+/**
+ * How Scheduler retries a fire it could not put on the timer queue (the queue throttled, or briefly
+ * unreachable): its most, 185 tries over a day, backing off as it does. A fire still undelivered then
+ * goes to the schedules' dead-letter queue, to be seen (an alarm) and redriven, never dropped.
+ */
+export const SCHEDULE_RETRY_POLICY = {
+  MaximumEventAgeInSeconds: 86_400,
+  MaximumRetryAttempts: 185,
+} as const;
 
 export interface AwsSchedulerConfig {
   readonly queueUrl: string;
   readonly queueArn: string;
   readonly scheduleGroup: string;
-  /** The role EventBridge Scheduler assumes to send to the queue. */
+  /** The role EventBridge Scheduler assumes to send to the queue (and to the dead-letter queue). */
   readonly schedulerRoleArn: string;
+  /**
+   * The SQS queue (its ARN) where Scheduler puts a fire it gave up delivering after its retries.
+   * Without one, such a fire is dropped (only Scheduler's InvocationDroppedCount tells).
+   */
+  readonly scheduleDeadLetterArn?: string | undefined;
 }
 
 /**
@@ -62,6 +76,10 @@ export class AwsDeadlineScheduler implements DeadlineScheduler {
             Arn: this.config.queueArn,
             RoleArn: this.config.schedulerRoleArn,
             Input: JSON.stringify(fire),
+            RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
+            ...(this.config.scheduleDeadLetterArn === undefined
+              ? {}
+              : { DeadLetterConfig: { Arn: this.config.scheduleDeadLetterArn } }),
           },
         }),
       );

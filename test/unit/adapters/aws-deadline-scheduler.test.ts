@@ -10,6 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AwsDeadlineScheduler,
+  type AwsSchedulerConfig,
   atExpression,
   scheduleName,
 } from '../../../lib/adapters/aws/deadline-scheduler.js';
@@ -21,13 +22,14 @@ const config = {
   queueArn: 'arn:aws:sqs:us-east-1:123456789012:timers',
   scheduleGroup: 'swf-deadlines',
   schedulerRoleArn: 'arn:aws:iam::123456789012:role/scheduler',
+  scheduleDeadLetterArn: 'arn:aws:sqs:us-east-1:123456789012:schedule-dead-letters',
 };
 const now = 1_800_000_000; // epoch seconds
-const scheduler = () =>
+const scheduler = (configured: AwsSchedulerConfig = config) =>
   new AwsDeadlineScheduler(
     new SQSClient({ region: 'us-east-1' }),
     new SchedulerClient({ region: 'us-east-1' }),
-    config,
+    configured,
     {
       now: () => now * 1000,
     },
@@ -58,7 +60,7 @@ describe('AwsDeadlineScheduler', () => {
     expect(sqsMock.commandCalls(SendMessageCommand)[0]?.args[0].input.DelaySeconds).toBe(0);
   });
 
-  it('schedules a later deadline a minute early on EventBridge Scheduler, targeting the queue', async () => {
+  it('schedules a later deadline a minute early on EventBridge Scheduler, targeting the queue, retried for a day and then dead-lettered', async () => {
     schedulerMock.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn' });
     const fire = { runId: 'r1', key: 'A:7:START_TO_CLOSE', at: now + 3600 };
     await scheduler().arm(fire);
@@ -74,10 +76,25 @@ describe('AwsDeadlineScheduler', () => {
           Arn: config.queueArn,
           RoleArn: config.schedulerRoleArn,
           Input: JSON.stringify(fire),
+          // Scheduler's most: 185 tries over 24 hours, then the fire goes to the queue below.
+          RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+          DeadLetterConfig: { Arn: config.scheduleDeadLetterArn },
         },
       },
     ]);
     expect(sqsMock.calls()).toHaveLength(0);
+  });
+
+  it('still retries, but names no dead-letter queue, when none is configured', async () => {
+    schedulerMock.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+    const { scheduleDeadLetterArn: _, ...withoutQueue } = config;
+    await scheduler(withoutQueue).arm({ runId: 'r1', key: 'X', at: now + 3600 });
+    const target = schedulerMock.commandCalls(CreateScheduleCommand)[0]?.args[0].input.Target;
+    expect(target?.RetryPolicy).toEqual({
+      MaximumEventAgeInSeconds: 86_400,
+      MaximumRetryAttempts: 185,
+    });
+    expect(target).not.toHaveProperty('DeadLetterConfig');
   });
 
   it('treats a schedule that already exists as armed (a replayed stream record)', async () => {

@@ -33,6 +33,7 @@ describe('loadOutboxConfig', () => {
       queueArn: OUTBOX_ENV.TIMER_QUEUE_ARN,
       scheduleGroup: 'swf-deadlines',
       schedulerRoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN,
+      scheduleDeadLetterArn: OUTBOX_ENV.SCHEDULE_DEAD_LETTER_ARN,
       streamMaxAttempts: 3,
       pushTaskLists: [],
       lambdaTaskRoles: [],
@@ -40,6 +41,10 @@ describe('loadOutboxConfig', () => {
     });
     expect(
       loadOutboxConfig({ ...OUTBOX_ENV, STREAM_MAX_ATTEMPTS: undefined }).streamMaxAttempts,
+    ).toBeUndefined();
+    expect(
+      loadOutboxConfig({ ...OUTBOX_ENV, SCHEDULE_DEAD_LETTER_ARN: undefined })
+        .scheduleDeadLetterArn,
     ).toBeUndefined();
   });
 
@@ -51,6 +56,11 @@ describe('loadOutboxConfig', () => {
       'SCHEDULER_ROLE_ARN',
       'arn:aws:iam::123456789012:user/me',
       'SCHEDULER_ROLE_ARN must be an IAM role ARN, not "arn:aws:iam::123456789012:user/me"',
+    ],
+    [
+      'SCHEDULE_DEAD_LETTER_ARN',
+      'https://sqs.us-east-1.amazonaws.com/123456789012/dlq',
+      'SCHEDULE_DEAD_LETTER_ARN must be an SQS queue ARN, not "https://sqs.us-east-1.amazonaws.com/123456789012/dlq"',
     ],
     ['STREAM_MAX_ATTEMPTS', '0', 'STREAM_MAX_ATTEMPTS must be a positive integer, not "0"'],
     ['POLL_RECHECK_MS', '0.5', 'POLL_RECHECK_MS must be a positive integer, not "0.5"'],

@@ -7,5 +7,6 @@ export const OUTBOX_ENV = {
   TIMER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:123456789012:swf-timers',
   SCHEDULE_GROUP: 'swf-deadlines',
   SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/swf-scheduler',
+  SCHEDULE_DEAD_LETTER_ARN: 'arn:aws:sqs:us-east-1:123456789012:swf-schedule-dead-letters',
   STREAM_MAX_ATTEMPTS: '3',
 } as const;

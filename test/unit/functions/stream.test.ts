@@ -148,6 +148,7 @@ describe('functions/stream.ts', () => {
         Arn: OUTBOX_ENV.TIMER_QUEUE_ARN,
         RoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN,
         Input: JSON.stringify({ runId: RUN_ID, key: 'T:10', at: change.after.timers.t0?.fireAt }),
+        DeadLetterConfig: { Arn: OUTBOX_ENV.SCHEDULE_DEAD_LETTER_ARN },
       },
     });
     expect(dynamo.calls()).toHaveLength(0);

@@ -72,7 +72,11 @@ describe('functions/timer.ts', () => {
     expect(sqs.calls()).toHaveLength(0);
     expect(scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input).toMatchObject({
       GroupName: OUTBOX_ENV.SCHEDULE_GROUP,
-      Target: { Arn: OUTBOX_ENV.TIMER_QUEUE_ARN, RoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN },
+      Target: {
+        Arn: OUTBOX_ENV.TIMER_QUEUE_ARN,
+        RoleArn: OUTBOX_ENV.SCHEDULER_ROLE_ARN,
+        DeadLetterConfig: { Arn: OUTBOX_ENV.SCHEDULE_DEAD_LETTER_ARN },
+      },
     });
   });
 
