@@ -15,12 +15,26 @@ import type { SwfStackProps } from './swf-stack.js';
  *   by default: ScheduleLambdaFunction is not offered).
  * - `accessPolicies`: a JSON file of SWF's access policies by principal ARN (docs/access-control.md).
  * - `auditLog`: `off` silences the API functions' audit line per call.
+ * - `alarmEmail`: an address the alarms' new SNS topic mails (the address confirms first), or
+ *   `alarmTopicArn`: an existing topic. Every alarm notifies it on ALARM and on OK.
+ * - `concurrencyAlarmThreshold`: the account's concurrent executions that raise the alarm (800).
+ * - `metricsNamespace`: the CloudWatch namespace of SWF's metrics (`SwfOnDynamo`).
+ * - `tracing`: `on` turns on X-Ray active tracing of every function.
+ * - `tableKmsKeyArn`: a customer-managed KMS key for the table and its stream.
+ * - `tableDeletionProtection`: `off` lets the table be deleted (on by default).
+ * - `tableWarmReadUnits`, `tableWarmWriteUnits`: the table's warm throughput, per second.
  */
 export function contextProps(
   context: (name: string) => unknown,
 ): Pick<
   SwfStackProps,
-  'frontDoor' | 'pollMaxWait' | 'pollRecheck' | 'lambdaTaskRoleArns' | 'accessPolicies' | 'auditLog'
+  | 'frontDoor'
+  | 'pollMaxWait'
+  | 'pollRecheck'
+  | 'lambdaTaskRoleArns'
+  | 'accessPolicies'
+  | 'auditLog'
+  | keyof OperationsContext
 > {
   const frontDoor: unknown = context('frontDoor') ?? 'http-api';
   if (frontDoor !== 'http-api' && frontDoor !== 'function-url')
@@ -29,9 +43,7 @@ export function contextProps(
   const recheckMs = wholeNumber(context('pollRecheckMs'), 'pollRecheckMs', 'milliseconds');
   const roles = context('lambdaTaskRoleArns');
   const policiesFile = context('accessPolicies');
-  const audit = context('auditLog');
-  if (audit !== undefined && audit !== 'on' && audit !== 'off')
-    throw new Error(`auditLog must be on or off (got ${String(audit)})`);
+  const audit = onOff(context, 'auditLog');
   return {
     frontDoor,
     ...(pollSeconds === undefined ? {} : { pollMaxWait: Duration.seconds(pollSeconds) }),
@@ -45,8 +57,92 @@ export function contextProps(
             .filter((r) => r !== ''),
         }),
     ...(policiesFile === undefined ? {} : { accessPolicies: readPolicies(String(policiesFile)) }),
-    ...(audit === undefined ? {} : { auditLog: audit === 'on' }),
+    ...(audit === undefined ? {} : { auditLog: audit }),
+    ...operationsContext(context),
+    ...tableContext(context),
   };
+}
+
+type OperationsContext = Pick<
+  SwfStackProps,
+  | 'alarmEmail'
+  | 'alarmTopicArn'
+  | 'concurrencyAlarmThreshold'
+  | 'metricsNamespace'
+  | 'tracing'
+  | 'tableKmsKeyArn'
+  | 'tableDeletionProtection'
+  | 'tableWarmThroughput'
+>;
+
+/** The context of alarms, metrics and tracing. */
+function operationsContext(context: (name: string) => unknown): OperationsContext {
+  const text = matching(context);
+  const email = text('alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an email address');
+  const topic = text('alarmTopicArn', /^arn:[\w-]+:sns:[\w-]+:\d{12}:[\w-]+$/, 'an SNS topic ARN');
+  if (email !== undefined && topic !== undefined)
+    throw new Error(
+      'alarmEmail and alarmTopicArn: give one of them (subscribe the address yourself)',
+    );
+  const namespace = text('metricsNamespace', /^[^:][\w.\-/#:]{0,254}$/, 'a CloudWatch namespace');
+  const threshold = positiveNumber(
+    context('concurrencyAlarmThreshold'),
+    'concurrencyAlarmThreshold',
+    'executions',
+  );
+  const tracing = onOff(context, 'tracing');
+  return {
+    ...(email === undefined ? {} : { alarmEmail: email }),
+    ...(topic === undefined ? {} : { alarmTopicArn: topic }),
+    ...(namespace === undefined ? {} : { metricsNamespace: namespace }),
+    ...(threshold === undefined ? {} : { concurrencyAlarmThreshold: threshold }),
+    ...(tracing === undefined ? {} : { tracing }),
+  };
+}
+
+/** The context of the table's safety: its key, deletion protection and warm throughput. */
+function tableContext(context: (name: string) => unknown): OperationsContext {
+  const key = matching(context)(
+    'tableKmsKeyArn',
+    /^arn:[\w-]+:kms:[\w-]+:\d{12}:key\/[\w-]+$/,
+    'a KMS key ARN',
+  );
+  const protection = onOff(context, 'tableDeletionProtection');
+  const reads = positiveNumber(context('tableWarmReadUnits'), 'tableWarmReadUnits', 'read units');
+  const writes = positiveNumber(
+    context('tableWarmWriteUnits'),
+    'tableWarmWriteUnits',
+    'write units',
+  );
+  const warm = {
+    ...(reads === undefined ? {} : { readUnitsPerSecond: reads }),
+    ...(writes === undefined ? {} : { writeUnitsPerSecond: writes }),
+  };
+  return {
+    ...(key === undefined ? {} : { tableKmsKeyArn: key }),
+    ...(protection === undefined ? {} : { tableDeletionProtection: protection }),
+    ...(Object.keys(warm).length === 0 ? {} : { tableWarmThroughput: warm }),
+  };
+}
+
+/** A context value that must match a pattern, or undefined when it is not set. */
+const matching =
+  (context: (name: string) => unknown) =>
+  (name: string, pattern: RegExp, what: string): string | undefined => {
+    const value = context(name);
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !pattern.test(value))
+      throw new Error(`${name} must be ${what} (got ${String(value)})`);
+    return value;
+  };
+
+/** `on` or `off` as a boolean, or undefined when it is not set. */
+function onOff(context: (name: string) => unknown, name: string): boolean | undefined {
+  const value = context(name);
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off')
+    throw new Error(`${name} must be on or off (got ${String(value)})`);
+  return value === 'on';
 }
 
 /** `-c accessPolicies=FILE`: the file's JSON object (the stack checks the policies themselves). */
@@ -68,5 +164,13 @@ function wholeNumber(value: unknown, name: string, unit: string): number | undef
   const number = Number(value);
   if (!Number.isInteger(number))
     throw new Error(`${name} must be a whole number of ${unit} (got ${String(value)})`);
+  return number;
+}
+
+/** A context value as a positive whole number, or undefined when it is not set. */
+function positiveNumber(value: unknown, name: string, unit: string): number | undefined {
+  const number = wholeNumber(value, name, unit);
+  if (number !== undefined && number < 1)
+    throw new Error(`${name} must be a positive whole number of ${unit} (got ${String(value)})`);
   return number;
 }

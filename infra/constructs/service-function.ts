@@ -1,11 +1,23 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  type Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type ServiceEntry, serviceCode } from './function-code.js';
 
-export interface ServiceFunctionProps {
+/** What the stack sets on every function of the service alike. */
+export interface ServiceFunctionOptions {
+  /** X-Ray: `Tracing.ACTIVE` traces each invocation and the AWS calls it makes. @default none */
+  readonly tracing?: Tracing;
+}
+
+export interface ServiceFunctionProps extends ServiceFunctionOptions {
   /** The handler: functions/<entry>.ts, which exports `handler`. */
   readonly entry: ServiceEntry;
   readonly description?: string;
@@ -21,11 +33,16 @@ export interface ServiceFunctionProps {
    * too large for environment variables (4 KB in all), such as access policies.
    */
   readonly files?: Readonly<Record<string, string>>;
+  /**
+   * Concurrency kept for this function alone, and its most: a flood of other invocations cannot
+   * starve it, nor it them. @default none (the account's unreserved pool)
+   */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
  * A function of the service with its defaults: Node 22 on ARM64, an ESM bundle with the AWS SDK
- * inside and source maps on (function-code.ts), and its own log group with a retention.
+ * inside and source maps on (function-code.ts), its own log group with a retention, logs in JSON.
  */
 export class ServiceFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -50,6 +67,14 @@ export class ServiceFunction extends LambdaFunction {
       memorySize: props.memorySize ?? 1024,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       logGroup,
+      // One JSON object per log event, queryable by field (level, requestId, message). The EMF
+      // documents of SWF's metrics are written to stdout as they are (Powertools bypasses the
+      // console Lambda wraps), so CloudWatch still extracts them.
+      loggingFormat: LoggingFormat.JSON,
+      ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role,
     });
   }

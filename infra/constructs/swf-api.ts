@@ -20,7 +20,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PolicyError } from '../../lib/core/iam-policy.js';
 import { parseAccessPolicies } from '../../lib/core/principals.js';
-import { ServiceFunction } from './service-function.js';
+import { ServiceFunction, type ServiceFunctionOptions } from './service-function.js';
 
 /**
  * What clients reach the function through. `http-api` (the default front door): API Gateway's HTTP
@@ -30,7 +30,7 @@ import { ServiceFunction } from './service-function.js';
  */
 export type FrontDoor = 'http-api' | 'function-url';
 
-export interface SwfApiProps {
+export interface SwfApiProps extends ServiceFunctionOptions {
   /** @default 'http-api' */
   readonly frontDoor?: FrontDoor;
   /**
@@ -122,6 +122,7 @@ export class SwfApi extends Construct {
       // CPU time per call (bench/scenarios/cost.ts prices it so).
       memorySize: API_MEMORY_MB,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
       ...(files === undefined ? {} : { files }),
     };
     const environment = {

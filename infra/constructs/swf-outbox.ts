@@ -1,10 +1,5 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import {
-  type Alarm,
-  ComparisonOperator,
-  type Metric,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -14,8 +9,9 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxRecords } from '../../lib/adapters/dynamodb/table-schema.js';
-import { ServiceFunction } from './service-function.js';
+import { ServiceFunction, type ServiceFunctionOptions } from './service-function.js';
 import type { SwfTable } from './swf-table.js';
+import { thresholdAlarm } from './threshold-alarm.js';
 
 /**
  * The Lambda-task function's memory: it waits on one function at a time (up to 900 s), doing next to
@@ -34,7 +30,7 @@ export const OUTBOX_MEMORY_MB = 512;
 /** The metric the stream function's "stream record dead-lettered" log lines count into. */
 export const DEAD_LETTER_METRIC = { namespace: 'SwfOnDynamo', metricName: 'DeadLetteredRecords' };
 
-export interface SwfOutboxProps {
+export interface SwfOutboxProps extends ServiceFunctionOptions {
   readonly table: SwfTable;
   /**
    * Roles the Lambda-task function may assume to run ScheduleLambdaFunction tasks (each execution names
@@ -46,7 +42,33 @@ export interface SwfOutboxProps {
   /** Tries of one stream record inside the function before it is dead-lettered in the table. @default 5 */
   readonly streamMaxAttempts?: number;
   readonly logRetention?: RetentionDays;
+  /**
+   * Concurrency reserved for the stream, timer and Lambda-task functions each: a flood of long polls
+   * (the API function's) cannot starve the outbox, nor the outbox the API. The timer queue's pollers
+   * are held to the timer function's share. @default DEFAULT_OUTBOX_CONCURRENCY
+   */
+  readonly reservedConcurrency?: OutboxConcurrency;
+  /** Environment every function of the outbox gets besides its own (SWF's metrics namespace). */
+  readonly environment?: Readonly<Record<string, string>>;
 }
+
+/** Concurrency reserved for each function of the outbox (SwfOutboxProps.reservedConcurrency). */
+export interface OutboxConcurrency {
+  readonly stream?: number;
+  readonly timer?: number;
+  readonly lambdaTask?: number;
+}
+
+/**
+ * What is reserved when the stack is not told (170 of a new account's 1,000). The stream function
+ * runs up to 10 batches per stream shard side by side: 100 serve 10 shards at full speed. The timer
+ * function handles 10 fires per invocation in milliseconds each. A Lambda task holds its instance
+ * for as long as the user's function runs: 50 run at once, more wait in Lambda's queue.
+ */
+export const DEFAULT_OUTBOX_CONCURRENCY = { stream: 100, timer: 20, lambdaTask: 50 } as const;
+
+/** SQS event sources take from 2 to 1,000 concurrent pollers (MaximumConcurrency). */
+const MIN_SQS_MAX_CONCURRENCY = 2;
 
 /**
  * Everything that happens later or elsewhere (docs/architecture.md, "The stream is the outbox"): the stream function reads the
@@ -57,6 +79,11 @@ export interface SwfOutboxProps {
 export class SwfOutbox extends Construct {
   readonly timerQueue: Queue;
   readonly timerDeadLetters: Queue;
+  /**
+   * Where EventBridge Scheduler puts a deadline fire it gave up delivering to the timer queue (after
+   * a day of retries): the run waits on that fire until it is redriven.
+   */
+  readonly scheduleDeadLetters: Queue;
   /** Where Lambda puts the position of stream batches it gave up on (retries or age exhausted). */
   readonly streamFailures: Queue;
   readonly scheduleGroup: ScheduleGroup;
@@ -73,8 +100,11 @@ export class SwfOutbox extends Construct {
   constructor(scope: Construct, id: string, props: SwfOutboxProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const logRetention =
-      props.logRetention === undefined ? {} : { logRetention: props.logRetention };
+    const logRetention = {
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
+    };
+    const reserved = { ...DEFAULT_OUTBOX_CONCURRENCY, ...props.reservedConcurrency };
 
     const timerTimeout = Duration.seconds(30);
     this.timerDeadLetters = new Queue(this, 'TimerDeadLetters', {
@@ -95,6 +125,11 @@ export class SwfOutbox extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    this.scheduleDeadLetters = new Queue(this, 'ScheduleDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
 
     this.scheduleGroup = new ScheduleGroup(this, 'ScheduleGroup', {
       removalPolicy: RemovalPolicy.DESTROY,
@@ -111,8 +146,12 @@ export class SwfOutbox extends Construct {
         },
       }),
     });
+    // The fire itself, and the fires it gave up delivering (the schedules' dead-letter queue).
     this.schedulerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.timerQueue.queueArn] }),
+      new PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [this.timerQueue.queueArn, this.scheduleDeadLetters.queueArn],
+      }),
     );
 
     const environment = {
@@ -120,7 +159,9 @@ export class SwfOutbox extends Construct {
       TIMER_QUEUE_ARN: this.timerQueue.queueArn,
       SCHEDULE_GROUP: this.scheduleGroup.scheduleGroupName,
       SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
+      SCHEDULE_DEAD_LETTER_ARN: this.scheduleDeadLetters.queueArn,
       ACCOUNT_ID: stack.account,
+      ...props.environment,
     };
     this.armingEnvironment = environment;
     this.streamHandler = new ServiceFunction(this, 'StreamHandler', {
@@ -130,6 +171,7 @@ export class SwfOutbox extends Construct {
         'SWF outbox: DynamoDB stream records → deadlines, task queues, cross-execution effects',
       // A slow effect ends the batch 15 s early and checkpoints it (Lambda tasks run elsewhere).
       timeout: Duration.minutes(5),
+      reservedConcurrentExecutions: reserved.stream,
       environment: {
         ...environment,
         ...(props.streamMaxAttempts === undefined
@@ -143,6 +185,7 @@ export class SwfOutbox extends Construct {
       memorySize: OUTBOX_MEMORY_MB,
       description: 'SWF deadlines: fires from the timer queue → timers and timeouts',
       timeout: timerTimeout,
+      reservedConcurrentExecutions: reserved.timer,
       environment,
       ...logRetention,
     });
@@ -172,7 +215,8 @@ export class SwfOutbox extends Construct {
       description:
         'SWF Lambda tasks: invokes a ScheduleLambdaFunction task and records its outcome',
       timeout: Duration.minutes(15),
-      environment: { ACCOUNT_ID: stack.account },
+      reservedConcurrentExecutions: reserved.lambdaTask,
+      environment: { ACCOUNT_ID: stack.account, ...props.environment },
       ...logRetention,
     });
     this.lambdaTaskHandler.configureAsyncInvoke({
@@ -201,7 +245,11 @@ export class SwfOutbox extends Construct {
         parallelizationFactor: 10,
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
-        retryAttempts: 10,
+        // Retried until the batch's oldest record is 6 hours old, however many tries that takes: a
+        // failure that lasts (the table throttled, a dependency down) is waited out, not given up on
+        // after a count. The failure queue then holds the batch's position, with 18 of the stream's
+        // 24 hours left to redrive it.
+        retryAttempts: -1,
         maxRecordAge: Duration.hours(6),
         onFailure: new SqsDlq(this.streamFailures),
         // Only changes of a run's state item carry effects (lib/operations/stream-records.ts
@@ -232,13 +280,16 @@ export class SwfOutbox extends Construct {
       new SqsEventSource(this.timerQueue, {
         batchSize: 10,
         reportBatchItemFailures: true,
+        // No more concurrent batches than the function may run: fires are not taken only to be
+        // throttled and put back (each such return counts toward the queue's dead-lettering).
+        maxConcurrency: Math.max(MIN_SQS_MAX_CONCURRENCY, reserved.timer),
       }),
     );
 
     const deadLettered = new MetricFilter(this, 'DeadLetteredRecords', {
       logGroup: this.streamHandler.logGroup,
-      // A phrase, not a JSON selector: a selector needs the whole log event to be JSON, and in
-      // Lambda's text log format each line starts with its time, request id and level.
+      // A phrase, not a JSON selector: the line is the `message` string of Lambda's JSON log event
+      // (and would start with its time, request id and level in the text format).
       filterPattern: FilterPattern.allTerms('stream record dead-lettered'),
       metricNamespace: DEAD_LETTER_METRIC.namespace,
       metricName: DEAD_LETTER_METRIC.metricName,
@@ -248,6 +299,10 @@ export class SwfOutbox extends Construct {
     this.alarms = [
       alarm(this, 'TimerDeadLettersAlarm', queueDepth(this.timerDeadLetters), {
         description: 'Deadline fires kept failing and were dead-lettered (timer queue DLQ)',
+      }),
+      alarm(this, 'ScheduleDeadLettersAlarm', queueDepth(this.scheduleDeadLetters), {
+        description:
+          'EventBridge Scheduler gave up delivering deadline fires (a day of retries): their runs wait on them',
       }),
       alarm(this, 'StreamFailuresAlarm', queueDepth(this.streamFailures), {
         description: 'Lambda gave up on DynamoDB stream batches (retries or record age exhausted)',
@@ -327,25 +382,4 @@ const queueDepth = (queue: Queue) =>
 
 const sum = (metric: Metric) => metric.with({ statistic: 'Sum', period: Duration.minutes(1) });
 
-function alarm(
-  scope: Construct,
-  id: string,
-  metric: Metric,
-  options: {
-    description: string;
-    threshold?: number;
-    evaluationPeriods?: number;
-    datapointsToAlarm?: number;
-  },
-): Alarm {
-  return metric.createAlarm(scope, id, {
-    alarmDescription: options.description,
-    threshold: options.threshold ?? 1,
-    evaluationPeriods: options.evaluationPeriods ?? 1,
-    ...(options.datapointsToAlarm === undefined
-      ? {}
-      : { datapointsToAlarm: options.datapointsToAlarm }),
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  });
-}
+const alarm = thresholdAlarm;

@@ -10,11 +10,11 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LOST_FIRE_LINE } from '../../lib/operations/reconcile.js';
-import { ServiceFunction } from './service-function.js';
+import { ServiceFunction, type ServiceFunctionOptions } from './service-function.js';
 import type { SwfOutbox } from './swf-outbox.js';
 import type { SwfTable } from './swf-table.js';
 
-export interface SwfReconcilerProps {
+export interface SwfReconcilerProps extends ServiceFunctionOptions {
   readonly table: SwfTable;
   /** Where fires are armed: the reconciler arms them as the outbox does. */
   readonly outbox: SwfOutbox;
@@ -45,6 +45,7 @@ export class SwfReconciler extends Construct {
       // At 16 reads at a time, a pass over a million open runs takes about 5 minutes.
       timeout: Duration.minutes(15),
       environment: props.outbox.armingEnvironment,
+      ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
     });
     // It reads runs and arms fires; it writes nothing to the table.

@@ -136,6 +136,7 @@ const DOCUMENTS: Readonly<Record<string, number>> = {
   'docs/running-locally.md': 1,
   'docs/sdk.md': 4,
   'docs/deploying.md': 1,
+  'docs/operations.md': 1,
 };
 
 describe('the TypeScript samples of the README and the guides', () => {

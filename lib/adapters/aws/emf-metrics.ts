@@ -22,24 +22,37 @@ export class EmfMetrics implements MetricsSink {
 
   record(samples: readonly MetricSample[]): void {
     const groups = new Map<string, MetricSample[]>();
-    for (const sample of samples) {
+    for (const sample of [...samples, ...samples.flatMap(rollUp)]) {
       const key = JSON.stringify(Object.entries(sample.dimensions).sort());
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [sample]);
       else group.push(sample);
     }
-    for (const group of groups.values()) {
-      const [first] = group;
-      if (first === undefined) continue;
-      this.metrics.addDimensions(
-        Object.fromEntries(
-          Object.entries(first.dimensions).map(([name, value]) => [name, dimensionValue(value)]),
-        ),
-      );
-      for (const sample of group) this.metrics.addMetric(sample.name, unitOf(sample), sample.value);
-      this.metrics.publishStoredMetrics();
-    }
+    for (const group of groups.values()) this.publish(group);
   }
+
+  /** One EMF document: the group's samples share their dimensions. */
+  private publish(group: readonly MetricSample[]): void {
+    const [first] = group;
+    if (first === undefined) return;
+    this.metrics.addDimensions(
+      Object.fromEntries(
+        Object.entries(first.dimensions).map(([name, value]) => [name, dimensionValue(value)]),
+      ),
+    );
+    for (const sample of group) this.metrics.addMetric(sample.name, unitOf(sample), sample.value);
+    this.metrics.publishStoredMetrics();
+  }
+}
+
+/**
+ * Roll-ups CloudWatch alarms need (an alarm cannot sum a metric over all values of a dimension):
+ * ThrottledEvents also by ThrottlingScope alone.
+ */
+function rollUp(sample: MetricSample): MetricSample[] {
+  if (sample.name !== 'ThrottledEvents') return [];
+  const scope = sample.dimensions.ThrottlingScope;
+  return scope === undefined ? [] : [{ ...sample, dimensions: { ThrottlingScope: scope } }];
 }
 
 const unitOf = (sample: MetricSample) =>

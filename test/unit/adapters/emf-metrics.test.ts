@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dimensionValue, EmfMetrics } from '../../../lib/adapters/aws/emf-metrics.js';
-import type { MetricSample } from '../../../lib/core/swf-metrics.js';
+import { type MetricSample, throttledEvent } from '../../../lib/core/swf-metrics.js';
 
 const workflow = { Domain: 'orders', WorkflowTypeName: 'Order', WorkflowTypeVersion: '1' };
 const activity = { Domain: 'orders', ActivityTypeName: 'Ship', ActivityTypeVersion: '2' };
@@ -60,6 +60,16 @@ describe('SWF metrics as CloudWatch embedded metric format', () => {
     const [doc] = published([{ name: 'WorkflowsFailed', dimensions: workflow, value: 1 }]);
     expect(JSON.stringify(doc)).toContain('"Namespace":"SwfOnDynamo"');
     expect(published([])).toEqual([]);
+  });
+
+  it('rolls ThrottledEvents up by ThrottlingScope alone, for the alarm on throttled answers', () => {
+    const docs = published([throttledEvent('PollForActivityTask', 'Account')]);
+    expect(docs.map((d) => d._aws)).toMatchObject([
+      { CloudWatchMetrics: [{ Dimensions: [['APIName', 'ThrottlingScope']] }] },
+      { CloudWatchMetrics: [{ Dimensions: [['ThrottlingScope']] }] },
+    ]);
+    expect(docs[1]).toMatchObject({ ThrottlingScope: 'Account', ThrottledEvents: 1 });
+    expect(docs[1]).not.toHaveProperty('APIName');
   });
 
   it('keeps the values of a metric measured twice in one commit', () => {
