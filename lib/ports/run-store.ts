@@ -55,7 +55,7 @@ export interface LoadedRun {
   readonly version: number;
   /**
    * The run's latest events, which the store keeps beside its state until they fill a history chunk
-   * (see DynamoExecutionStore.commit). Opaque outside the store: handed back with the next write.
+   * (see the adapter's RunCommit). Opaque outside the store: handed back with the next write.
    */
   readonly recentEvents?: readonly HistoryEvent[];
 }

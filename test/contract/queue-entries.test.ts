@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
-import { QUEUE_SHARDS } from '../../lib/adapters/dynamodb/execution-store.js';
 import { keys, shardOf } from '../../lib/adapters/dynamodb/keys.js';
+import { QUEUE_SHARDS } from '../../lib/adapters/dynamodb/task-queue-items.js';
 import {
   type QueuedTaskRef,
   REMOVAL_GRACE_SECONDS,

@@ -29,3 +29,7 @@ export function unpackAttribute<T>(value: { S?: string; B?: Uint8Array | string 
   if (value?.B !== undefined) return unpackJson<T>(value.B, typeof value.B === 'string');
   return undefined;
 }
+
+/** Whether an item's attribute holds a document `packJson` stored (this code wrote the table). */
+export const isPacked = (value: unknown): value is string | Uint8Array =>
+  typeof value === 'string' || value instanceof Uint8Array;
