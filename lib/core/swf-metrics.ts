@@ -67,6 +67,43 @@ export const throttledEvent = (apiName: string, scope: ThrottlingScope): MetricS
 });
 
 /**
+ * SWF's PendingTasks, tallied over open runs one at a time (a pass over every open run keeps only
+ * the counts): per task list, the tasks scheduled and not yet started, decision tasks classified
+ * `D` and activity tasks `A`. Lists with none are left out.
+ */
+export class PendingTaskTally {
+  private readonly counts = new Map<string, { dimensions: Dimensions; value: number }>();
+
+  add(state: ExecutionState): void {
+    if (state.status !== 'OPEN') return;
+    if (state.decisionTask.status === 'scheduled')
+      this.count(state.domain, state.decisionTask.taskList, 'D');
+    for (const activity of Object.values(state.activities))
+      if (activity.startedEventId === undefined) this.count(state.domain, activity.taskList, 'A');
+  }
+
+  samples(): MetricSample[] {
+    return [...this.counts.values()].map(({ dimensions, value }) =>
+      sample('PendingTasks', dimensions, value),
+    );
+  }
+
+  private count(domain: string, taskList: string, classification: 'D' | 'A'): void {
+    const key = JSON.stringify([domain, taskList, classification]);
+    const known = this.counts.get(key);
+    if (known !== undefined) known.value++;
+    else {
+      const dimensions = {
+        Domain: domain,
+        TaskListName: taskList,
+        TaskListClassification: classification,
+      };
+      this.counts.set(key, { dimensions, value: 1 });
+    }
+  }
+}
+
+/**
  * The metrics of one commit: `events` are what it appended to the run whose state was `before`
  * (undefined for a new run) and is `after`. Times are measured between the events' timestamps.
  */

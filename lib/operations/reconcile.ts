@@ -9,6 +9,7 @@
  */
 import { pendingFire } from '../core/deadlines.js';
 import { type DomainRecord, RegistrationStatus } from '../core/registry.js';
+import { PendingTaskTally } from '../core/swf-metrics.js';
 import { retentionSeconds } from '../core/visibility.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { DeadlineFire } from '../ports/deadline-scheduler.js';
@@ -37,25 +38,34 @@ export interface ReconcileReport {
   readonly rearmed: readonly DeadlineFire[];
 }
 
-/** One pass: every open run whose fire is overdue gets it armed again. */
+/**
+ * One pass: every open run whose fire is overdue gets it armed again. From the same reads, SWF's
+ * PendingTasks of every task list with tasks waiting goes to the metrics (deployed, the pass is
+ * what measures the backlog of lists no process watches).
+ */
 export async function reconcileDeadlines(
   deps: OutboxDeps,
   options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
   const cutoff = epochSeconds(deps.clock) - (options.graceSeconds ?? DEFAULT_GRACE_SECONDS);
   const rearmed: DeadlineFire[] = [];
+  const pending = new PendingTaskTally();
   let examined = 0;
   const runIds = openRunIds(deps);
   const worker = async () => {
     for (let next = await runIds.next(); next.done !== true; next = await runIds.next()) {
+      const state = (await deps.runs.loadRun(next.value))?.state;
+      if (state === undefined) continue;
       examined++;
-      const fire = await dueFire(deps, next.value);
+      pending.add(state);
+      const fire = pendingFire(state);
       if (fire === undefined || fire.at > cutoff) continue;
       if (options.dryRun !== true) await deps.scheduler.arm(fire);
       rearmed.push(fire);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  deps.metrics?.record(pending.samples());
   return { examined, rearmed };
 }
 

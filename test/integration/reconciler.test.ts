@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoCounters, meterDynamo } from '../../bench/instrument.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
+import type { MetricSample } from '../../lib/core/swf-metrics.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { LOCAL_REGION } from '../../lib/local/local-service.js';
 import { fireRunDeadline, type OutboxDeps } from '../../lib/operations/outbox.js';
@@ -118,15 +119,31 @@ describe('the reconciler', () => {
     expect(fires.armed).toHaveLength(1);
   });
 
-  it('reports in a dry run what it would arm, and arms nothing', async () => {
+  it('reports in a dry run what it would arm, arms nothing, and counts the tasks waiting', async () => {
     const { clock, call, outbox, fires } = service();
     await registerLongType(call, 'dry-run');
     const runId = await runWithTimer(call, 'dry-run', 'w1');
     await syncRows(outbox, runId);
+    // A run whose first decision task no decider took: the pass counts it as pending.
+    const waiting = await call('StartWorkflowExecution', {
+      domain: 'dry-run',
+      workflowId: 'waiting',
+      workflowType: { name: 'w', version: '1' },
+    });
+    await syncRows(outbox, String(waiting?.runId));
     clock.ms = T + 3_600_000;
-    const report = await reconcileDeadlines(outbox, { dryRun: true });
+    const recorded: MetricSample[] = [];
+    const metrics = { record: (samples: readonly MetricSample[]) => recorded.push(...samples) };
+    const report = await reconcileDeadlines({ ...outbox, metrics }, { dryRun: true });
     expect(report.rearmed.map((f) => f.runId)).toContain(runId);
     expect(fires.armed).toEqual([]);
+    expect(recorded.filter((m) => m.dimensions.Domain === 'dry-run')).toEqual([
+      {
+        name: 'PendingTasks',
+        dimensions: { Domain: 'dry-run', TaskListName: 'tl', TaskListClassification: 'D' },
+        value: 1,
+      },
+    ]);
   });
 
   it('leaves runs whose fire is not yet late alone, and closed runs unread', async () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fireDue } from '../../../lib/core/deadlines.js';
+import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import type { HistoryEvent } from '../../../lib/core/history-event.js';
-import { commitMetrics, type MetricSample, throttledEvent } from '../../../lib/core/swf-metrics.js';
+import {
+  commitMetrics,
+  type MetricSample,
+  PendingTaskTally,
+  throttledEvent,
+} from '../../../lib/core/swf-metrics.js';
 import {
   cancelActivity,
   cancelWorkflow,
@@ -181,5 +187,36 @@ describe("SWF's metrics of a commit", () => {
       dimensions: { APIName: 'RespondActivityTaskCompleted', ThrottlingScope: 'Workflow' },
       value: 1,
     });
+  });
+});
+
+describe('PendingTasks (PendingTaskTally)', () => {
+  const pendingOf = (...states: ExecutionState[]) => {
+    const tally = new PendingTaskTally();
+    for (const state of states) tally.add(state);
+    return tally.samples().map((s) => [s.dimensions, s.value]);
+  };
+
+  it("counts a list's tasks scheduled and not started, decisions as D and activities as A", () => {
+    const fresh = new RunDriver(); // its first decision task scheduled
+    const busy = new RunDriver();
+    busy.decide([scheduleActivity('a'), scheduleActivity('b')]);
+    busy.startActivity('a');
+    const decisions =
+      fresh.state.decisionTask.status === 'scheduled' ? fresh.state.decisionTask : undefined;
+    expect(decisions).toBeDefined();
+    const activityList = busy.activity('b').taskList;
+    expect(pendingOf(fresh.state, busy.state, new RunDriver().state)).toEqual([
+      [{ Domain: DOMAIN, TaskListName: decisions?.taskList, TaskListClassification: 'D' }, 2],
+      [{ Domain: DOMAIN, TaskListName: activityList, TaskListClassification: 'A' }, 1],
+    ]);
+  });
+
+  it('leaves closed runs and lists with nothing waiting out', () => {
+    const closed = new RunDriver();
+    closed.terminate();
+    const started = new RunDriver();
+    started.startDecisionTask();
+    expect(pendingOf(closed.state, started.state)).toEqual([]);
   });
 });
