@@ -4,7 +4,8 @@
  * changes nothing; and what a pass reads does not grow with the number of closed runs. It also
  * measures what a pass reads per open run, the figure docs/operations.md prices.
  */
-import { describe, expect, it } from 'vitest';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DynamoCounters, meterDynamo } from '../../bench/instrument.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { DynamoExecutionStore } from '../../lib/adapters/dynamodb/execution-store.js';
@@ -21,6 +22,10 @@ import { dynamoEndpoint, tableForFile } from '../support/local.js';
 import { type CallOperation, domainWithType, operationsOver } from '../support/operations.js';
 
 const table = tableForFile('reconciler');
+// Its 10,000 runs' items would slow DynamoDB Local down for the files that share it after this one.
+afterAll(async () => {
+  await table().client.send(new DeleteTableCommand({ TableName: table().tableName }));
+});
 const T = 1_800_000_000_000; // the test's clock, ms
 
 /** A scheduler whose fires are kept, to be lost or delivered at will. */
