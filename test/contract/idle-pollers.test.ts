@@ -43,7 +43,7 @@ const WAVE_GAP_MS = 100;
 let server: ReturnType<typeof npmStart>;
 let swf: SWFClient;
 let pollers: SWFClient;
-let kit: SwfDriver;
+let driver: SwfDriver;
 
 beforeAll(async () => {
   server = npmStart(['--port', '0'], { group: true });
@@ -51,7 +51,7 @@ beforeAll(async () => {
   swf = swfClient(endpoint);
   // One socket per waiting poll, and a socket timeout past the poll time (as SWF's clients set).
   pollers = createSwfClient({ endpoint, maxSockets: 2_000, maxAttempts: 1 });
-  kit = new SwfDriver(swf, domain);
+  driver = new SwfDriver(swf, domain);
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
@@ -67,7 +67,7 @@ beforeAll(async () => {
   // The server's first task handed to a poller runs code paths cold (20–50 ms here); the bound is
   // on the waiting crowd's dispatch, so one task goes through before the crowd arrives.
   const warm = { name: 'warm-up' };
-  await kit.start(wf, { taskList: warm });
+  await driver.start(wf, { taskList: warm });
   await swf.send(new PollForDecisionTaskCommand({ domain, taskList: warm }));
 }, 120_000);
 afterAll(async () => {
@@ -135,7 +135,7 @@ async function timed(count: number, withinMs: number, call: () => Promise<unknow
  * (Infinity when none did within `withinMs`).
  */
 async function dispatchMs(list: string, polls: readonly Poll[], withinMs: number): Promise<number> {
-  const { execution } = await kit.start(wf, { taskList: { name: list } });
+  const { execution } = await driver.start(wf, { taskList: { name: list } });
   const returned = performance.now();
   const handed = polls.map(async (p) => {
     const { task } = await p.answered;
