@@ -3,14 +3,18 @@ import { defineConfig } from 'vitest/config';
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 /**
- * Tests that run on their own, one file at a time, after the rest (`npm test`): those that hold the
- * service to its latency targets (docs/performance.md) (dispatch, timer lateness), whose figures must not be
- * measured under the other suites' load, and the loads that saturate DynamoDB Local by themselves: the
- * 20-poller × 1,000-task race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of
- * whose callers leave (handout-storm), the timeout oracle's 50 generated schedules (about 45 s
- * alone, past its 120 s among the other suites), the testing kit's month-long workflow, which
- * must close within 5 s of wall-clock time, and the reconciler's 10,000 closed runs (the DynamoDB
- * Local they were written to stalled the integration files after it for minutes).
+ * Tests that run on their own, one file at a time, after the rest (`npm test`), each on a fresh
+ * DynamoDB Local that it shares with no other file: none is shared, since a DynamoDB Local that has
+ * served files before runs slower (dropped tables and all), and a spare one starting beside a file
+ * would load the machine it measures. They are those that hold the service to its latency targets
+ * (docs/performance.md) (dispatch, timer lateness), whose figures must not be measured under the other
+ * suites' load, and the loads that saturate DynamoDB Local by themselves: the 20-poller × 1,000-task
+ * race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of whose callers leave
+ * (handout-storm), the timeout oracle's 50 generated schedules (about 45 s alone, past its 120 s
+ * among the other suites), the testing kit's month-long workflow, which must close within 5 s of
+ * wall-clock time, and the reconciler's 10,000 closed runs (the DynamoDB Local they were written to
+ * stalled the integration files after it for minutes). Running them in one vitest run spares a
+ * vitest start per file.
  */
 export const timing = [
   'test/contract/long-poll.test.ts',
@@ -39,6 +43,12 @@ export const overFakes = [
   'test/integration/timed-out-unfired.test.ts',
 ];
 
+/** DynamoDB Locals from the project's pool, each file leasing one (test/support/dynamodb-pool.ts). */
+const overDynamoDbLocal = {
+  globalSetup: ['test/support/dynamodb-global-setup.ts'],
+  setupFiles: ['test/support/dynamodb-lease.ts'],
+};
+
 export default defineConfig({
   test: {
     env,
@@ -57,7 +67,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: timing,
-          globalSetup: ['test/support/dynamodb-global-setup.ts'],
+          ...overDynamoDbLocal,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           env,
@@ -68,7 +78,7 @@ export default defineConfig({
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
           exclude: timing,
-          globalSetup: ['test/support/dynamodb-global-setup.ts'],
+          ...overDynamoDbLocal,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           // Each file's test server holds its client's answers to the service model (see
@@ -80,7 +90,11 @@ export default defineConfig({
         test: {
           name: 'timing',
           include: timing,
-          globalSetup: ['test/support/dynamodb-global-setup.ts'],
+          ...overDynamoDbLocal,
+          // One file at a time in one process, each on a DynamoDB Local of its own started as it
+          // begins (dynamodb-global-setup.ts): none shares a store that another file has used.
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           env,
@@ -103,7 +117,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
-          globalSetup: ['test/support/dynamodb-global-setup.ts'],
+          ...overDynamoDbLocal,
           pool: 'forks',
           poolOptions: { forks: { singleFork: true } },
           testTimeout: 120_000,

@@ -1,8 +1,8 @@
 /**
- * `npm run test:timing` (the last step of `npm test`): the timing project's files one after another,
- * each in a vitest run of its own and so with a DynamoDB Local of its own. These files measure latency
- * or saturate the store; run after one another on a shared DynamoDB Local, a later file inherited the
- * earlier ones' leftovers (dropped tables, their streams) and ran several times slower than alone.
+ * `npm run test:timing` (the last step of `npm test`): the timing project's files, one after another
+ * in one vitest run, each on a DynamoDB Local of its own (vitest.config.ts). These files measure
+ * latency or saturate the store; on a DynamoDB Local that earlier files had used, dropped tables and
+ * all, a file ran several times slower than alone.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -15,19 +15,16 @@ export const vitest = join(
   'vitest.mjs',
 );
 
-/** Runs the timing files whose paths contain one of `only` (every one without any); the failed. */
-export function runTimingFiles(only: readonly string[]): string[] {
-  const failed: string[] = [];
-  for (const file of timing.filter((f) => only.length === 0 || only.some((o) => f.includes(o)))) {
-    const run = spawnSync(process.execPath, [vitest, 'run', '--project', 'timing', file], {
-      stdio: 'inherit',
-    });
-    if (run.status !== 0) failed.push(file);
-  }
-  if (failed.length > 0) console.error(`timing tests failed: ${failed.join(', ')}`);
-  return failed;
+/** Runs the timing files whose paths contain one of `only` (every one without any); true if all pass. */
+export function runTimingFiles(only: readonly string[]): boolean {
+  const files = timing.filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+  if (files.length === 0) return true;
+  const run = spawnSync(process.execPath, [vitest, 'run', '--project', 'timing', ...files], {
+    stdio: 'inherit',
+  });
+  return run.status === 0;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (runTimingFiles(process.argv.slice(2)).length > 0) process.exitCode = 1;
+  if (!runTimingFiles(process.argv.slice(2))) process.exitCode = 1;
 }

@@ -65,13 +65,13 @@ vi.mock('../../functions/shared/config.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../functions/shared/config.js')>();
   const { createDocumentClient } = await import('../../lib/adapters/dynamodb/client.js');
   const { localCredentials: credentials } = await import('../../lib/local/dynamodb-local.js');
-  const { inject } = await import('vitest');
+  const { dynamoEndpoint } = await import('../support/local.js');
   return {
     ...original,
     functionDocClient: (region: string) =>
       createDocumentClient({
         region,
-        endpoint: inject('dynamoEndpoint'),
+        endpoint: dynamoEndpoint(),
         credentials,
         requestTimeoutMs: original.FUNCTION_DYNAMO_TIMEOUT_MS,
       }),

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type HistoryEvent, SignalWorkflowExecutionCommand } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ORDER_ACTIVITIES,
   ORDER_WORKFLOW,
@@ -15,6 +15,7 @@ import {
 } from '../../examples/order-workflow.js';
 import { goldenHistory, TestEnvironment } from '../../lib/testing/index.js';
 import { until } from '../sdk/support.js';
+import { dynamoEndpoint } from '../support/local.js';
 
 /** Where the shipped run is kept (recorded when missing, or with SWF_UPDATE_GOLDEN=1). */
 const SHIPPED_ORDER_HISTORY = new URL('../sdk/golden/order-shipped.history.json', import.meta.url);
@@ -23,7 +24,7 @@ let env: TestEnvironment;
 const happened: string[] = [];
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ dynamoEndpoint: inject('dynamoEndpoint') });
+  env = await TestEnvironment.create({ dynamoEndpoint: dynamoEndpoint() });
   await env.registerWorkflowType({ ...ORDER_WORKFLOW, defaultTaskList: { name: 'orders' } });
   for (const name of ORDER_ACTIVITIES) await env.registerActivityType({ name, version: '1' });
   env.startDecider({ taskList: 'orders', decider: orderDecider('order-activities') });

@@ -2,7 +2,7 @@
  * The examples of examples/ run in a test environment of the testing kit, so `npm run example --
  * <name>` stays true: each main() must finish without throwing (its own checks pass).
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as cancelOrder } from '../../examples/cancel-order.js';
 import { main as cancelOrderAsCode } from '../../examples/cancel-order-as-code.js';
 import { main as monthLongOrder } from '../../examples/month-long-order.js';
@@ -12,11 +12,12 @@ import { main as waitForSignal } from '../../examples/wait-for-signal.js';
 import { main as waitForSignalAsCode } from '../../examples/wait-for-signal-as-code.js';
 import { TestEnvironment } from '../../lib/testing/index.js';
 import { recordingLogger } from '../sdk/support.js';
+import { dynamoEndpoint } from '../support/local.js';
 
 let env: TestEnvironment;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ dynamoEndpoint: inject('dynamoEndpoint') });
+  env = await TestEnvironment.create({ dynamoEndpoint: dynamoEndpoint() });
 });
 afterAll(() => env?.close());
 
@@ -51,7 +52,7 @@ describe('examples', () => {
   it('month-long-order: five weeks of virtual time in seconds of the wall clock', async () => {
     const printed: string[] = [];
     await monthLongOrder({
-      dynamoEndpoint: inject('dynamoEndpoint'),
+      dynamoEndpoint: dynamoEndpoint(),
       print: (l) => printed.push(l),
     });
     const text = printed.join('\n');

@@ -12,16 +12,17 @@ import {
   RecordActivityTaskHeartbeatCommand,
   SignalWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APPROVAL_WORKFLOW, approvalDecider } from '../../examples/wait-for-signal.js';
 import { type Decider, decide, silentLogger, sleep } from '../../lib/sdk/index.js';
 import { TestEnvironment } from '../../lib/testing/index.js';
 import { until } from '../sdk/support.js';
+import { dynamoEndpoint } from '../support/local.js';
 
 const DAY_MS = 86_400_000;
 
 const environment = (options: Parameters<typeof TestEnvironment.create>[0] = {}) =>
-  TestEnvironment.create({ dynamoEndpoint: inject('dynamoEndpoint'), ...options });
+  TestEnvironment.create({ dynamoEndpoint: dynamoEndpoint(), ...options });
 
 const timeOf = (events: readonly HistoryEvent[], type: string, nth = 0) => {
   const event = events.filter((e) => e.eventType === type)[nth];

@@ -5,7 +5,7 @@
  * project: the wall-clock bound is measured with nothing else running.)
  */
 import type { HistoryEvent } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHARGE_CARD,
   CONFIRMATION_SECONDS,
@@ -16,6 +16,7 @@ import {
   retryDelaySeconds,
 } from '../../examples/month-long-order-workflow.js';
 import { type ClosedExecution, TestEnvironment } from '../../lib/testing/index.js';
+import { dynamoEndpoint } from '../support/local.js';
 
 let env: TestEnvironment;
 const charges: string[] = [];
@@ -23,7 +24,7 @@ let closed: ClosedExecution;
 let wallMs: number;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ dynamoEndpoint: inject('dynamoEndpoint') });
+  env = await TestEnvironment.create({ dynamoEndpoint: dynamoEndpoint() });
   await env.registerWorkflowType(MONTH_LONG_ORDER);
   await env.registerActivityType(CHARGE_CARD);
   env.startDecider({ taskList: 'orders', decider: monthLongOrderDecider('charges') });

@@ -5,7 +5,7 @@
  * kit against the code.
  */
 import { SignalWorkflowExecutionCommand } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   defineWorkflow,
   NonDeterminismError,
@@ -14,6 +14,7 @@ import {
 } from '../../lib/sdk/index.js';
 import { goldenHistory, History, replayHistory, TestEnvironment } from '../../lib/testing/index.js';
 import { until } from '../sdk/support.js';
+import { dynamoEndpoint } from '../support/local.js';
 import {
   CHARGE_TASK_LIST,
   ChargeCard,
@@ -29,7 +30,7 @@ let env: TestEnvironment;
 const charges: string[] = [];
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ dynamoEndpoint: inject('dynamoEndpoint') });
+  env = await TestEnvironment.create({ dynamoEndpoint: dynamoEndpoint() });
   await registerTypes(env.client, env.domain, {
     workflows: [monthLongOrderAsCode],
     activities: [ChargeCard],

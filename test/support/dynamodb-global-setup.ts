@@ -2,23 +2,36 @@ import type { TestProject } from 'vitest/node';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
+import { DynamoDbLocalPool, servePool } from './dynamodb-pool.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamoEndpoint: string;
+    /** Where a test file leases its DynamoDB Local (test/support/dynamodb-lease.ts). */
+    dynamoPool: string;
   }
 }
 
+/** Files served by one DynamoDB Local before a fresh one takes over (`SWF_TEST_FILES_PER_DYNAMO`). */
+const FILES_PER_DYNAMO = Number(process.env.SWF_TEST_FILES_PER_DYNAMO ?? 4);
+
 /**
- * One DynamoDB Local per test project, on a free port, stopped when the run ends. Each test file makes
- * its own table, so files run in parallel without seeing each other. If Java or DynamoDB Local is
- * missing this fails the run loudly: these tests never skip, and never talk to real AWS.
+ * DynamoDB Locals for the project's test files, on free ports, stopped when the run ends
+ * (test/support/dynamodb-pool.ts). Each test file makes its own table, so files that share one run in
+ * parallel without seeing each other. The timing project's files each get a fresh one, started only
+ * when the file begins: they measure latency or saturate the store, so nothing may run beside them
+ * and nothing earlier may have slowed their store. If Java or DynamoDB Local is missing this fails
+ * the run loudly: these tests never skip, and never talk to real AWS.
  */
 export default async function setup(project: TestProject) {
-  const dynamo = await startDynamoDbLocal();
-  project.provide('dynamoEndpoint', dynamo.endpoint);
+  const timing = project.name === 'timing';
+  const pool = new DynamoDbLocalPool({
+    filesPerDynamo: timing ? 1 : FILES_PER_DYNAMO,
+    spare: !timing,
+  });
+  const served = await servePool(pool);
+  project.provide('dynamoPool', served.url);
   return async () => {
-    await dynamo.stop();
+    await served.close();
+    await pool.stop();
   };
 }

@@ -6,7 +6,7 @@ import {
   SWFClient,
   type WorkflowType,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import {
@@ -21,9 +21,21 @@ import { answersProblems, isEmptyPoll, recordAnswers, unexcused } from './output
 /** A table name no other test file uses. */
 export const uniqueTableName = (prefix = 'test') => `${prefix}-${randomUUID()}`;
 
-export const dynamoEndpoint = () => inject('dynamoEndpoint');
+let leasedEndpoint: string | undefined;
 
-/** A raw DynamoDB client on the run's DynamoDB Local. */
+/** This test file's DynamoDB Local (set by test/support/dynamodb-lease.ts, a setup file). */
+export function useDynamoEndpoint(endpoint: string): void {
+  leasedEndpoint = endpoint;
+}
+
+/** The endpoint of this test file's DynamoDB Local. */
+export function dynamoEndpoint(): string {
+  if (leasedEndpoint === undefined)
+    throw new Error('no DynamoDB Local: run this file in a project with dynamodb-lease.ts');
+  return leasedEndpoint;
+}
+
+/** A raw DynamoDB client on this file's DynamoDB Local. */
 export function dynamoClient(): DynamoDBClient {
   return new DynamoDBClient({
     endpoint: dynamoEndpoint(),
@@ -32,7 +44,7 @@ export function dynamoClient(): DynamoDBClient {
   });
 }
 
-/** A fresh table on the run's DynamoDB Local, with a document client for it. */
+/** A fresh table on this file's DynamoDB Local, with a document client for it. */
 export async function freshTable(prefix?: string) {
   const tableName = uniqueTableName(prefix);
   const client = dynamoClient();
@@ -90,7 +102,7 @@ export async function startTestServer(
       const problems = unexcused(answersProblems(checked), new Map());
       swf.destroy();
       await service.close();
-      // The run's DynamoDB Local is shared by every file: drop this file's table (and its stream)
+      // This file's DynamoDB Local serves other files too: drop this file's table (and its stream)
       // so the store does not slow down as files pile up.
       if (options.dynamoEndpoint === undefined) {
         const client = dynamoClient();

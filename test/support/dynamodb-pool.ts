@@ -1,0 +1,113 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
+
+/** One DynamoDB Local of the pool: the files it has served, and those it serves now. */
+interface PooledDynamo {
+  readonly id: number;
+  readonly started: Promise<DynamoDbLocal>;
+  leased: number;
+  active: number;
+}
+
+/**
+ * DynamoDB Locals handed to test files, a fresh one after every `filesPerDynamo` files. A DynamoDB
+ * Local slows down as files come and go, even once their tables are dropped: a file ran twice as slow
+ * on one that had served eight files before it as on a fresh one. A served-out DynamoDB Local stops
+ * once its last file has ended. With `spare`, the next one starts while the files run, so no file
+ * waits for a JVM to start; without it (files that measure latency) nothing starts beside a file.
+ */
+export class DynamoDbLocalPool {
+  readonly #filesPerDynamo: number;
+  readonly #spare: boolean;
+  readonly #dynamos = new Map<number, PooledDynamo>();
+  #current: PooledDynamo | undefined;
+  #next: PooledDynamo | undefined;
+  #count = 0;
+
+  constructor(options: { filesPerDynamo: number; spare: boolean }) {
+    this.#filesPerDynamo = options.filesPerDynamo;
+    this.#spare = options.spare;
+  }
+
+  /** A DynamoDB Local for one test file, until `release(id)`. */
+  async lease(): Promise<{ id: number; endpoint: string }> {
+    if (this.#current === undefined || this.#current.leased >= this.#filesPerDynamo) {
+      if (this.#current !== undefined) this.#retireIfIdle(this.#current);
+      this.#current = this.#next ?? this.#start();
+      this.#next = undefined;
+    }
+    const dynamo = this.#current;
+    dynamo.leased += 1;
+    dynamo.active += 1;
+    if (this.#spare && this.#next === undefined && dynamo.leased >= this.#filesPerDynamo)
+      this.#next = this.#start();
+    return { id: dynamo.id, endpoint: (await dynamo.started).endpoint };
+  }
+
+  /** The file that leased DynamoDB Local `id` has ended. */
+  release(id: number): void {
+    const dynamo = this.#dynamos.get(id);
+    if (dynamo === undefined) return;
+    dynamo.active = Math.max(0, dynamo.active - 1);
+    if (dynamo !== this.#current) this.#retireIfIdle(dynamo);
+  }
+
+  /** Stops every DynamoDB Local still running. */
+  async stop(): Promise<void> {
+    const running = [...this.#dynamos.values()];
+    this.#dynamos.clear();
+    await Promise.all(running.map(stopDynamo));
+  }
+
+  #start(): PooledDynamo {
+    this.#count += 1;
+    const dynamo = { id: this.#count, started: startDynamoDbLocal(), leased: 0, active: 0 };
+    // A start that fails is reported to the file that leases it; never an unhandled rejection.
+    dynamo.started.catch(() => {});
+    this.#dynamos.set(dynamo.id, dynamo);
+    return dynamo;
+  }
+
+  #retireIfIdle(dynamo: PooledDynamo): void {
+    if (dynamo.active > 0 || !this.#dynamos.has(dynamo.id)) return;
+    this.#dynamos.delete(dynamo.id);
+    void stopDynamo(dynamo);
+  }
+}
+
+async function stopDynamo(dynamo: PooledDynamo): Promise<void> {
+  const started = await dynamo.started.catch(() => undefined);
+  await started?.stop();
+}
+
+/**
+ * The pool over HTTP on a free local port, for the test files' worker processes:
+ * `POST /lease` answers `{ id, endpoint }`, `POST /release?id=N` ends a lease.
+ */
+export async function servePool(
+  pool: DynamoDbLocalPool,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://pool');
+    const answer = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    if (request.method === 'POST' && url.pathname === '/lease') {
+      pool.lease().then(
+        (lease) => answer(200, lease),
+        (error: unknown) => answer(500, { message: String(error) }),
+      );
+    } else if (request.method === 'POST' && url.pathname === '/release') {
+      pool.release(Number(url.searchParams.get('id')));
+      answer(200, {});
+    } else answer(404, { message: `no route ${request.method} ${url.pathname}` });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
