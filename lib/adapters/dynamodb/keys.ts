@@ -6,6 +6,7 @@ import {
   type VisibilityList,
   visibilityMillis,
 } from '../../core/visibility.js';
+import type { LeaseSpace } from '../../ports/poller-leases.js';
 
 /**
  * Key builders for every item in the table. Pure, so they can be unit-tested.
@@ -119,6 +120,15 @@ export const keys = {
     pk: keys.queuePartition(task.kind, task.domain, task.taskList, shardOf(task.runId, shards)),
     sk: queueSort(task),
   }),
+  /**
+   * The poller slots of a task list (`L|…`) or of the whole service (`POLLERS`): one partition per
+   * space, an item per slot held (sort keys `0000` … `0999`).
+   */
+  pollerSpace: (space: LeaseSpace): string =>
+    space.scope === 'service'
+      ? 'POLLERS'
+      : `L|${space.kind === 'decision' ? 'D' : 'A'}|${space.domain}|${space.taskList}`,
+  pollerSlot: (slot: number): string => String(slot).padStart(4, '0'),
   /**
    * A visibility row's partition: one listing of one filter value in a domain. Every filter but a
    * workflowId (whose rows are few) is spread over `shards` partitions, so a busy domain's lists have
