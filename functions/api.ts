@@ -43,4 +43,5 @@ export const handler = createApiHandler({
   audit: config.auditLog ? (entry) => console.log(auditLine(entry)) : undefined,
   signingKeys: functionSigningKeys(config),
   metrics: functionMetrics(config),
+  maxWaitingPolls: config.maxWaitingPolls,
 });

@@ -1,10 +1,13 @@
 import type { Context } from 'aws-lambda';
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
+import { DynamoPollerLeases } from '../../lib/adapters/dynamodb/poller-leases.js';
+import { translatingFailures } from '../../lib/adapters/transient-failures.js';
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
 import type { PolicySet } from '../../lib/core/principals.js';
 import { type AuditEntry, createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
+import type { PollerLeasing } from '../../lib/operations/poller-admission.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
 import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
@@ -37,6 +40,11 @@ export interface ApiSettings {
   readonly signingKeys?: SigningKeySource | undefined;
   /** Where SWF's metrics of each commit and throttled call go (functions/api.ts: EMF). */
   readonly metrics?: MetricsSink | undefined;
+  /**
+   * The most long polls that wait at once across the function's containers (each poll takes a lease
+   * in the table, as it does of its task list's 1,000). @default no cap
+   */
+  readonly maxWaitingPolls?: number | undefined;
 }
 
 /**
@@ -69,10 +77,24 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
         ...(settings.lambda === undefined ? {} : { lambda: settings.lambda }),
         ...(settings.push === undefined ? {} : { push: settings.push }),
         ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
+        pollerLeasing: pollerLeasing(settings),
       }),
       undefined,
       settings.audit,
     );
     return dispatch;
   };
+}
+
+/**
+ * Each container serves one request at a time, so a poll's limits are kept in the table: SWF's
+ * 1,000 pollers a list, and the service's cap on polls waiting at once.
+ */
+function pollerLeasing(settings: ApiSettings): PollerLeasing {
+  const store = translatingFailures(
+    new DynamoPollerLeases({ doc: settings.doc, tableName: settings.tableName }),
+  );
+  return settings.maxWaitingPolls === undefined
+    ? { store }
+    : { store, maxWaitingPolls: settings.maxWaitingPolls };
 }

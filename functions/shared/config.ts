@@ -62,6 +62,11 @@ export interface ApiConfig extends FunctionConfig {
   /** From `SWF_AUDIT_LOG`: `off` silences the audit line each call logs. @default on */
   readonly auditLog: boolean;
   /**
+   * From `SWF_MAX_WAITING_POLLS`: the most long polls that wait at once across the service's
+   * containers, below the function's reserved concurrency. Unset: no cap but SWF's 1,000 a list.
+   */
+  readonly maxWaitingPolls: number | undefined;
+  /**
    * From `SWF_ACCESS_POLICIES_FILE` (relative to the function's code): SWF's access policies by
    * principal ARN. Unset: none, every call is allowed. A malformed file fails the cold start.
    */
@@ -123,6 +128,7 @@ export function loadApiConfig(env: Env): ApiConfig {
     ...loadConfig(env),
     callers,
     auditLog: audit === 'on',
+    maxWaitingPolls: positiveInteger(env, 'SWF_MAX_WAITING_POLLS'),
     access: accessPolicies(env),
   };
 }

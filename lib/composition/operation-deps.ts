@@ -16,6 +16,7 @@ import type {
   ServiceIdentity,
 } from '../operations/context.js';
 import { PageTokens } from '../operations/page-token.js';
+import type { PollerLeasing } from '../operations/poller-admission.js';
 import { TaskTokens } from '../operations/task-token.js';
 import { type Clock, epochSeconds, systemClock } from '../ports/clock.js';
 import type { LambdaInvoker, LambdaTaskRunner } from '../ports/lambda-invoker.js';
@@ -42,6 +43,8 @@ export interface AssemblyOptions {
   readonly notifier?: TaskNotifier;
   /** SWF's access policies by principal; by default none, and every call is allowed. */
   readonly access?: PolicySet;
+  /** Leases of polls waiting in processes of their own (Lambda containers); by default none. */
+  readonly pollerLeasing?: PollerLeasing;
 }
 
 export interface OperationDepsOptions extends AssemblyOptions {
@@ -127,6 +130,7 @@ export function assembleOperationDeps(
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.access === undefined ? {} : { access: options.access }),
+    ...(options.pollerLeasing === undefined ? {} : { pollerLeasing: options.pollerLeasing }),
   };
 }
 

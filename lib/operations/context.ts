@@ -14,6 +14,7 @@ import type { TaskQueueStore } from '../ports/task-queue-store.js';
 import type { VisibilityStore } from '../ports/visibility-store.js';
 import type { Caller } from './access.js';
 import type { PageTokens } from './page-token.js';
+import type { PollerLeasing } from './poller-admission.js';
 import type { TaskTokens } from './task-token.js';
 
 /** Where this service runs: domain ARNs are built from it. */
@@ -42,6 +43,8 @@ export interface OperationDeps extends OperationStores {
   readonly taskTokens: TaskTokens;
   readonly notifier: TaskNotifier;
   readonly polling: PollingConfig;
+  /** Leases of waiting polls across processes (deployed); unset, the process counts its own. */
+  readonly pollerLeasing?: PollerLeasing;
   readonly identity: ServiceIdentity;
   readonly lambda: LambdaInvoker;
   /** Where the outbox hands started Lambda tasks, to be invoked and reported away from the stream. */

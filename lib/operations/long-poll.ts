@@ -1,19 +1,19 @@
 import { type ExecutionState, isStartedDecisionTask } from '../core/execution-state.js';
-import { LimitExceededFault, UnknownResourceFault } from '../core/faults.js';
+import { UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
 import { entryStatus, type TaskKind, taskKey } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun } from '../ports/run-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import type { QueueEntry } from '../ports/task-queue-store.js';
+import { isTransientFailure } from '../ports/transient-failure.js';
 import type { OperationDeps, RequestContext } from './context.js';
+import { admitPoll, MAX_POLLERS, warn } from './poller-admission.js';
 import { mutateRun, timedOutUnfired } from './run-mutation.js';
 
 /** What a poller made of one queue entry: its task, or it was left (not committed yet), or removed. */
 export type Take<T> = { readonly task: T } | 'pending' | 'dropped';
 
-/** SWF's quota on pollers of one task list. */
-const MAX_POLLERS = 1000;
 /** How many queue heads a poll looks at first. */
 const PEEK = 10;
 /**
@@ -35,14 +35,10 @@ export async function longPoll<T extends TaskInHand>(
   handoff?: HandoffStarter,
 ): Promise<T | undefined> {
   const { kind, domain, taskList } = list;
-  if (deps.notifier.waiting(kind, domain, taskList) >= MAX_POLLERS) {
-    throw new LimitExceededFault(
-      `More than ${MAX_POLLERS} pollers are waiting on task list ${taskList}`,
-    );
-  }
   // The poll's time runs from when the edge took the request: under a burst, its turn may come later.
   const waited = request.receivedAt === undefined ? 0 : performance.now() - request.receivedAt;
   const deadline = deps.clock.now() + deps.polling.maxWaitMs - Math.max(0, waited);
+  const release = await admitPoll(deps, list, deadline);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
@@ -50,6 +46,7 @@ export async function longPoll<T extends TaskInHand>(
   try {
     // A new poll looks at once, as does one woken by a notify; see lookDue for those whose time ran out.
     let look = true;
+    let failed = false;
     while (!request.signal.aborted) {
       for (let left = adopt(); left !== undefined; left = adopt()) {
         const task = left.result as T;
@@ -64,20 +61,24 @@ export async function longPoll<T extends TaskInHand>(
         stop.signal,
       );
       if (look) {
-        const taken = await takeFirst(deps, request, list, take);
-        if (taken !== undefined) return taken;
+        const taken = await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment);
+        if (taken === 'failed') failed = true;
+        else if (taken !== undefined) return taken;
+        else failed = false;
       }
       if (remaining <= 0) return undefined;
       // The queue was empty: a task scheduled from now on may be started for this poller directly.
       if (handoff !== undefined) wait.acceptHandoff(handoff);
       const handed = await wait.done;
       if (handed !== undefined) return handed.result as T;
-      look = !wait.endedByTime() || lookAgain(deps, list, deadline);
+      // A look that failed is tried again at the next recheck, whichever poll of the list is due.
+      look = !wait.endedByTime() || failed || lookAgain(deps, list, deadline);
     }
     return undefined;
   } finally {
     request.signal.removeEventListener('abort', onAbort);
     stop.abort();
+    await release();
   }
 }
 
@@ -142,18 +143,60 @@ async function stillStarted(deps: OperationDeps, kind: TaskKind, task: TaskInHan
   );
 }
 
+/**
+ * What a look at the queue that failed for a moment (throttled, a 5xx, a timeout) comes to: nothing
+ * taken, and the poll looks again later; its time up, it answers empty, never a fault. A failed read
+ * takes nothing, and a claim whose commit did not land leaves its entry queued. Any other error is
+ * thrown on.
+ */
+function failedForAMoment(error: unknown): 'failed' {
+  if (!isTransientFailure(error)) throw error;
+  warn('a waiting poll could not read its queue; it looks again', error);
+  return 'failed';
+}
+
+/**
+ * A read of the list's head, given up at the poll's deadline: a read the client retries under
+ * throttling may outlast it, and the poll must answer in time. What it would have found stays queued.
+ */
+async function peekBy(
+  deps: OperationDeps,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  limit: number,
+  deadline: number,
+): Promise<QueueEntry[] | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, deadline - deps.clock.now()));
+  });
+  const read = deps.taskQueues.peekQueue(list.kind, list.domain, list.taskList, limit);
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+    // A read given up may still fail: nobody waits for it.
+    read.catch(() => {});
+  }
+}
+
+/**
+ * The first task of the list this poll can take, or undefined; 'failed' when a read outlasted the
+ * poll's deadline.
+ */
 async function takeFirst<T>(
   deps: OperationDeps,
   request: RequestContext,
   list: { kind: TaskKind; domain: string; taskList: string },
   take: (entry: QueueEntry) => Promise<Take<T>>,
-): Promise<T | undefined> {
+  deadline: number,
+): Promise<T | undefined | 'failed'> {
   let limit = PEEK;
   // Entries this poll is done with: another poller of this process holds them, their commit has not
   // landed, or this poll dropped them.
   const passed = new Set<string>();
   for (;;) {
-    const entries = await deps.taskQueues.peekQueue(list.kind, list.domain, list.taskList, limit);
+    const entries = await peekBy(deps, list, limit, deadline);
+    if (entries === 'late') return 'failed';
     // Strictly in queue order (priority, then age, as SWF hands them out); a poller that loses the head
     // to another one moves on to the next entry, as does one that finds another poller of this
     // process already on it.

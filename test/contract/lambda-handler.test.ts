@@ -268,8 +268,11 @@ describe('the Lambda handler', () => {
       endpoint: dynamoEndpoint(),
       region: LOCAL_REGION,
       credentials: localCredentials,
-      intercept: async (operation, _input, send) => {
-        if (operation === 'PutItem' && holdWritesMs > 0)
+      intercept: async (operation, input, send) => {
+        // Only the claim's commit (the run's state): the poll's lease is taken before it.
+        const item = (input as { Item?: { pk?: unknown } }).Item;
+        const runWrite = String(item?.pk).startsWith('RUN|');
+        if (operation === 'PutItem' && runWrite && holdWritesMs > 0)
           await new Promise((resolve) => setTimeout(resolve, holdWritesMs));
         return send();
       },
