@@ -8,8 +8,6 @@ import {
   type Decision,
   PollForActivityTaskCommand,
   RecordActivityTaskHeartbeatCommand,
-  RegisterActivityTypeCommand,
-  RegisterWorkflowTypeCommand,
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
@@ -25,7 +23,7 @@ import {
   single,
   uid,
 } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { registerTaskTypes, serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let driver: SwfDriver;
@@ -37,27 +35,7 @@ const POLL_WAIT_MS = 1_000;
 
 beforeAll(async () => {
   ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultTaskList: { name: 'wf-defaults' },
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '30',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...act,
-      defaultTaskList: { name: 'act-defaults' },
-      defaultTaskScheduleToStartTimeout: 'NONE',
-      defaultTaskScheduleToCloseTimeout: 'NONE',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
+  await registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '30' });
 });
 afterAll(() => close());
 

@@ -12,9 +12,6 @@ import {
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
   RecordActivityTaskHeartbeatCommand,
-  RegisterActivityTypeCommand,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   RequestCancelWorkflowExecutionCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
@@ -26,8 +23,8 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectWireError, rawCall, rawRequest, wireType } from '../support/contract.js';
-import { decide, eventTypes, expectFault, liveRun, SwfDriver } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { decide, eventTypes, expectFault, liveRun, type SwfDriver } from '../support/decider.js';
+import { registerTaskTypes, serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let endpoint: string;
@@ -39,34 +36,10 @@ const act = { name: 'act', version: '1' };
 const big = (n: number) => 'x'.repeat(n);
 
 beforeAll(async () => {
-  const server = await startTestServer({ polling: { maxWaitMs: 300 } });
-  ({ swf, close } = server);
+  const server = await serveDomain(domain, { polling: { maxWaitMs: 300 } });
+  ({ swf, close, driver } = server);
   endpoint = server.service.endpoint;
-  driver = new SwfDriver(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultTaskList: { name: 'wf-defaults' },
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '300',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...act,
-      defaultTaskList: { name: 'act-defaults' },
-      defaultTaskScheduleToStartTimeout: 'NONE',
-      defaultTaskScheduleToCloseTimeout: 'NONE',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
+  await registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '300' });
 });
 afterAll(() => close());
 

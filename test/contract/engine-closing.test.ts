@@ -12,8 +12,6 @@ import {
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
   RecordActivityTaskHeartbeatCommand,
-  RegisterActivityTypeCommand,
-  RegisterWorkflowTypeCommand,
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
@@ -23,7 +21,7 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide, eventTypes, expectFault, type SwfDriver, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { registerTaskTypes, serveDomain } from '../support/local.js';
 
 let swf: SWFClient;
 let driver: SwfDriver;
@@ -34,27 +32,7 @@ const act = { name: 'act', version: '1' };
 
 beforeAll(async () => {
   ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultTaskList: { name: 'wf-defaults' },
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '300',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...act,
-      defaultTaskList: { name: 'act-defaults' },
-      defaultTaskScheduleToStartTimeout: 'NONE',
-      defaultTaskScheduleToCloseTimeout: 'NONE',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
+  await registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '300' });
 });
 afterAll(() => close());
 

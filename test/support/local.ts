@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
+  type ActivityType,
+  RegisterActivityTypeCommand,
   RegisterDomainCommand,
   RegisterWorkflowTypeCommand,
   SWFClient,
@@ -182,6 +184,39 @@ export async function registerWorkflowType(
       defaultExecutionStartToCloseTimeout: '3600',
       defaultTaskStartToCloseTimeout: '300',
       defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+}
+
+/**
+ * Registers the two types the task and engine contract files run on: `workflow`, its decision tasks on
+ * `wf-defaults` (of `decisionTaskTimeout` seconds), runs of an hour, children terminated; `activity`,
+ * its tasks on `act-defaults`, 10 minutes to run and no other timeout.
+ */
+export async function registerTaskTypes(
+  swf: SWFClient,
+  domain: string,
+  types: { workflow: WorkflowType; activity: ActivityType; decisionTaskTimeout: string },
+): Promise<void> {
+  await swf.send(
+    new RegisterWorkflowTypeCommand({
+      domain,
+      ...types.workflow,
+      defaultTaskList: { name: 'wf-defaults' },
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: types.decisionTaskTimeout,
+      defaultChildPolicy: 'TERMINATE',
+    }),
+  );
+  await swf.send(
+    new RegisterActivityTypeCommand({
+      domain,
+      ...types.activity,
+      defaultTaskList: { name: 'act-defaults' },
+      defaultTaskScheduleToStartTimeout: 'NONE',
+      defaultTaskScheduleToCloseTimeout: 'NONE',
+      defaultTaskStartToCloseTimeout: '600',
+      defaultTaskHeartbeatTimeout: 'NONE',
     }),
   );
 }
