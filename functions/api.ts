@@ -6,6 +6,7 @@ import {
   functionDocClient,
   functionMetrics,
   functionSigningKeys,
+  functionTaskWakes,
   loadApiConfig,
 } from './shared/config.js';
 
@@ -44,4 +45,6 @@ export const handler = createApiHandler({
   signingKeys: functionSigningKeys(config),
   metrics: functionMetrics(config),
   maxWaitingPolls: config.maxWaitingPolls,
+  // Commits wake polls waiting in other containers; polls here wait on it (see long-poll.ts).
+  wakes: functionTaskWakes(config),
 });

@@ -12,6 +12,7 @@ import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
 import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
+import type { TaskWakes } from '../../lib/ports/task-wakes.js';
 import { accountIdFromArn } from './config.js';
 import { type HttpApiOptions, httpApiHandler } from './http-api.js';
 
@@ -45,6 +46,8 @@ export interface ApiSettings {
    * in the table, as it does of its task list's 1,000). @default no cap
    */
   readonly maxWaitingPolls?: number | undefined;
+  /** Wakes polls waiting in other containers (functions/api.ts: SQS); by default none. */
+  readonly wakes?: TaskWakes | undefined;
 }
 
 /**
@@ -78,6 +81,7 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
         ...(settings.push === undefined ? {} : { push: settings.push }),
         ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
         pollerLeasing: pollerLeasing(settings),
+        ...(settings.wakes === undefined ? {} : { wakes: settings.wakes }),
       }),
       undefined,
       settings.audit,

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DEFAULT_METRICS_NAMESPACE, EmfMetrics } from '../../lib/adapters/aws/emf-metrics.js';
 import { SecretsManagerSigningKeys } from '../../lib/adapters/aws/signing-keys.js';
+import { SqsTaskWakes } from '../../lib/adapters/aws/sqs-task-wakes.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { ConfigError, pushTaskLists } from '../../lib/composition/push-task-lists.js';
 import { PolicyError } from '../../lib/core/iam-policy.js';
@@ -49,6 +50,12 @@ export interface FunctionConfig {
    * metric format in the function's log). @default SwfOnDynamo
    */
   readonly metricsNamespace: string;
+  /**
+   * From `SWF_WAKE_QUEUE_PREFIX`: the name prefix of the SQS queues that wake waiting polls (one per
+   * task list, made by the first poll that waits on it; see docs/dispatch-on-aws.md). Unset: waiting
+   * polls re-read their queue every `pollRecheckMs`.
+   */
+  readonly wakeQueuePrefix: string | undefined;
 }
 
 /** The API function's own settings. */
@@ -114,7 +121,18 @@ export function loadConfig(env: Env): FunctionConfig {
     signingKeySecret: optional(env, 'SWF_SIGNING_KEY_SECRET'),
     lambdaTaskRoles: stringList(env, 'SWF_LAMBDA_TASK_ROLES'),
     metricsNamespace: metricsNamespace(env),
+    wakeQueuePrefix: wakeQueuePrefix(env),
   };
+}
+
+/** SQS queue names are at most 80 characters of letters, digits, - and _; a wake queue adds 43. */
+function wakeQueuePrefix(env: Env): string | undefined {
+  const prefix = optional(env, 'SWF_WAKE_QUEUE_PREFIX');
+  if (prefix !== undefined && !/^[A-Za-z0-9_-]{1,37}$/.test(prefix))
+    throw new ConfigError(
+      `SWF_WAKE_QUEUE_PREFIX must be 1 to 37 letters, digits, - or _, not "${prefix}"`,
+    );
+  return prefix;
 }
 
 export function loadApiConfig(env: Env): ApiConfig {
@@ -247,3 +265,12 @@ export const functionSigningKeys = (config: FunctionConfig) =>
         config.signingKeySecret,
         new SecretsManagerClient({ region: config.region }),
       );
+
+/** The wake channel of polls waiting in the API function's containers, when the stack gives one. */
+export function functionTaskWakes(config: FunctionConfig): SqsTaskWakes | undefined {
+  if (config.wakeQueuePrefix === undefined) return undefined;
+  return new SqsTaskWakes({
+    queuePrefix: config.wakeQueuePrefix,
+    client: { region: config.region },
+  });
+}

@@ -15,10 +15,12 @@ import type { LambdaInvoker, LambdaTaskRunner } from '../../lib/ports/lambda-inv
 import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
 import type { TaskPush } from '../../lib/ports/task-push.js';
+import type { TaskWakes } from '../../lib/ports/task-wakes.js';
 import {
   accountIdFromArn,
   functionDocClient,
   functionMetrics,
+  functionTaskWakes,
   type OutboxConfig,
 } from './config.js';
 
@@ -42,6 +44,8 @@ export interface OutboxSettings {
   readonly signingKeys?: SigningKeySource | undefined;
   /** Where SWF's metrics of the commits these functions make go (EMF in Lambda). */
   readonly metrics?: MetricsSink | undefined;
+  /** Wakes polls waiting in the API function's containers for the tasks these commits queue. */
+  readonly wakes?: TaskWakes | undefined;
 }
 
 /**
@@ -65,6 +69,7 @@ export function armingSettings(config: OutboxConfig) {
       scheduleDeadLetterArn: config.scheduleDeadLetterArn,
     },
     metrics: functionMetrics(config),
+    wakes: functionTaskWakes(config),
   };
 }
 
@@ -90,6 +95,7 @@ export function outboxDeps(settings: OutboxSettings): (context: Context) => Outb
       ...(settings.clock === undefined ? {} : { clock: settings.clock }),
       ...(settings.signingKeys === undefined ? {} : { signingKeys: settings.signingKeys }),
       ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
+      ...(settings.wakes === undefined ? {} : { wakes: settings.wakes }),
     });
     deps = {
       ...base,

@@ -24,6 +24,7 @@ import type { MetricsSink } from '../ports/metrics.js';
 import type { SigningKeySource } from '../ports/secrets.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import { noTaskPush, type TaskPush } from '../ports/task-push.js';
+import type { TaskWakes } from '../ports/task-wakes.js';
 
 /** What the operations' dependencies are built with, whatever the stores. */
 export interface AssemblyOptions {
@@ -41,6 +42,8 @@ export interface AssemblyOptions {
   readonly metrics?: MetricsSink;
   /** Wakes and hands tasks to pollers of this process; by default an InProcessTaskNotifier. */
   readonly notifier?: TaskNotifier;
+  /** Wakes polls waiting in other processes (Lambda containers); by default none. */
+  readonly wakes?: TaskWakes;
   /** SWF's access policies by principal; by default none, and every call is allowed. */
   readonly access?: PolicySet;
   /** Leases of polls waiting in processes of their own (Lambda containers); by default none. */
@@ -129,6 +132,7 @@ export function assembleOperationDeps(
     push: options.push ?? noTaskPush,
     ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.wakes === undefined ? {} : { wakes: options.wakes }),
     ...(options.access === undefined ? {} : { access: options.access }),
     ...(options.pollerLeasing === undefined ? {} : { pollerLeasing: options.pollerLeasing }),
   };

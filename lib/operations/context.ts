@@ -11,6 +11,7 @@ import type { RunStore } from '../ports/run-store.js';
 import type { TaskNotifier } from '../ports/task-notifier.js';
 import type { TaskPush } from '../ports/task-push.js';
 import type { TaskQueueStore } from '../ports/task-queue-store.js';
+import type { TaskWakes } from '../ports/task-wakes.js';
 import type { VisibilityStore } from '../ports/visibility-store.js';
 import type { Caller } from './access.js';
 import type { PageTokens } from './page-token.js';
@@ -42,6 +43,8 @@ export interface OperationDeps extends OperationStores {
   readonly pageTokens: PageTokens;
   readonly taskTokens: TaskTokens;
   readonly notifier: TaskNotifier;
+  /** Wakes polls waiting in other processes, where they do (Lambda containers). */
+  readonly wakes?: TaskWakes;
   readonly polling: PollingConfig;
   /** Leases of waiting polls across processes (deployed); unset, the process counts its own. */
   readonly pollerLeasing?: PollerLeasing;

@@ -1,11 +1,12 @@
 import { type ExecutionState, isStartedDecisionTask } from '../core/execution-state.js';
 import { UnknownResourceFault } from '../core/faults.js';
 import type { HistoryEvent } from '../core/history-event.js';
-import { entryStatus, type TaskKind, taskKey } from '../core/task-queue.js';
+import { entryStatus, type QueuedTaskRef, type TaskKind, taskKey } from '../core/task-queue.js';
 import { epochSeconds } from '../ports/clock.js';
 import type { LoadedRun } from '../ports/run-store.js';
 import type { HandoffStarter } from '../ports/task-notifier.js';
 import type { QueueEntry } from '../ports/task-queue-store.js';
+import type { WakeListener } from '../ports/task-wakes.js';
 import { isTransientFailure } from '../ports/transient-failure.js';
 import type { OperationDeps, RequestContext } from './context.js';
 import { admitPoll, MAX_POLLERS, warn } from './poller-admission.js';
@@ -43,6 +44,8 @@ export async function longPoll<T extends TaskInHand>(
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
   const adopt = () => deps.notifier.adopt(kind, domain, taskList);
+  // Listening before the first look: a task queued after it wakes this poll.
+  let wakes = await listenForWakes(deps, list);
   try {
     // A new poll looks at once, as does one woken by a notify; see lookDue for those whose time ran out.
     let look = true;
@@ -53,6 +56,34 @@ export async function longPoll<T extends TaskInHand>(
         if (await stillStarted(deps, kind, task)) return task;
       }
       const remaining = deadline - deps.clock.now();
+      if (wakes !== undefined && remaining >= 1_000) {
+        const taken = look
+          ? await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment)
+          : undefined;
+        if (taken === 'failed') {
+          // A read that failed is tried again on time, as where no wake reaches.
+          wakes = undefined;
+          continue;
+        }
+        if (taken !== undefined) return taken;
+        const woken = await wakes.next(remaining, stop.signal).catch(channelFailed);
+        let readFailed = false;
+        if (woken === 'failed') wakes = undefined;
+        else if (woken !== undefined) {
+          const named = await takeNamed(deps, request, list, woken.task, take, deadline).catch(
+            failedForAMoment,
+          );
+          if (named === 'failed') {
+            readFailed = true;
+            wakes = undefined;
+          } else if (named !== undefined) return named;
+        }
+        // It has read the queue (woken), or nothing came: wait again; under a second left (the
+        // channel waits whole seconds), or the channel or a read failed (the poll rechecks from now
+        // on), below.
+        look = readFailed;
+        continue;
+      }
       const wait = deps.notifier.wait(
         kind,
         domain,
@@ -80,6 +111,58 @@ export async function longPoll<T extends TaskInHand>(
     stop.abort();
     await release();
   }
+}
+
+/** The list's wake channel, where polls have one; a channel that fails leaves the poll to its rechecks. */
+async function listenForWakes(
+  deps: OperationDeps,
+  list: { kind: TaskKind; domain: string; taskList: string },
+): Promise<WakeListener | undefined> {
+  if (deps.wakes === undefined) return undefined;
+  try {
+    return await deps.wakes.listen(list.kind, list.domain, list.taskList);
+  } catch (error) {
+    channelFailed(error);
+    return undefined;
+  }
+}
+
+function channelFailed(error: unknown): 'failed' {
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  console.error(
+    JSON.stringify({ level: 'warn', message: 'wake channel failed; polls recheck', reason }),
+  );
+  return 'failed';
+}
+
+/**
+ * A woken poll goes first for the task its wake names (one wake, one poll: no herd at the head of
+ * the queue), if it is on this list; else, or if that task went to another poll, to the queue's head.
+ */
+async function takeNamed<T>(
+  deps: OperationDeps,
+  request: RequestContext,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  named: QueuedTaskRef | undefined,
+  take: (entry: QueueEntry) => Promise<Take<T>>,
+  deadline: number,
+): Promise<T | undefined | 'failed'> {
+  const onList =
+    named !== undefined &&
+    named.kind === list.kind &&
+    named.domain === list.domain &&
+    named.taskList === list.taskList;
+  const release = onList ? deps.notifier.goFor(named) : undefined;
+  if (named !== undefined && release !== undefined) {
+    let taken: Take<T>;
+    try {
+      taken = await take(named);
+    } finally {
+      release();
+    }
+    if (typeof taken === 'object') return taken.task;
+  }
+  return takeFirst(deps, request, list, take, deadline);
 }
 
 /**

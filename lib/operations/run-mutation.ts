@@ -161,7 +161,7 @@ export async function commitRuns(
   notifyQueued(deps, final);
   for (const [i, write] of final.entries()) deps.onCommitted?.(before[i], write.state);
   recordMetrics(deps, final);
-  await deliverPushes(deps, pushes);
+  await Promise.all([deliverPushes(deps, pushes), wakeQueued(deps, final)]);
   return outcome;
 }
 
@@ -247,6 +247,12 @@ export function notifyQueued(deps: OperationDeps, writes: readonly RunWrite[]): 
   for (const write of writes) {
     for (const task of write.queue.add) deps.notifier.notify(task.kind, task.domain, task.taskList);
   }
+}
+
+/** Wakes a poll waiting elsewhere for each task queued (never fails the commit's request). */
+async function wakeQueued(deps: OperationDeps, writes: readonly RunWrite[]): Promise<void> {
+  const queued = writes.flatMap((write) => write.queue.add);
+  if (deps.wakes !== undefined && queued.length > 0) await deps.wakes.wake(queued);
 }
 
 /**
