@@ -1,0 +1,217 @@
+/**
+ * Lambda's execution model for the API function, with each container a child process of its own
+ * running the function's real handler (api-container.ts): an invocation goes to an idle warm container
+ * (the most recently used, as Lambda prefers) or to a new one (a cold start). A container serves one
+ * invocation at a time, so a long poll waits alone in its process and nothing another request does
+ * in-process reaches it, as deployed. Counts what Lambda bills: invocations and the milliseconds each
+ * ran (rounded up), and what they did to DynamoDB. A container can be killed mid-invocation, as Lambda
+ * kills one that crashes or times out.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { ApiAnswer, ApiEvent } from './api-front-door.js';
+import type {
+  ContainerSettings,
+  FromContainer,
+  InvocationUsage,
+  ToContainer,
+} from './container-protocol.js';
+
+const ENTRY = fileURLToPath(new URL('./api-container.ts', import.meta.url));
+
+/** Lambda's answer when a function is at its concurrency: TooManyRequestsException (HTTP 429). */
+export class LambdaThrottled extends Error {
+  override readonly name = 'TooManyRequestsException';
+}
+
+/** An invocation whose container died (killed, crashed): Lambda reports it as a function error. */
+export class ContainerDied extends Error {
+  override readonly name = 'Runtime.ExitError';
+}
+
+interface Container {
+  readonly id: number;
+  readonly process: ChildProcess;
+  /** The invocation it is serving, if any. */
+  current: { resolve(message: FromContainer): void; reject(error: Error): void } | undefined;
+}
+
+export interface LambdaContainersOptions {
+  readonly settings: ContainerSettings;
+  /** The function's timeout: the context's remaining time at the start of each invocation. */
+  readonly timeoutMs: number;
+  /** Invocations at once beyond which Lambda throttles (reserved concurrency); none by default. */
+  readonly reservedConcurrency?: number;
+}
+
+/** Totals since the last reset. */
+export interface ContainerCounters {
+  invocations: number;
+  throttles: number;
+  /** Billed milliseconds: each invocation's duration, rounded up to a millisecond. */
+  billedMs: number;
+  /** Per SWF action (X-Amz-Target's operation): invocations, billed ms and DynamoDB usage. */
+  byAction: Record<string, ActionTotals>;
+}
+
+export interface ActionTotals {
+  calls: number;
+  billedMs: number;
+  readUnits: number;
+  writeUnits: number;
+  stateReads: number;
+  lostStateWrites: number;
+  dynamoRequests: number;
+  cpuMs: number;
+}
+
+export class LambdaContainers {
+  readonly #idle: Container[] = [];
+  readonly #all = new Set<Container>();
+  #created = 0;
+  #invocationIds = 0;
+  /** Invocations running now, and the most at once. */
+  busy = 0;
+  maxBusy = 0;
+  counters: ContainerCounters = emptyCounters();
+
+  constructor(readonly options: LambdaContainersOptions) {}
+
+  /** Containers created so far (cold starts). */
+  get containers(): number {
+    return this.#created;
+  }
+
+  /** Starts `count` containers ahead of the calls, as provisioned concurrency would. */
+  async warm(count: number): Promise<void> {
+    const fresh = await Promise.all(
+      Array.from({ length: Math.max(0, count - this.#idle.length) }, () => this.#coldStart()),
+    );
+    this.#idle.push(...fresh);
+  }
+
+  async invoke(event: ApiEvent, action = actionOf(event)): Promise<ApiAnswer> {
+    const reserved = this.options.reservedConcurrency;
+    if (reserved !== undefined && this.busy >= reserved) {
+      this.counters.throttles += 1;
+      throw new LambdaThrottled('Rate Exceeded.');
+    }
+    this.busy += 1;
+    this.maxBusy = Math.max(this.maxBusy, this.busy);
+    const container = this.#idle.pop() ?? (await this.#coldStart());
+    const started = performance.now();
+    let usage: InvocationUsage | undefined;
+    try {
+      const reply = await this.#send(container, event);
+      if ('ready' in reply) throw new Error('unexpected ready message');
+      usage = reply.usage;
+      if ('error' in reply) throw new Error(`the function failed: ${reply.error}`);
+      return reply.answer;
+    } finally {
+      this.busy -= 1;
+      this.#count(action, Math.ceil(performance.now() - started), usage);
+      if (this.#all.has(container)) this.#idle.push(container);
+    }
+  }
+
+  /** Containers serving an invocation now, by id (for killing one). */
+  busyContainers(): number[] {
+    return [...this.#all].filter((c) => c.current !== undefined).map((c) => c.id);
+  }
+
+  /** Kills a container as Lambda kills one that crashed: its invocation fails, it is never reused. */
+  kill(id: number): void {
+    for (const c of this.#all) if (c.id === id) c.process.kill('SIGKILL');
+  }
+
+  resetCounters(): void {
+    this.maxBusy = this.busy;
+    this.counters = emptyCounters();
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#all];
+    for (const c of all) c.process.kill('SIGKILL');
+    await Promise.all(all.map((c) => (c.process.exitCode === null ? once(c.process, 'exit') : 0)));
+  }
+
+  #send(container: Container, event: ApiEvent): Promise<FromContainer> {
+    return new Promise((resolve, reject) => {
+      container.current = { resolve, reject };
+      const message: ToContainer = {
+        id: ++this.#invocationIds,
+        event,
+        remainingMs: this.options.timeoutMs,
+      };
+      container.process.send(message);
+    }).finally(() => {
+      container.current = undefined;
+    }) as Promise<FromContainer>;
+  }
+
+  #count(action: string, billedMs: number, usage: InvocationUsage | undefined): void {
+    const c = this.counters;
+    c.invocations += 1;
+    c.billedMs += billedMs;
+    const t = c.byAction[action] ?? emptyTotals();
+    c.byAction[action] = t;
+    t.calls += 1;
+    t.billedMs += billedMs;
+    if (usage === undefined) return;
+    t.readUnits += usage.readUnits;
+    t.writeUnits += usage.writeUnits;
+    t.stateReads += usage.stateReads;
+    t.lostStateWrites += usage.lostStateWrites;
+    t.cpuMs += usage.cpuMs;
+    t.dynamoRequests += Object.values(usage.requests).reduce((n, r) => n + r, 0);
+  }
+
+  async #coldStart(): Promise<Container> {
+    const child = fork(ENTRY, [], {
+      execArgv: ['--import', 'tsx'],
+      env: {
+        ...process.env,
+        SWF_CONTAINER_SETTINGS: JSON.stringify(this.options.settings),
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const container: Container = { id: ++this.#created, process: child, current: undefined };
+    this.#all.add(container);
+    child.on('message', (message: FromContainer) => container.current?.resolve(message));
+    child.on('exit', () => {
+      this.#all.delete(container);
+      const at = this.#idle.indexOf(container);
+      if (at >= 0) this.#idle.splice(at, 1);
+      container.current?.reject(new ContainerDied(`container ${container.id} exited`));
+    });
+    const [ready] = (await once(child, 'message')) as [FromContainer];
+    if (!('ready' in ready)) throw new Error(`container ${container.id} did not start`);
+    return container;
+  }
+}
+
+const emptyTotals = (): ActionTotals => ({
+  calls: 0,
+  billedMs: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  stateReads: 0,
+  lostStateWrites: 0,
+  dynamoRequests: 0,
+  cpuMs: 0,
+});
+
+const emptyCounters = (): ContainerCounters => ({
+  invocations: 0,
+  throttles: 0,
+  billedMs: 0,
+  byAction: {},
+});
+
+/** The SWF action a front door request calls (X-Amz-Target: SimpleWorkflowService.<Action>). */
+export const actionOf = (event: ApiEvent) => {
+  const target = event.headers['x-amz-target'] ?? '';
+  return target.slice(target.indexOf('.') + 1);
+};
