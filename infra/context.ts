@@ -11,6 +11,8 @@ import type { SwfStackProps } from './swf-stack.js';
  *   API, whose integrations end at 30 s, and SWF's 60 behind a function URL).
  * - `pollRecheckMs`: how often a waiting long poll looks at its queue again (1,000 by default): a
  *   task scheduled while pollers wait is handed out within that time, for two read units a look.
+ *   Only without the wake channel, or when it fails: `wakeChannel` `off` turns it off (on by default:
+ *   polls wait on an SQS queue of their task list, woken by each task queued).
  * - `lambdaTaskRoleArns`: the roles ScheduleLambdaFunction tasks may run as, comma-separated (none
  *   by default: ScheduleLambdaFunction is not offered).
  * - `accessPolicies`: a JSON file of SWF's access policies by principal ARN (docs/access-control.md).
@@ -34,6 +36,7 @@ export function contextProps(
   | 'lambdaTaskRoleArns'
   | 'accessPolicies'
   | 'auditLog'
+  | 'wakeChannel'
   | keyof OperationsContext
 > {
   const frontDoor: unknown = context('frontDoor') ?? 'http-api';
@@ -44,6 +47,7 @@ export function contextProps(
   const roles = context('lambdaTaskRoleArns');
   const policiesFile = context('accessPolicies');
   const audit = onOff(context, 'auditLog');
+  const wakes = onOff(context, 'wakeChannel');
   return {
     frontDoor,
     ...(pollSeconds === undefined ? {} : { pollMaxWait: Duration.seconds(pollSeconds) }),
@@ -58,6 +62,7 @@ export function contextProps(
         }),
     ...(policiesFile === undefined ? {} : { accessPolicies: readPolicies(String(policiesFile)) }),
     ...(audit === undefined ? {} : { auditLog: audit }),
+    ...(wakes === undefined ? {} : { wakeChannel: wakes }),
     ...operationsContext(context),
     ...tableContext(context),
   };

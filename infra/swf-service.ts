@@ -19,6 +19,7 @@ import { SwfDashboard } from './constructs/swf-dashboard.js';
 import { type OutboxConcurrency, SwfOutbox } from './constructs/swf-outbox.js';
 import { SwfReconciler } from './constructs/swf-reconciler.js';
 import { SwfTable, type SwfTableProps } from './constructs/swf-table.js';
+import { SwfWakes } from './constructs/swf-wakes.js';
 
 export interface SwfServiceProps {
   /** @default RETAIN: deleting the stack keeps the table and every workflow in it. */
@@ -77,6 +78,11 @@ export interface SwfServiceProps {
   readonly tableWarmThroughput?: WarmThroughput;
   /** X-Ray active tracing of every function of the service (`-c tracing=on`). @default false */
   readonly tracing?: boolean;
+  /**
+   * Wake waiting long polls through SQS (a queue per task list) instead of having each re-read its
+   * queue every `pollRecheck` (docs/dispatch-on-aws.md; `-c wakeChannel=off`). @default true
+   */
+  readonly wakeChannel?: boolean;
 }
 
 /** A task list served by a Lambda function instead of pollers (lib/ports/task-push.ts). */
@@ -99,6 +105,8 @@ export class SwfService extends Construct {
   readonly table: SwfTable;
   readonly api: SwfApi;
   readonly outbox: SwfOutbox;
+  /** The SQS wake channel of waiting polls, unless `wakeChannel` is false. */
+  readonly wakes: SwfWakes | undefined;
   /** Finds open runs whose armed fire never came, and arms it again. */
   readonly reconciler: SwfReconciler;
   /** The alarms on what the service depends on, and the topic every alarm of it tells. */
@@ -155,6 +163,7 @@ export class SwfService extends Construct {
       ...(props.reconcileEvery === undefined ? {} : { every: props.reconcileEvery }),
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
     });
+    this.wakes = props.wakeChannel === false ? undefined : this.wakeChannel();
     this.signingKey = new Secret(this, 'SigningKey', {
       description: 'HMAC key of the SWF service page and task tokens (AWSPREVIOUS still verifies)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
@@ -257,6 +266,13 @@ export class SwfService extends Construct {
   }
 
   /** The functions that commit changes of runs: each may schedule a task on a push task list. */
+  private wakeChannel(): SwfWakes {
+    const committers = this.serviceFunctions;
+    const wakes = new SwfWakes(this, 'Wakes', { pollers: this.api.handler, committers });
+    for (const fn of committers) fn.addEnvironment('SWF_WAKE_QUEUE_PREFIX', wakes.queuePrefix);
+    return wakes;
+  }
+
   private get serviceFunctions() {
     return [
       this.api.handler,

@@ -53,6 +53,10 @@ const SERVICE_FUNCTIONS = [
   'OutboxLambdaTaskHandler',
 ];
 
+const WAKE_SENDING = 'sqs:GetQueueUrl sqs:SendMessage';
+const WAKE_QUEUES =
+  'arn:<Ref AWS::Partition>:sqs:<Ref AWS::Region>:<Ref AWS::AccountId>:<wake prefix>-*';
+
 describe('no confused deputy', () => {
   let plain: Template;
   beforeAll(() => {
@@ -155,7 +159,10 @@ describe('no confused deputy', () => {
       .filter((g) => [...g.actions, ...g.resources].some((x) => x.includes('*')))
       .map(
         (g) =>
-          `${g.role}: ${g.actions.join(' ')} on ${g.resources.join(' | ').replace(/AccessStack-Outbox-ScheduleGroup-\w+/, '<group>')}`,
+          `${g.role}: ${g.actions.join(' ')} on ${g.resources
+            .join(' | ')
+            .replace(/AccessStack-Outbox-ScheduleGroup-\w+/, '<group>')
+            .replace(/AccessStack-Wakes-\w+-\*/, '<wake prefix>-*')}`,
       )
       .map((line) => line.replace(/dynamodb:GetItem.*ConditionCheckItem/, '<table actions>'));
     expect(wild.sort()).toEqual(
@@ -184,6 +191,15 @@ describe('no confused deputy', () => {
         'ReconcilerHandlerServiceRole: scheduler:CreateSchedule on arn:<Ref AWS::Partition>:scheduler:<Ref AWS::Region>:<Ref AWS::AccountId>:schedule/<group>/*',
         // The allow-list, as given.
         'OutboxLambdaTaskHandlerServiceRole: sts:AssumeRole on arn:aws:iam::123456789012:role/tasks-*',
+        // The wake queues are made per task list as polls first wait on it: only the stack's prefix
+        // can be named. Polls (the API function) make and read them; committers look up and send.
+        `ApiHandlerServiceRole: ${WAKE_SENDING} sqs:CreateQueue sqs:ReceiveMessage sqs:DeleteMessage on ${WAKE_QUEUES}`,
+        ...[
+          'ApiDirectHandler',
+          'OutboxStreamHandler',
+          'OutboxTimerHandler',
+          'OutboxLambdaTaskHandler',
+        ].map((fn) => `${fn}ServiceRole: ${WAKE_SENDING} on ${WAKE_QUEUES}`),
       ].sort(),
     );
   });

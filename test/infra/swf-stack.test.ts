@@ -180,11 +180,14 @@ describe('SwfStack', () => {
   });
 
   describe('api function grants', () => {
-    it.each(['ApiHandlerServiceRole', 'ApiDirectHandlerServiceRole'])(
-      '%s may do nothing but its table items and read the signing key: no queue, schedule, role or stream access',
-      (role) => {
+    it.each([
+      ['ApiHandlerServiceRole', [...wakeSending, ...wakeWaiting]],
+      ['ApiDirectHandlerServiceRole', wakeSending],
+    ])(
+      '%s may do nothing but its table items, read the signing key and use the wake queues: no other queue, schedule, role or stream access',
+      (role, wakes) => {
         expect([...actionsOf(statementsOf(role))].sort()).toEqual(
-          [...tableActions, ...secretReading, ...logWriting].sort(),
+          [...tableActions, ...secretReading, ...logWriting, ...wakes].sort(),
         );
       },
     );
@@ -364,7 +367,7 @@ describe('SwfStack', () => {
       // The Lambda-task function reads and writes runs (and assumes the roles it is allowed, none by
       // default: test/infra/access-control.test.ts): nothing else.
       expect(sorted(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole')))).toEqual(
-        sorted([...tableActions, ...secretReading, ...logWriting]),
+        sorted([...tableActions, ...secretReading, ...logWriting, ...wakeSending]),
       );
       expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
         sorted([...tableActions, ...secretReading, ...logWriting, ...arming, ...queueReading]),
@@ -510,6 +513,10 @@ const logWriting = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 
 /** What reading the token-signing key's secret takes (Secret.grantRead). */
 const secretReading = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
+
+/** What the wake channel lets committers do (test/infra/wake-channel.test.ts), and polls besides. */
+const wakeSending = ['sqs:GetQueueUrl', 'sqs:SendMessage'];
+const wakeWaiting = ['sqs:CreateQueue', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'];
 
 interface Statement {
   readonly Effect: string;
