@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { BenchResults } from './run.js';
+import type { DeployedResult } from './scenarios/deployed.js';
+import type { Distribution } from './stats.js';
 
 /** One line of the targets table (docs/performance.md): what is measured, its target, the figure, and whether it holds. */
 export interface Row {
@@ -88,6 +90,7 @@ export function buildTable(r: BenchResults): Row[] {
       verdict: verdict(i.serviceCore < 0.1),
     });
   }
+  if (r.deployed !== undefined) rows.push(...deployedRows(r.deployed));
   if (r.throughput !== undefined) {
     const t = r.throughput;
     rows.push({
@@ -116,4 +119,45 @@ export function formatTable(rows: readonly Row[]): string {
     `| ${c.map((text, i) => text.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
   return [line(all[0] ?? []), rule, ...all.slice(1).map(line)].join('\n');
+}
+
+/** The deployed path's rows: each call in a Lambda container of its own, nothing woken in-process. */
+function deployedRows(d: DeployedResult): Row[] {
+  const how = d.wakes ? 'wake channel' : 'queue re-read each second';
+  const dispatch = (pollers: number, x: Distribution): Row => ({
+    what: `task dispatch with ${pollers} poller(s) waiting, deployed (${how}, n=${x.count})`,
+    target: 'p50 ≤ 50 ms, p99 ≤ 250 ms',
+    measured: `p50 ${msText(x.p50)}, p99 ${msText(x.p99)}`,
+    verdict: verdict(x.p50 <= 50 && x.p99 <= 250),
+  });
+  return [
+    dispatch(1, d.dispatch.onePoller),
+    dispatch(20, d.dispatch.twentyPollers),
+    {
+      what: `tasks handed out twice, deployed dispatch runs`,
+      target: '0',
+      measured: String(d.dispatch.extraTasks),
+      verdict: verdict(d.dispatch.extraTasks === 0),
+    },
+    {
+      what: `idle cost of one waiting poller, deployed, all in (${how}, ${d.idle.windowMs} ms)`,
+      target: '≤ $0.008 an hour',
+      measured: `$${d.idle.perHour.toFixed(4)} (${Object.entries(d.idle.lines)
+        .map(([k, v]) => `${k} $${v.toFixed(4)}`)
+        .join(', ')})`,
+      verdict: verdict(d.idle.perHour <= 0.008),
+    },
+    {
+      what: `lost claims per task, ${d.herd.pollers} pollers waiting on one list, deployed (${how}, ${d.herd.tasks} tasks)`,
+      target: '≤ 0.2',
+      measured: `${d.herd.lostClaimsPerTask} (${d.herd.stateReads} run reads, ${d.herd.lostWrites} lost writes, ${d.herd.failedCalls} failed calls)`,
+      verdict: verdict(d.herd.lostClaimsPerTask <= 0.2),
+    },
+    {
+      what: `polling cost per million activity round trips, deployed, API side (front door, API Lambda, its DynamoDB, wake SQS; one task at a time, pollers waiting; ${how})`,
+      target: 'reported (all in today: $19.08 API Gateway, $14.06 function URL)',
+      measured: `$${d.polling.httpApi.toFixed(2)} API Gateway, $${d.polling.functionUrl.toFixed(2)} function URL`,
+      verdict: 'n/a',
+    },
+  ];
 }

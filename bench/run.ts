@@ -2,7 +2,7 @@
  * `npm run bench`: measures the local service as users feel it and prints the figures the service is
  * held to (docs/performance.md), each target beside each figure. Options:
  *
- *   --only throughput,dispatch,cancellation,timers,cost,replay,idle   run some (default: all)
+ *   --only throughput,dispatch,cancellation,timers,cost,replay,idle,deployed   run some (default: all)
  *   --json FILE                                           also write every figure as JSON
  *   --quick                                               smaller samples (a smoke run)
  */
@@ -12,6 +12,7 @@ import { startBenchEnv } from './env.js';
 import { buildTable, formatTable } from './report.js';
 import { type CancellationResult, runCancellation } from './scenarios/cancellation.js';
 import { type CostResult, DEPLOYED_POLL_MAX_WAIT_MS, runCost } from './scenarios/cost.js';
+import { type DeployedResult, runDeployed } from './scenarios/deployed.js';
 import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
 import { type IdleResult, runIdle } from './scenarios/idle.js';
 import { type ReplayResult, runReplay } from './scenarios/replay.js';
@@ -31,6 +32,7 @@ export const SCENARIOS = [
   'cost',
   'replay',
   'idle',
+  'deployed',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -42,6 +44,7 @@ export interface BenchResults {
   cost?: CostResult;
   replay?: ReplayResult;
   idle?: IdleResult;
+  deployed?: DeployedResult;
 }
 
 interface Args {
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
         cost: 20,
         replays: 10,
         idleMs: 3_000,
+        deployed: { dispatchExecutions: 10, idleMs: 40_000, herdBatches: 2 },
       }
     : {
         dispatch: 150,
@@ -102,6 +106,7 @@ async function main(): Promise<void> {
         cost: 60,
         replays: 60,
         idleMs: 10_000,
+        deployed: { dispatchExecutions: 40, idleMs: 60_000, herdBatches: 10 },
       };
   const began = Date.now();
   process.stderr.write('starting the local service (DynamoDB Local, table, SWF endpoint) …\n');
@@ -124,6 +129,7 @@ async function main(): Promise<void> {
       // Replaying a workflow is the decider's own work: no request, the stack idle meanwhile.
       if (scenario === 'replay') results.replay = await runReplay(size.replays);
       if (scenario === 'idle') results.idle = await runIdle(env, size.idleMs);
+      if (scenario === 'deployed') results.deployed = await runDeployed(env, size.deployed);
       if (scenario === 'cost') {
         // The deployed service's figures: every request on its own (a Lambda container serves one
         // at a time, so no poller is handed a task or woken by another request), deployed long polls.

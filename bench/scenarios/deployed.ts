@@ -1,0 +1,329 @@
+/**
+ * The deployed path's figures: the API function's real handler behind API Gateway's events, each
+ * call in a Lambda container that is a process of its own (test/support/deployed), over the bench's
+ * table; nothing woken in-process. Polls wait as the stack's defaults have them: on the SQS wake
+ * channel, or (BENCH_DEPLOYED_WAKES=off, the stack before it) re-reading their queue each second.
+ */
+import {
+  RespondActivityTaskCompletedCommand,
+  RespondDecisionTaskCompletedCommand,
+  StartWorkflowExecutionCommand,
+  type SWFClient,
+} from '@aws-sdk/client-swf';
+import { createSwfClient, decide } from '../../lib/sdk/index.js';
+import { type DeployedApi, startDeployedApi } from '../../test/support/deployed/deployed-api.js';
+import type { ActionTotals } from '../../test/support/deployed/lambda-containers.js';
+import { ACTIVITY, type BenchEnv, DOMAIN, uniqueId, WORKFLOW } from '../env.js';
+import { swfObserver } from '../instrument.js';
+import { apiMemoryMb } from '../metering/cost-model.js';
+import { US_EAST_1 } from '../metering/prices.js';
+import { Progress } from '../progress.js';
+import { type Distribution, distribution, round, sleep } from '../stats.js';
+import { DEPLOYED_LAMBDA, DEPLOYED_POLL_MAX_WAIT_MS } from './cost.js';
+import {
+  activityPoll,
+  decisionPoll,
+  now,
+  Pollers,
+  runOneActivityEach,
+} from './deployed-pollers.js';
+
+export interface DeployedResult {
+  /** Whether polls waited on the wake channel (else they re-read their queue every second). */
+  readonly wakes: boolean;
+  readonly dispatch: {
+    readonly onePoller: Distribution;
+    readonly twentyPollers: Distribution;
+    /** Tasks a poll was handed beyond those scheduled (a task handed out twice): must be 0. */
+    readonly extraTasks: number;
+  };
+  readonly idle: IdleCost;
+  readonly herd: HerdResult;
+  /** The 1-poller dispatch run priced: what a deployed poller's round trip costs, API side. */
+  readonly polling: PollingCost;
+}
+
+export interface IdleCost {
+  readonly windowMs: number;
+  readonly polls: number;
+  readonly billedMs: number;
+  readonly readUnits: number;
+  readonly sqsRequests: number;
+  /** Dollars an hour, by item, and in all. */
+  readonly lines: Readonly<Record<string, number>>;
+  readonly perHour: number;
+}
+
+export interface HerdResult {
+  readonly pollers: number;
+  readonly tasks: number;
+  /** Reads of runs' state items by the activity polls, and their conditional writes that lost. */
+  readonly stateReads: number;
+  readonly lostWrites: number;
+  /** Claims that did not give the poll its task, per task handed out: (reads − tasks) / tasks. */
+  readonly lostClaimsPerTask: number;
+  /** Worker calls that failed (a poll past the function's deadline under the load). */
+  readonly failedCalls: number;
+}
+
+export interface PollingCost {
+  readonly roundTrips: number;
+  readonly byAction: Readonly<Record<string, ActionTotals>>;
+  readonly sqsRequests: number;
+  /** Dollars per million activity round trips, behind API Gateway and behind a function URL. */
+  readonly httpApi: number;
+  readonly functionUrl: number;
+}
+
+export interface DeployedSizes {
+  readonly dispatchExecutions: number;
+  readonly idleMs: number;
+  readonly herdBatches: number;
+}
+
+/** Time for a poll that has just been answered to be back and waiting. */
+const POLL_SETTLE_MS = 50;
+const DEPLOYED_POLLING = { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS, recheckMs: 1_000 };
+
+export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<DeployedResult> {
+  const wakes = process.env.BENCH_DEPLOYED_WAKES !== 'off';
+  const api = await startDeployedApi({
+    dynamoEndpoint: env.service.dynamoEndpoint,
+    tableName: env.service.tableName,
+    polling: DEPLOYED_POLLING,
+    wakes,
+  });
+  const clients: SWFClient[] = [];
+  const client = () => {
+    const c = createSwfClient({
+      endpoint: api.endpoint,
+      maxAttempts: 1,
+      maxSockets: 4,
+      observe: swfObserver(env.swf),
+    });
+    clients.push(c);
+    return c;
+  };
+  try {
+    const one = await dispatchWith(api, client, 1, sizes.dispatchExecutions);
+    const polling = pollingCost(one.roundTrips, one.totals);
+    const twenty = await dispatchWith(api, client, 20, sizes.dispatchExecutions);
+    const idle = await runIdle(api, client, sizes.idleMs);
+    const herd = await runHerd(api, client, 100, sizes.herdBatches);
+    return {
+      wakes,
+      dispatch: {
+        onePoller: distribution(one.samples),
+        twentyPollers: distribution(twenty.samples),
+        extraTasks: one.extra + twenty.extra,
+      },
+      idle,
+      herd,
+      polling,
+    };
+  } finally {
+    for (const c of clients) c.destroy();
+    await api.close();
+  }
+}
+
+/**
+ * `pollers` pollers waiting on a decision list and as many on an activity list; each execution is a
+ * decision task, an activity task and a decision task, each scheduled while they wait, one at a time.
+ * A sample: from the scheduling call's answer to a waiting poller holding the task.
+ */
+async function dispatchWith(
+  api: DeployedApi,
+  client: () => SWFClient,
+  pollers: number,
+  executions: number,
+) {
+  const progress = new Progress(`deployed: dispatch, ${pollers} poller(s) waiting`);
+  await api.containers.warm(2 * pollers + 2);
+  const decisionList = uniqueId('deployed-d');
+  const activityList = uniqueId('deployed-a');
+  const deciders = new Pollers(pollers, decisionPoll(decisionList), client);
+  const workers = new Pollers(pollers, activityPoll(activityList), client);
+  const caller = client();
+  const samples: number[] = [];
+  const timed = async (waiting: Pollers, schedule: () => Promise<unknown>) => {
+    await sleep(POLL_SETTLE_MS);
+    const task = waiting.next();
+    await schedule();
+    const answered = now();
+    const { poll, at } = await task;
+    samples.push(Math.max(0, at - answered));
+    return poll;
+  };
+  await sleep(1_000);
+  api.containers.resetCounters();
+  api.sqs?.resetCounters();
+  for (let i = 0; i < executions; i++) {
+    const start = new StartWorkflowExecutionCommand({
+      domain: DOMAIN,
+      workflowId: uniqueId('deployed'),
+      workflowType: WORKFLOW,
+      taskList: { name: decisionList },
+    });
+    const first = await timed(deciders, () => caller.send(start));
+    const schedule = decide.scheduleActivityTask({
+      activityId: 'a',
+      activityType: ACTIVITY,
+      taskList: { name: activityList },
+    });
+    const respond = new RespondDecisionTaskCompletedCommand({
+      taskToken: first.taskToken,
+      decisions: [schedule],
+    });
+    const activity = await timed(workers, () => caller.send(respond));
+    const complete = new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken });
+    const second = await timed(deciders, () => caller.send(complete));
+    await caller.send(
+      new RespondDecisionTaskCompletedCommand({
+        taskToken: second.taskToken,
+        decisions: [decide.completeWorkflowExecution()],
+      }),
+    );
+    progress.update(i + 1, executions, 'executions');
+  }
+  // What the round trips cost: polls still out are billed up to now, as they are held up to now.
+  const totals = {
+    byAction: structuredClone(api.containers.counters.byAction),
+    sqsRequests: api.sqs?.requestCount ?? 0,
+  };
+  progress.note('waiting for the pollers’ last polls to end');
+  await Promise.all([deciders.stop(), workers.stop()]);
+  const d = distribution(samples);
+  progress.done(`p50 ${d.p50} ms, p99 ${d.p99} ms (n=${d.count})`);
+  return { samples, extra: deciders.extra + workers.extra, roundTrips: executions, totals };
+}
+
+const GB = apiMemoryMb(DEPLOYED_LAMBDA) / 1024;
+const gbSecond =
+  DEPLOYED_LAMBDA.arch === 'arm64' ? US_EAST_1.lambdaArmGbSecond : US_EAST_1.lambdaX86GbSecond;
+
+/** One poller waiting on an empty list for `windowMs`: all it costs, per hour. */
+async function runIdle(
+  api: DeployedApi,
+  client: () => SWFClient,
+  windowMs: number,
+): Promise<IdleCost> {
+  const progress = new Progress('deployed: idle, 1 poller');
+  await api.containers.warm(1);
+  api.containers.resetCounters();
+  api.sqs?.resetCounters();
+  const taskList = uniqueId('deployed-idle');
+  const poller = client();
+  const began = now();
+  let polls = 0;
+  while (now() - began < windowMs) {
+    await activityPoll(taskList)(poller);
+    polls += 1;
+  }
+  const elapsed = now() - began;
+  const c = api.containers.counters;
+  const readUnits = Object.values(c.byAction).reduce((n, t) => n + t.readUnits, 0);
+  const sqsRequests = api.sqs?.requestCount ?? 0;
+  const hourly = (n: number) => (n * 3_600_000) / elapsed;
+  const lines = {
+    'Lambda GB-s': hourly((GB * c.billedMs * gbSecond) / 1000),
+    'Lambda requests': hourly(c.invocations * US_EAST_1.lambdaRequest),
+    'HTTP API requests': hourly(c.invocations * US_EAST_1.httpApiRequest),
+    'DynamoDB reads': hourly(readUnits * US_EAST_1.dynamoReadUnit),
+    'SQS requests': hourly(sqsRequests * US_EAST_1.sqsRequest),
+  };
+  const perHour = Object.values(lines).reduce((a, b) => a + b, 0);
+  progress.done(`$${round(perHour, 4)} an hour (${polls} polls)`);
+  return {
+    windowMs: Math.round(elapsed),
+    polls,
+    billedMs: c.billedMs,
+    readUnits: round(readUnits, 1),
+    sqsRequests,
+    lines: Object.fromEntries(Object.entries(lines).map(([k, v]) => [k, round(v, 5)])),
+    perHour: round(perHour, 5),
+  };
+}
+
+/**
+ * `pollers` activity pollers waiting on one list; batches of ten executions each schedule one
+ * activity there (tasks of different runs: a run's tasks claimed at once contend for its state item
+ * whoever claims them), which they take, complete and poll again.
+ */
+async function runHerd(
+  api: DeployedApi,
+  client: () => SWFClient,
+  pollers: number,
+  batches: number,
+): Promise<HerdResult> {
+  const progress = new Progress(`deployed: ${pollers} pollers on one list`);
+  await api.containers.warm(pollers + 4);
+  const decisionList = uniqueId('herd-d');
+  const activityList = uniqueId('herd-a');
+  let done = 0;
+  let failed = 0;
+  let stopped = false;
+  const work = Array.from({ length: pollers }, async () => {
+    const worker = client();
+    while (!stopped) {
+      // A call the overloaded store made fail (a poll past the function's deadline) is counted;
+      // its task, if it had one, times out and is scheduled again by the decider's next decision.
+      try {
+        const task = await activityPoll(activityList)(worker);
+        if (!task.taskToken) continue;
+        done += 1;
+        await worker.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
+      } catch {
+        failed += 1;
+      }
+    }
+  });
+  await sleep(3_000);
+  api.containers.resetCounters();
+  done = 0;
+  const decider = client();
+  for (let i = 0; i < batches; i++) {
+    await runOneActivityEach(decider, 10, decisionList, activityList);
+    progress.update(i + 1, batches, 'batches of 10 executions');
+  }
+  const polls = api.containers.counters.byAction.PollForActivityTask;
+  const tasks = done;
+  stopped = true;
+  progress.note('waiting for the pollers’ last polls to end');
+  await Promise.all(work);
+  const stateReads = polls?.stateReads ?? 0;
+  const lost = (stateReads - tasks) / Math.max(tasks, 1);
+  progress.done(`${round(lost)} lost claims per task (${tasks} tasks)`);
+  return {
+    pollers,
+    tasks,
+    stateReads,
+    lostWrites: polls?.lostStateWrites ?? 0,
+    lostClaimsPerTask: round(lost),
+    failedCalls: failed,
+  };
+}
+
+/** A run's calls priced per million round trips: front door, API Lambda, DynamoDB, wake SQS. */
+function pollingCost(
+  roundTrips: number,
+  totals: { byAction: Record<string, ActionTotals>; sqsRequests: number },
+): PollingCost {
+  const all = Object.values(totals.byAction);
+  const sum = (f: (t: ActionTotals) => number) => all.reduce((n, t) => n + f(t), 0);
+  const calls = sum((t) => t.calls);
+  const functionOnly =
+    calls * US_EAST_1.lambdaRequest +
+    (GB * sum((t) => t.billedMs) * gbSecond) / 1000 +
+    sum((t) => t.readUnits) * US_EAST_1.dynamoReadUnit +
+    sum((t) => t.writeUnits) * US_EAST_1.dynamoWriteUnit +
+    totals.sqsRequests * US_EAST_1.sqsRequest;
+  const perMillion = (dollars: number) => round((dollars / roundTrips) * 1e6);
+  return {
+    roundTrips,
+    byAction: totals.byAction,
+    sqsRequests: totals.sqsRequests,
+    httpApi: perMillion(functionOnly + calls * US_EAST_1.httpApiRequest),
+    functionUrl: perMillion(functionOnly),
+  };
+}
