@@ -41,6 +41,10 @@ export interface SwfServiceProps {
   readonly pollMaxWait?: Duration;
   /** How often a waiting long poll looks at its queue again (see SwfApiProps). @default 1 s */
   readonly pollRecheck?: Duration;
+  /** Concurrency reserved for the API function (see SwfApiProps). @default 400 */
+  readonly apiReservedConcurrency?: number;
+  /** The most long polls waiting at once (see SwfApiProps). @default apiReservedConcurrency - 100 */
+  readonly maxWaitingPolls?: number;
   /**
    * How often the reconciler reads every open run to arm again a fire that never came; each pass
    * costs about one read unit per open run (docs/operations.md). @default 1 hour
@@ -135,6 +139,10 @@ export class SwfService extends Construct {
       ...(props.pollRecheck === undefined ? {} : { pollRecheck: props.pollRecheck }),
       ...(props.accessPolicies === undefined ? {} : { accessPolicies: props.accessPolicies }),
       ...(props.auditLog === undefined ? {} : { auditLog: props.auditLog }),
+      ...(props.apiReservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrency: props.apiReservedConcurrency }),
+      ...(props.maxWaitingPolls === undefined ? {} : { maxWaitingPolls: props.maxWaitingPolls }),
     });
     const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [];
     for (const fn of [this.api.handler, this.api.directHandler]) {

@@ -49,6 +49,18 @@ export interface SwfApiProps extends ServiceFunctionOptions {
   readonly pollRecheck?: Duration;
   readonly logRetention?: RetentionDays;
   /**
+   * Concurrency reserved for the API function, and its most: every call of the API, waiting long
+   * polls included, runs in it, and nothing else of the account takes it. @default 400
+   */
+  readonly reservedConcurrency?: number;
+  /**
+   * The most long polls that wait at once across the service (each holds a container while it
+   * waits), kept in the table by leases: what is reserved above it is left for every other call
+   * (responds, starts, signals), which polls can then never starve. A poll over it gets a
+   * ThrottlingException its client retries. @default reservedConcurrency - 100
+   */
+  readonly maxWaitingPolls?: number;
+  /**
    * SWF's access control: each principal's IAM policies (an IAM user's or role's ARN; an assumed
    * role's sessions get their role's), as one policy document or a list of them. Callers not named
    * are denied. A policy IAM would refuse fails the synth, naming the principal and the statement.
@@ -73,6 +85,12 @@ const HTTP_API_MAX_POLL_SECONDS = 25;
 const SWF_MAX_POLL_SECONDS = 60;
 /** The most often a waiting poll may look at its queue (each look is four Queries). */
 const MIN_POLL_RECHECK_MS = 50;
+/** The API function's reserved concurrency when the stack is not told. */
+export const DEFAULT_API_CONCURRENCY = 400;
+/** What the defaults keep of the API function's concurrency for calls other than waiting polls. */
+export const DEFAULT_CALL_HEADROOM = 100;
+/** The least the API function's concurrency must keep for other calls beside waiting polls. */
+const MIN_CALL_HEADROOM = 10;
 
 /**
  * The SWF endpoint: functions/api.ts behind an HTTP API whose only route, `POST /` (every awsJson1_0
@@ -114,6 +132,7 @@ export class SwfApi extends Construct {
       throw new Error(
         `pollRecheck must be from ${MIN_POLL_RECHECK_MS} ms to pollMaxWait (${pollMaxWait.toMilliseconds()} ms) (got ${recheckMs} ms)`,
       );
+    const concurrency = apiConcurrency(props);
     const files = accessPolicyFiles(props.accessPolicies);
     const common = {
       entry: 'api' as const,
@@ -135,10 +154,12 @@ export class SwfApi extends Construct {
       // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
       // integration limit, so a late request still gets an SWF-shaped answer.
       timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
+      reservedConcurrentExecutions: concurrency.reserved,
       environment: {
         ...environment,
         POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()),
         POLL_RECHECK_MS: String(recheckMs),
+        SWF_MAX_WAITING_POLLS: String(concurrency.maxWaitingPolls),
       },
     });
     this.directHandler = new ServiceFunction(this, 'DirectHandler', {
@@ -284,4 +305,26 @@ function accessPolicyFiles(
     throw error;
   }
   return { [ACCESS_POLICIES_FILE]: JSON.stringify(policies) };
+}
+
+/**
+ * The API function's reserved concurrency and the cap on waiting polls under it: at least
+ * MIN_CALL_HEADROOM containers are always left for calls that are no waiting poll.
+ */
+export function apiConcurrency(props: SwfApiProps): { reserved: number; maxWaitingPolls: number } {
+  const reserved = props.reservedConcurrency ?? DEFAULT_API_CONCURRENCY;
+  if (!Number.isInteger(reserved) || reserved < MIN_CALL_HEADROOM + 1)
+    throw new Error(
+      `reservedConcurrency must be a whole number of at least ${MIN_CALL_HEADROOM + 1} (got ${reserved})`,
+    );
+  const maxWaitingPolls =
+    props.maxWaitingPolls ??
+    reserved -
+      Math.max(MIN_CALL_HEADROOM, Math.min(DEFAULT_CALL_HEADROOM, Math.ceil(reserved / 2)));
+  const most = reserved - MIN_CALL_HEADROOM;
+  if (!Number.isInteger(maxWaitingPolls) || maxWaitingPolls < 1 || maxWaitingPolls > most)
+    throw new Error(
+      `maxWaitingPolls must be from 1 to ${most} (reservedConcurrency ${reserved} less ${MIN_CALL_HEADROOM} for other calls) (got ${maxWaitingPolls})`,
+    );
+  return { reserved, maxWaitingPolls };
 }

@@ -201,12 +201,45 @@ describe('isolation and data safety', () => {
     expect(fn(plain, 'OutboxStreamHandler').ReservedConcurrentExecutions).toBe(100);
     expect(fn(plain, 'OutboxTimerHandler').ReservedConcurrentExecutions).toBe(20);
     expect(fn(plain, 'OutboxLambdaTaskHandler').ReservedConcurrentExecutions).toBe(50);
-    // The API's long polls take from the account's unreserved pool.
-    expect(fn(plain, 'ApiHandler').ReservedConcurrentExecutions).toBeUndefined();
     const sized = synth({ reservedConcurrency: { stream: 10, timer: 5 } });
     expect(fn(sized, 'OutboxStreamHandler').ReservedConcurrentExecutions).toBe(10);
     expect(fn(sized, 'OutboxTimerHandler').ReservedConcurrentExecutions).toBe(5);
     expect(fn(sized, 'OutboxLambdaTaskHandler').ReservedConcurrentExecutions).toBe(50);
+  });
+
+  it('reserves the API its own concurrency, and keeps waiting polls below it for other calls', () => {
+    const budget = (t: Template) => {
+      const api = fn(t, 'ApiHandler');
+      const reserved = Number(api.ReservedConcurrentExecutions);
+      const polls = Number(api.Environment.Variables.SWF_MAX_WAITING_POLLS);
+      return { reserved, polls, calls: reserved - polls };
+    };
+    // Polls hold at most `polls` of the API's containers (leases), the function at most `reserved`
+    // (Lambda): responds and starts always have the rest, and the outbox its own reservations.
+    expect(budget(plain)).toEqual({ reserved: 400, polls: 300, calls: 100 });
+    expect(budget(synth({ apiReservedConcurrency: 1_200 }))).toEqual({
+      reserved: 1_200,
+      polls: 1_100,
+      calls: 100,
+    });
+    expect(budget(synth({ apiReservedConcurrency: 40 }))).toEqual({
+      reserved: 40,
+      polls: 20,
+      calls: 20,
+    });
+    expect(budget(synth({ apiReservedConcurrency: 500, maxWaitingPolls: 450 })).calls).toBe(50);
+    // The direct-invoke function serves no polls: it takes from the unreserved pool.
+    expect(fn(plain, 'ApiDirectHandler').ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('refuses a poll cap that would leave other calls no concurrency', () => {
+    expect(() => synth({ apiReservedConcurrency: 100, maxWaitingPolls: 95 })).toThrow(
+      'maxWaitingPolls must be from 1 to 90 (reservedConcurrency 100 less 10 for other calls) (got 95)',
+    );
+    expect(() => synth({ maxWaitingPolls: 0 })).toThrow('maxWaitingPolls must be from 1 to 390');
+    expect(() => synth({ apiReservedConcurrency: 5 })).toThrow(
+      'reservedConcurrency must be a whole number of at least 11 (got 5)',
+    );
   });
 
   it("holds the timer queue's pollers to the timer function's share", () => {
