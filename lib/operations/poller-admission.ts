@@ -18,6 +18,8 @@ const COUNTED_ROUNDS = 10;
  * and the time a poll takes to answer. A killed container's slot is free this long after its deadline.
  */
 export const LEASE_MARGIN_MS = 5_000;
+/** The most a poll's answer waits for its slots to be freed (a delete takes milliseconds). */
+const RELEASE_WAIT_MS = 250;
 
 /** Where polls that wait in processes of their own (Lambda containers) take their slots. */
 export interface PollerLeasing {
@@ -113,19 +115,29 @@ async function takeAnySlot(
   }
 }
 
-/** Frees a poll's slots; one left held (its store failing) frees itself when its lease ends. */
+/**
+ * Frees a poll's slots, waiting at most RELEASE_WAIT_MS: the poll's answer must not wait on a slow
+ * store past its deadline. A slot left held (the store slow or failing) frees itself as its lease ends.
+ */
 async function freeAll(
   store: PollerLeaseStore,
   held: readonly { space: LeaseSpace; slot: number }[],
   holder: string,
 ): Promise<void> {
-  await Promise.all(
+  if (held.length === 0) return;
+  const freed = Promise.all(
     held.map(({ space, slot }) =>
       store.freeSlot(space, slot, holder).catch((error: unknown) => {
         warn('poll lease left to expire: the lease store failed', error);
       }),
     ),
   );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, RELEASE_WAIT_MS);
+  });
+  await Promise.race([freed, late]);
+  clearTimeout(timer);
 }
 
 export function warn(message: string, error: unknown): void {
