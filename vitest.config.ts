@@ -12,7 +12,7 @@ const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
  * race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of whose callers leave
  * (handout-storm), the timeout oracle's 50 generated schedules (about 45 s alone, past its 120 s
  * among the other suites), the testing kit's month-long workflow, which must close within 5 s of
- * wall-clock time, and the reconciler's 10,000 closed runs (the DynamoDB Local they were written to
+ * wall-clock time, 1,000 pollers of one list in containers of their own, and the reconciler's 10,000 closed runs (the DynamoDB Local they were written to
  * stalled the integration files after it for minutes). Running them in one vitest run spares a
  * vitest start per file.
  */
@@ -26,6 +26,7 @@ export const timing = [
   'test/contract/crash-starts.test.ts',
   'test/contract/testing-month-long.test.ts',
   'test/contract/idle-pollers.test.ts',
+  'test/contract/pollers-across-containers.test.ts',
   'test/integration/reconciler.test.ts',
 ];
 
