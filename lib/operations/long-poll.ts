@@ -241,6 +241,7 @@ function failedForAMoment(error: unknown): 'failed' {
 /**
  * A read of the list's head, given up at the poll's deadline: a read the client retries under
  * throttling may outlast it, and the poll must answer in time. What it would have found stays queued.
+ * Where polls may not wait at all (maxWaitMs 0), there is no time to keep: a poll reads to the end.
  */
 async function peekBy(
   deps: OperationDeps,
@@ -248,11 +249,12 @@ async function peekBy(
   limit: number,
   deadline: number,
 ): Promise<QueueEntry[] | 'late'> {
+  const read = deps.taskQueues.peekQueue(list.kind, list.domain, list.taskList, limit);
+  if (deps.polling.maxWaitMs <= 0) return read;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), Math.max(0, deadline - deps.clock.now()));
   });
-  const read = deps.taskQueues.peekQueue(list.kind, list.domain, list.taskList, limit);
   try {
     return await Promise.race([read, late]);
   } finally {
