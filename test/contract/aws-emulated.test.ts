@@ -415,10 +415,14 @@ async function decisionWhen(
       }),
     );
     if (task.taskToken) {
-      const events = await driver.history({
-        workflowId: task.workflowExecution?.workflowId ?? '',
-        runId: task.workflowExecution?.runId ?? '',
-      });
+      // What the decision task was started with: an event recorded after it (a timeout that fires
+      // as the task starts) is the next task's, and a decision that counted it would be refused.
+      const events = (
+        await driver.history({
+          workflowId: task.workflowExecution?.workflowId ?? '',
+          runId: task.workflowExecution?.runId ?? '',
+        })
+      ).filter((e) => (e.eventId ?? 0) <= (task.startedEventId ?? 0));
       last = events;
       if (ready(events)) return { taskToken: task.taskToken, events };
       await driver.respond(task.taskToken, []);
