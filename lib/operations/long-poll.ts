@@ -23,6 +23,31 @@ const PEEK = 10;
  */
 const MAX_PEEK = MAX_POLLERS;
 
+/** The list a poll is for. */
+type PollList = { kind: TaskKind; domain: string; taskList: string };
+
+/** One long poll as it waits: what it polls, how it takes an entry, until when. */
+interface Poll<T> {
+  readonly deps: OperationDeps;
+  readonly request: RequestContext;
+  readonly list: PollList;
+  readonly take: (entry: QueueEntry) => Promise<Take<T>>;
+  readonly handoff: HandoffStarter | undefined;
+  /** Epoch ms (the service's clock) by which the poll answers. */
+  readonly deadline: number;
+  /** Aborted when the poll ends, its caller gone or its answer chosen. */
+  readonly stop: AbortSignal;
+}
+
+/**
+ * Where one turn of a waiting poll leaves it: with a task, at its time's end, or to go round again
+ * (looking at the queue at once or not; with its wake channel or, that failing, by rechecks).
+ */
+type Turn<T> =
+  | { readonly task: T }
+  | 'time-up'
+  | { readonly look: boolean; readonly channelLost?: true };
+
 /**
  * A long poll: take a task now if one is queued, else wait for one until the poll's time is up (then
  * the caller answers with an empty task). The waiter is registered before each look at the queue, so a
@@ -31,11 +56,10 @@ const MAX_PEEK = MAX_POLLERS;
 export async function longPoll<T extends TaskInHand>(
   deps: OperationDeps,
   request: RequestContext,
-  list: { kind: TaskKind; domain: string; taskList: string },
+  list: PollList,
   take: (entry: QueueEntry) => Promise<Take<T>>,
   handoff?: HandoffStarter,
 ): Promise<T | undefined> {
-  const { kind, domain, taskList } = list;
   // The poll's time runs from when the edge took the request: under a burst, its turn may come later.
   const waited = request.receivedAt === undefined ? 0 : performance.now() - request.receivedAt;
   const deadline = deps.clock.now() + deps.polling.maxWaitMs - Math.max(0, waited);
@@ -43,74 +67,107 @@ export async function longPoll<T extends TaskInHand>(
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
-  const adopt = () => deps.notifier.adopt(kind, domain, taskList);
-  // Listening before the first look: a task queued after it wakes this poll.
-  let wakes = await listenForWakes(deps, list);
   try {
-    // A new poll looks at once, as does one woken by a notify; see lookDue for those whose time ran out.
-    let look = true;
-    let failed = false;
-    while (!request.signal.aborted) {
-      for (let left = adopt(); left !== undefined; left = adopt()) {
-        const task = left.result as T;
-        if (await stillStarted(deps, kind, task)) return task;
-      }
-      const remaining = deadline - deps.clock.now();
-      if (wakes !== undefined && remaining >= 1_000) {
-        const taken = look
-          ? await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment)
-          : undefined;
-        if (taken === 'failed') {
-          // A read that failed is tried again on time, as where no wake reaches.
-          wakes = undefined;
-          continue;
-        }
-        if (taken !== undefined) return taken;
-        const woken = await wakes.next(remaining, stop.signal).catch(channelFailed);
-        let readFailed = false;
-        if (woken === 'failed') wakes = undefined;
-        else if (woken !== undefined) {
-          const named = await takeNamed(deps, request, list, woken.task, take, deadline).catch(
-            failedForAMoment,
-          );
-          if (named === 'failed') {
-            readFailed = true;
-            wakes = undefined;
-          } else if (named !== undefined) return named;
-        }
-        // It has read the queue (woken), or nothing came: wait again; under a second left (the
-        // channel waits whole seconds), or the channel or a read failed (the poll rechecks from now
-        // on), below.
-        look = readFailed;
-        continue;
-      }
-      const wait = deps.notifier.wait(
-        kind,
-        domain,
-        taskList,
-        Math.min(remaining, deps.polling.recheckMs),
-        stop.signal,
-      );
-      if (look) {
-        const taken = await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment);
-        if (taken === 'failed') failed = true;
-        else if (taken !== undefined) return taken;
-        else failed = false;
-      }
-      if (remaining <= 0) return undefined;
-      // The queue was empty: a task scheduled from now on may be started for this poller directly.
-      if (handoff !== undefined) wait.acceptHandoff(handoff);
-      const handed = await wait.done;
-      if (handed !== undefined) return handed.result as T;
-      // A look that failed is tried again at the next recheck, whichever poll of the list is due.
-      look = !wait.endedByTime() || failed || lookAgain(deps, list, deadline);
-    }
-    return undefined;
+    return await waitForTask({ deps, request, list, take, handoff, deadline, stop: stop.signal });
   } finally {
     request.signal.removeEventListener('abort', onAbort);
     stop.abort();
     await release();
   }
+}
+
+/** Turns of a poll until it has a task, its time is up or its caller left. */
+async function waitForTask<T extends TaskInHand>(poll: Poll<T>): Promise<T | undefined> {
+  const { deps, request, list, deadline } = poll;
+  // Listening before the first look: a task queued after it wakes this poll.
+  let wakes = await listenForWakes(deps, list);
+  // A new poll looks at once, as does one woken by a notify; see lookAgain for those whose time ran out.
+  let look = true;
+  while (!request.signal.aborted) {
+    const left = await adoptLeftTask(poll);
+    if (left !== undefined) return left;
+    const remaining = deadline - deps.clock.now();
+    // The channel waits whole seconds: under one left, the poll waits out its time by rechecks.
+    const turn: Turn<T> =
+      wakes !== undefined && remaining >= 1_000
+        ? await channelTurn(poll, wakes, look, remaining)
+        : await recheckTurn(poll, look, remaining);
+    if (turn === 'time-up') return undefined;
+    if ('task' in turn) return turn.task;
+    // A channel or a read that failed leaves the poll to its rechecks from now on.
+    if (turn.channelLost) wakes = undefined;
+    look = turn.look;
+  }
+  return undefined;
+}
+
+/** A task another poll of the process started and whose caller left, if it is still started. */
+async function adoptLeftTask<T extends TaskInHand>(poll: Poll<T>): Promise<T | undefined> {
+  const { deps, list } = poll;
+  for (
+    let left = deps.notifier.adopt(list.kind, list.domain, list.taskList);
+    left !== undefined;
+    left = deps.notifier.adopt(list.kind, list.domain, list.taskList)
+  ) {
+    const task = left.result as T;
+    if (await stillStarted(deps, list.kind, task)) return task;
+  }
+  return undefined;
+}
+
+/**
+ * A turn on the wake channel: look at the queue (when due), then wait for a wake and go for the task
+ * it names. Having read the queue, or heard nothing, the poll waits again without a look.
+ */
+async function channelTurn<T>(
+  poll: Poll<T>,
+  wakes: WakeListener,
+  look: boolean,
+  remaining: number,
+): Promise<Turn<T>> {
+  const { deps, request, list, take, deadline } = poll;
+  if (look) {
+    const taken = await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment);
+    // A read that failed is tried again on time, as where no wake reaches.
+    if (taken === 'failed') return { look: true, channelLost: true };
+    if (taken !== undefined) return { task: taken };
+  }
+  const woken = await wakes.next(remaining, poll.stop).catch(channelFailed);
+  if (woken === 'failed') return { look: false, channelLost: true };
+  if (woken === undefined) return { look: false };
+  const named = await takeNamed(deps, request, list, woken.task, take, deadline).catch(
+    failedForAMoment,
+  );
+  if (named === 'failed') return { look: true, channelLost: true };
+  return named === undefined ? { look: false } : { task: named };
+}
+
+/**
+ * A turn where no wake channel reaches the poll: look at the queue (when due), then wait for a
+ * notify of the process, a task handed over, or the next recheck.
+ */
+async function recheckTurn<T>(poll: Poll<T>, look: boolean, remaining: number): Promise<Turn<T>> {
+  const { deps, request, list, take, deadline } = poll;
+  const wait = deps.notifier.wait(
+    list.kind,
+    list.domain,
+    list.taskList,
+    Math.min(remaining, deps.polling.recheckMs),
+    poll.stop,
+  );
+  let failed = false;
+  if (look) {
+    const taken = await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment);
+    if (taken === 'failed') failed = true;
+    else if (taken !== undefined) return { task: taken };
+  }
+  if (remaining <= 0) return 'time-up';
+  // The queue was empty: a task scheduled from now on may be started for this poller directly.
+  if (poll.handoff !== undefined) wait.acceptHandoff(poll.handoff);
+  const handed = await wait.done;
+  if (handed !== undefined) return { task: handed.result as T };
+  // A look that failed is tried again at the next recheck, whichever poll of the list is due.
+  return { look: !wait.endedByTime() || failed || lookAgain(deps, list, deadline) };
 }
 
 /** The list's wake channel, where polls have one; a channel that fails leaves the poll to its rechecks. */
