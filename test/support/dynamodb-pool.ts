@@ -62,7 +62,7 @@ export class DynamoDbLocalPool {
 
   #start(): PooledDynamo {
     this.#count += 1;
-    const dynamo = { id: this.#count, started: startDynamoDbLocal(), leased: 0, active: 0 };
+    const dynamo = { id: this.#count, started: startWithRetries(), leased: 0, active: 0 };
     // A start that fails is reported to the file that leases it; never an unhandled rejection.
     dynamo.started.catch(() => {});
     this.#dynamos.set(dynamo.id, dynamo);
@@ -73,6 +73,25 @@ export class DynamoDbLocalPool {
     if (dynamo.active > 0 || !this.#dynamos.has(dynamo.id)) return;
     this.#dynamos.delete(dynamo.id);
     void stopDynamo(dynamo);
+  }
+}
+
+/** Starts of one DynamoDB Local a pool tries before the file that waits for it fails. */
+const START_TRIES = 3;
+
+/**
+ * A DynamoDB Local, started again if a start fails: a run starts dozens, and one may lose its free
+ * port to another process before the JVM binds it, or time out on a machine busy with other work.
+ */
+async function startWithRetries(): Promise<DynamoDbLocal> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startDynamoDbLocal();
+    } catch (error) {
+      if (tries >= START_TRIES) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      console.warn(`DynamoDB Local did not start (${reason}); starting another`);
+    }
   }
 }
 

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const starts = vi.hoisted(() => ({ outcomes: [] as ('fail' | string)[], calls: 0 }));
+
+vi.mock('../../../lib/local/dynamodb-local.js', () => ({
+  startDynamoDbLocal: async () => {
+    starts.calls += 1;
+    const outcome = starts.outcomes.shift() ?? 'http://127.0.0.1:1';
+    if (outcome === 'fail') throw new Error('port taken');
+    return {
+      endpoint: outcome,
+      port: 1,
+      pid: 1,
+      exited: new Promise(() => {}),
+      stop: async () => {},
+    };
+  },
+}));
+
+const { DynamoDbLocalPool } = await import('../../support/dynamodb-pool.js');
+
+afterEach(() => {
+  starts.outcomes = [];
+  starts.calls = 0;
+  vi.restoreAllMocks();
+});
+
+describe('the test files’ pool of DynamoDB Locals', () => {
+  it('starts another DynamoDB Local when a start fails', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    starts.outcomes = ['fail', 'http://127.0.0.1:2'];
+    const pool = new DynamoDbLocalPool({ filesPerDynamo: 4, spare: false });
+    await expect(pool.lease()).resolves.toMatchObject({ endpoint: 'http://127.0.0.1:2' });
+    expect(starts.calls).toBe(2);
+    await pool.stop();
+  });
+
+  it('fails the lease after three failed starts', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    starts.outcomes = ['fail', 'fail', 'fail', 'http://127.0.0.1:3'];
+    const pool = new DynamoDbLocalPool({ filesPerDynamo: 4, spare: false });
+    await expect(pool.lease()).rejects.toThrow('port taken');
+    expect(starts.calls).toBe(3);
+    await pool.stop();
+  });
+
+  it('hands a fresh DynamoDB Local to the file after every few', async () => {
+    starts.outcomes = ['http://127.0.0.1:4', 'http://127.0.0.1:5'];
+    const pool = new DynamoDbLocalPool({ filesPerDynamo: 2, spare: false });
+    const endpoints = [];
+    for (let file = 0; file < 3; file++) endpoints.push((await pool.lease()).endpoint);
+    expect(endpoints).toEqual(['http://127.0.0.1:4', 'http://127.0.0.1:4', 'http://127.0.0.1:5']);
+    await pool.stop();
+  });
+});
