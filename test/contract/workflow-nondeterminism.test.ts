@@ -94,15 +94,13 @@ describe('a replay that does not match the history', () => {
     const closed = await codeService.waitForClose(execution);
     await fixed.shutdown();
     expect(closed).toMatchObject({ closeStatus: 'COMPLETED', result: '"done"' });
-    // Nothing the changed code decided was ever answered.
-    const byStarted = new Map(
-      closed.events.map((e) => [e.eventId, e.decisionTaskStartedEventAttributes?.identity]),
+    // Nothing the changed code decided was ever recorded: it would have scheduled StepB first. (Who
+    // answered cannot be read from the started events' identities: a task started for a poll whose
+    // worker shut down as it came goes to the next poll of the list, here the fixed code's.)
+    const scheduled = eventsOf(closed.events, 'ActivityTaskScheduled').map(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name,
     );
-    const answeredBy = eventsOf(closed.events, 'DecisionTaskCompleted').map((e) =>
-      byStarted.get(e.decisionTaskCompletedEventAttributes?.startedEventId),
-    );
-    expect(answeredBy).not.toContain('v2');
-    expect(new Set(answeredBy)).toEqual(new Set(['v1', 'v1 again']));
+    expect(scheduled).toEqual([steps.A.name, steps.B.name]);
     expect(closed.events.map((e) => e.decisionTaskStartedEventAttributes?.identity)).toContain(
       'v2',
     );
