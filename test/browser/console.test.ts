@@ -69,6 +69,8 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('1 closed execution', { exact: true }).waitFor();
     expect(page.url()).toContain('filter=closeStatus&value=CANCELED');
+    // The count's text may come before the table's rows: wait for the row, then count them all.
+    await executionRow(orders.canceled.workflowId).waitFor();
     const rows = page.locator('table.executions tbody tr');
     expect(await rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain(orders.canceled.workflowId);
