@@ -173,7 +173,7 @@ async function recheckTurn<T>(poll: Poll<T>, look: boolean, remaining: number): 
 /** The list's wake channel, where polls have one; a channel that fails leaves the poll to its rechecks. */
 async function listenForWakes(
   deps: OperationDeps,
-  list: { kind: TaskKind; domain: string; taskList: string },
+  list: PollList,
 ): Promise<WakeListener | undefined> {
   if (deps.wakes === undefined) return undefined;
   try {
@@ -185,10 +185,7 @@ async function listenForWakes(
 }
 
 function channelFailed(error: unknown): 'failed' {
-  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  console.error(
-    JSON.stringify({ level: 'warn', message: 'wake channel failed; polls recheck', reason }),
-  );
+  warn('wake channel failed; polls recheck', error);
   return 'failed';
 }
 
@@ -199,7 +196,7 @@ function channelFailed(error: unknown): 'failed' {
 async function takeNamed<T>(
   deps: OperationDeps,
   request: RequestContext,
-  list: { kind: TaskKind; domain: string; taskList: string },
+  list: PollList,
   named: QueuedTaskRef | undefined,
   take: (entry: QueueEntry) => Promise<Take<T>>,
   deadline: number,
@@ -226,11 +223,7 @@ async function takeNamed<T>(
  * Whether a poll whose wait ran out reads its queue again. At its deadline, only where no wake
  * reaches it (a task queued in the process would have woken it); before, once per list per interval.
  */
-function lookAgain(
-  deps: OperationDeps,
-  list: { kind: TaskKind; domain: string; taskList: string },
-  deadline: number,
-): boolean {
+function lookAgain(deps: OperationDeps, list: PollList, deadline: number): boolean {
   if (deadline - deps.clock.now() <= 0) return !deps.notifier.wakesOnQueue;
   return deps.notifier.lookDue(list.kind, list.domain, list.taskList, deps.polling.recheckMs);
 }
@@ -244,7 +237,7 @@ function lookAgain(
 export async function answerPoll<T extends TaskInHand, A>(
   deps: OperationDeps,
   request: RequestContext,
-  list: { kind: TaskKind; domain: string; taskList: string },
+  list: PollList,
   task: T,
   build: (task: T) => Promise<A>,
   empty: A,
@@ -302,7 +295,7 @@ function failedForAMoment(error: unknown): 'failed' {
  */
 async function peekBy(
   deps: OperationDeps,
-  list: { kind: TaskKind; domain: string; taskList: string },
+  list: PollList,
   limit: number,
   deadline: number,
 ): Promise<QueueEntry[] | 'late'> {
@@ -328,7 +321,7 @@ async function peekBy(
 async function takeFirst<T>(
   deps: OperationDeps,
   request: RequestContext,
-  list: { kind: TaskKind; domain: string; taskList: string },
+  list: PollList,
   take: (entry: QueueEntry) => Promise<Take<T>>,
   deadline: number,
 ): Promise<T | undefined | 'failed'> {
