@@ -71,8 +71,34 @@ export async function bigHistory(
     activityDecisions(work, 'a', (i) => i % 4 === 0),
   );
   await workActivities(client, domain, work, ACTIVITIES / 4, tried);
+  // A timer that fired while the markers are added would take room they counted on, and the run
+  // would end short of the limit: the markers start once every timer has fired.
+  await timersFired(client, domain, { workflowId, runId });
   await fillToTheLimit(client, domain, decisions, { workflowId, runId });
+  const last = await lastEventId(client, domain, { workflowId, runId });
+  if (last < HISTORY_LIMIT - 10)
+    throw new Error(`the run was terminated at event ${last}, short of the ${HISTORY_LIMIT} limit`);
   return { workflowId, runId };
+}
+
+async function lastEventId(client: SWFClient, domain: string, execution: ExecutionRef) {
+  const { events = [] } = await client.send(
+    new GetWorkflowExecutionHistoryCommand({
+      domain,
+      execution,
+      reverseOrder: true,
+      maximumPageSize: 1,
+    }),
+  );
+  return events[0]?.eventId ?? 0;
+}
+
+async function timersFired(client: SWFClient, domain: string, execution: ExecutionRef) {
+  for (;;) {
+    const info = await client.send(new DescribeWorkflowExecutionCommand({ domain, execution }));
+    if (info.openCounts?.openTimers === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Markers, a thousand a decision, until the run's history is full and SWF terminates it. */
@@ -87,16 +113,8 @@ async function fillToTheLimit(
     return info.executionInfo?.executionStatus === 'CLOSED';
   };
   for (let round = 0; !(await closed()); round++) {
-    const { events = [] } = await client.send(
-      new GetWorkflowExecutionHistoryCommand({
-        domain,
-        execution,
-        reverseOrder: true,
-        maximumPageSize: 1,
-      }),
-    );
     // Room left for markers: the signal and its decision task take four events, the termination one.
-    const room = HISTORY_LIMIT - (events[0]?.eventId ?? 0) - 5;
+    const room = HISTORY_LIMIT - (await lastEventId(client, domain, execution)) - 5;
     await client.send(
       new SignalWorkflowExecutionCommand({
         domain,
