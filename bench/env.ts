@@ -4,9 +4,12 @@ import {
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { type LocalService, startLocalService } from '../lib/local/local-service.js';
+import { SqsTaskWakes } from '../lib/adapters/aws/sqs-task-wakes.js';
+import { localCredentials } from '../lib/local/dynamodb-local.js';
+import { LOCAL_REGION, type LocalService, startLocalService } from '../lib/local/local-service.js';
 import type { PollingConfig } from '../lib/operations/context.js';
 import { createSwfClient } from '../lib/sdk/index.js';
+import { SqsServer } from '../test/support/deployed/sqs-server.js';
 import {
   aroundCall,
   countDeadlines,
@@ -31,6 +34,11 @@ export interface BenchEnv {
   readonly deadlines: DeadlineCounters;
   /** Tasks pushed to the functions of push task lists: all, and those the outbox's functions pushed. */
   readonly pushes: { count: number; byOutbox: number };
+  /**
+   * The wake channel's SQS-compatible server, where requests kept apart wake polls as deployed: it
+   * counts every request by action, as SQS bills them.
+   */
+  readonly sqs: SqsServer | undefined;
   /** A new SDK client on the service, counted (one per worker, so pollers never share sockets). */
   client(): SWFClient;
   resetCounters(): void;
@@ -43,6 +51,8 @@ export interface BenchEnvOptions {
   /** Serve requests as the deployed API's Lambda containers do (see LocalServiceOptions.requestsApart). */
   readonly requestsApart?: boolean;
   readonly polling?: Partial<PollingConfig>;
+  /** Wake polls through an SQS wake channel, as the deployed stack does by default (requests apart). */
+  readonly wakeChannel?: boolean;
   /**
    * Tell the outbox's DynamoDB requests from the API's, and one SWF call's from another's (for the cost
    * model). It runs the outbox and each call inside an AsyncLocalStorage context, which on Node 20 hooks every promise of the process: only the cost
@@ -56,7 +66,9 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   const swf = new SwfCounters();
   const deadlines = new DeadlineCounters();
   const pushes = { count: 0, byOutbox: 0 };
+  const sqs = options.wakeChannel === true ? await new SqsServer().start() : undefined;
   const service = await startLocalService({
+    ...(sqs === undefined ? {} : { wakes: wakesOn(sqs) }),
     tableName: options.tableName ?? 'swf-bench',
     ...(options.requestsApart === true ? { requestsApart: true } : {}),
     ...(options.polling === undefined ? {} : { polling: options.polling }),
@@ -83,8 +95,10 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     swf,
     deadlines,
     pushes,
+    sqs,
     client,
     resetCounters: () => {
+      sqs?.resetCounters();
       dynamo.reset();
       swf.reset();
       deadlines.reset();
@@ -94,10 +108,18 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
     close: async () => {
       for (const c of clients) c.destroy();
       await service.close();
+      await sqs?.close();
       untag();
     },
   };
 }
+
+/** The stack's SQS wake channel, on the local server. */
+const wakesOn = (sqs: SqsServer) =>
+  new SqsTaskWakes({
+    queuePrefix: 'swf-bench-wake',
+    client: { endpoint: sqs.url, region: LOCAL_REGION, credentials: localCredentials },
+  });
 
 async function register(swf: SWFClient): Promise<void> {
   await swf.send(

@@ -14,6 +14,9 @@ export interface Row {
 const verdict = (ok: boolean): Row['verdict'] => (ok ? 'met' : 'MISSED');
 const msText = (n: number) => `${n} ms`;
 
+/** The cost scenario's polling figures before the stack had its wake channel (full run). */
+const POLLING_BEFORE_WAKE_CHANNEL = { 'API Gateway': 19.08, 'function URL': 14.06 } as const;
+
 export function buildTable(r: BenchResults): Row[] {
   const rows: Row[] = [];
   if (r.dispatch !== undefined) {
@@ -65,6 +68,17 @@ export function buildTable(r: BenchResults): Row[] {
         measured: `$${cost.httpPolling.perMillion.toFixed(2)}`,
         verdict: verdict(cost.httpPolling.perMillion <= 15),
       });
+      const wakes = r.cost.perRoundTrip.wakeRequests;
+      if (wakes > 0) {
+        const before = POLLING_BEFORE_WAKE_CHANNEL[front];
+        const sqs = cost.httpPolling.lines.find((l) => l.item === 'SQS wake channel requests');
+        rows.push({
+          what: `cost per million activity round trips, HTTP polling, ${front}, with the wake channel (${wakes} SQS requests per round trip)`,
+          target: `no worse than before it: ≤ $${before.toFixed(2)}`,
+          measured: `$${cost.httpPolling.perMillion.toFixed(2)} (wake channel SQS $${(sqs?.perMillion ?? 0).toFixed(2)})`,
+          verdict: verdict(cost.httpPolling.perMillion <= before),
+        });
+      }
     }
   }
   if (r.replay !== undefined) {

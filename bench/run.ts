@@ -139,6 +139,8 @@ async function main(): Promise<void> {
         const deployed = await startBenchEnv({
           tableName: 'swf-bench-cost',
           requestsApart: true,
+          // The stack's wake channel, unless the stack before it is measured.
+          wakeChannel: process.env.BENCH_DEPLOYED_WAKES !== 'off',
           attributeOrigin: true,
           polling: { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS },
         });

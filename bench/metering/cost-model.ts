@@ -32,7 +32,17 @@ export interface RunUsage {
    */
   readonly pushedTasks?: number;
   readonly outboxPushes?: number;
+  /**
+   * Requests of the wake channel (SQS) by action: the committers' SendMessageBatch (one per ten
+   * tasks of a list), the polls' ReceiveMessage and DeleteMessage, the queues' CreateQueue and
+   * GetQueueUrl. None without the channel.
+   */
+  readonly wakeRequests?: Readonly<Record<string, number>>;
 }
+
+/** All the wake channel's requests of a run. */
+export const wakeRequestCount = (usage: RunUsage): number =>
+  Object.values(usage.wakeRequests ?? {}).reduce((n, c) => n + c, 0);
 
 export interface LambdaSettings {
   /** The outbox's functions (stream, timer). */
@@ -178,6 +188,10 @@ export function estimateCost(
     {
       item: 'SQS requests',
       perMillion: perRoundTrip(fires * SQS_REQUESTS_PER_FIRE * prices.sqsRequest),
+    },
+    {
+      item: 'SQS wake channel requests',
+      perMillion: perRoundTrip(wakeRequestCount(usage) * prices.sqsRequest),
     },
     {
       item: 'EventBridge Scheduler',

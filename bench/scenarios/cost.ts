@@ -11,6 +11,7 @@ import {
   idlePollerCostPerHour,
   type LambdaSettings,
   type RunUsage,
+  wakeRequestCount,
 } from '../metering/cost-model.js';
 import type { OperationTotals } from '../metering/dynamo-meter.js';
 import { US_EAST_1 } from '../metering/prices.js';
@@ -42,6 +43,8 @@ export interface CostResult {
     readonly apiCalls: number;
     readonly streamBatches: number;
     readonly deadlines: number;
+    /** SQS requests of the wake channel (sends, receives, deletes, queue lookups). */
+    readonly wakeRequests: number;
   };
   /** The same workload with both task lists served by functions (Lambda push mode, measured). */
   readonly pushRun: {
@@ -189,6 +192,7 @@ function perRoundTripOf(
     apiCalls: per(callsIn(usage)),
     streamBatches: per(usage.streamBatches),
     deadlines: per(usage.sqsDeadlines + usage.scheduledDeadlines),
+    wakeRequests: per(wakeRequestCount(usage)),
   };
 }
 
@@ -212,11 +216,17 @@ function usageOf(env: BenchEnv, roundTrips: number): RunUsage {
   const totals = env.dynamo.meter.snapshot();
   const measuredCalls = env.swf.calls();
   const callCount = Object.values(measuredCalls).reduce((n, t) => n + t.calls, 0);
-  // The API function also waits on the Invoke of each task its commits pushed.
+  // The API function also waits on the Invoke of each task its commits pushed, and on the wake
+  // channel's requests but the polls' ReceiveMessage (a poll waiting for work, billed as idle is:
+  // not here). The few wakes the outbox's commits send are counted here too.
+  const wakeRequests = { ...env.sqs?.requests };
+  const wakeWaits = Object.entries(wakeRequests)
+    .filter(([action]) => action !== 'ReceiveMessage')
+    .reduce((n, [, count]) => n + count, 0);
   const apiMs =
     env.dynamo.apiNominalMs +
     callCount * API_OVERHEAD_MS * cpuScale(apiMemoryMb(DEPLOYED_LAMBDA)) +
-    (env.pushes.count - env.pushes.byOutbox) * AWS_REQUEST_MS;
+    (env.pushes.count - env.pushes.byOutbox + wakeWaits) * AWS_REQUEST_MS;
   const apiCalls = Object.fromEntries(
     Object.entries(measuredCalls).map(([action, t]) => [
       action,
@@ -237,5 +247,6 @@ function usageOf(env: BenchEnv, roundTrips: number): RunUsage {
     scheduledDeadlines: env.deadlines.scheduled,
     disarmedDeadlines: env.deadlines.disarmed,
     deadlineRequests: env.deadlines.requests,
+    wakeRequests,
   };
 }

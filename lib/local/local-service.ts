@@ -22,6 +22,7 @@ import type { PollingConfig, ServiceIdentity } from '../operations/context.js';
 import { armDeadlines, fireRunDeadline, type OutboxDeps } from '../operations/outbox.js';
 import { handleStreamRecords, type StreamHandlingOptions } from '../operations/stream-records.js';
 import type { Clock } from '../ports/clock.js';
+import type { TaskWakes } from '../ports/task-wakes.js';
 import { isTransientFailure } from '../ports/transient-failure.js';
 import {
   type SupervisedDynamo,
@@ -65,6 +66,11 @@ export interface LocalServiceOptions {
    * request; polls re-read their queue instead (NoTaskNotifier). For the bench's cost figures.
    */
   readonly requestsApart?: boolean;
+  /**
+   * A wake channel between requests kept apart, as deployed (the bench's cost figures: an SQS
+   * channel on a local SQS-compatible server, its requests counted).
+   */
+  readonly wakes?: TaskWakes;
   /**
    * Around every SWF call the server answers, with the request it answers (the bench's meter keeps
    * each call's waits apart; a test environment skipping time knows which calls are in progress).
@@ -173,6 +179,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       lambdaTasks,
       push,
       ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
+      ...(options.wakes === undefined ? {} : { wakes: options.wakes }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...localPolling(options),
       ...(options.access === undefined ? {} : { access: options.access }),

@@ -124,6 +124,26 @@ describe('estimateCost', () => {
     );
   });
 
+  it("charges the wake channel's SQS requests as they were made, a batch as one", () => {
+    // Per round trip: 2.33 tasks sent one to a batch, received and deleted; a queue made once.
+    const usage = {
+      ...none,
+      wakeRequests: {
+        SendMessageBatch: 2_330_000,
+        ReceiveMessage: 2_330_000,
+        DeleteMessage: 2_330_000,
+        CreateQueue: 2,
+      },
+    };
+    const cost = estimateCost(usage, 'http-polling', US_EAST_1, lambda);
+    expect(line(cost, 'SQS wake channel requests')).toBeCloseTo(3 * 2.33 * 0.4 + 2 * 0.4e-6);
+    expect(line(cost, 'SQS requests')).toBe(0);
+    expect(cost.perMillion).toBeCloseTo(2.796);
+    expect(
+      line(estimateCost(none, 'http-polling', US_EAST_1, lambda), 'SQS wake channel requests'),
+    ).toBe(0);
+  });
+
   it('charges nothing for a schedule deleted before it fired, but the time of its requests', () => {
     const armedThenDeleted = estimateCost(
       { ...none, scheduledDeadlines: 1_000_000, disarmedDeadlines: 1_000_000 },
