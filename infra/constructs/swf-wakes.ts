@@ -37,7 +37,7 @@ export class SwfWakes extends Construct {
     const send = ['sqs:GetQueueUrl', 'sqs:SendMessage'];
     props.pollers.addToRolePolicy(
       new PolicyStatement({
-        actions: [...send, 'sqs:CreateQueue', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+        actions: [...send, 'sqs:CreateQueue', 'sqs:ReceiveMessage'],
         resources: [queues],
       }),
     );

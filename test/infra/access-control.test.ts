@@ -193,7 +193,7 @@ describe('no confused deputy', () => {
         'OutboxLambdaTaskHandlerServiceRole: sts:AssumeRole on arn:aws:iam::123456789012:role/tasks-*',
         // The wake queues are made per task list as polls first wait on it: only the stack's prefix
         // can be named. Polls (the API function) make and read them; committers look up and send.
-        `ApiHandlerServiceRole: ${WAKE_SENDING} sqs:CreateQueue sqs:ReceiveMessage sqs:DeleteMessage on ${WAKE_QUEUES}`,
+        `ApiHandlerServiceRole: ${WAKE_SENDING} sqs:CreateQueue sqs:ReceiveMessage on ${WAKE_QUEUES}`,
         ...[
           'ApiDirectHandler',
           'OutboxStreamHandler',

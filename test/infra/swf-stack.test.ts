@@ -516,7 +516,7 @@ const secretReading = ['secretsmanager:GetSecretValue', 'secretsmanager:Describe
 
 /** What the wake channel lets committers do (test/infra/wake-channel.test.ts), and polls besides. */
 const wakeSending = ['sqs:GetQueueUrl', 'sqs:SendMessage'];
-const wakeWaiting = ['sqs:CreateQueue', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'];
+const wakeWaiting = ['sqs:CreateQueue', 'sqs:ReceiveMessage'];
 
 interface Statement {
   readonly Effect: string;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   CreateQueueCommand,
-  DeleteMessageCommand,
   GetQueueUrlCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
@@ -15,8 +14,14 @@ import type { TaskWakes, WakeListener } from '../../ports/task-wakes.js';
 const MAX_WAIT_SECONDS = 20;
 /** SQS's shortest retention: a wake nobody took is stale long before then. */
 const RETENTION_SECONDS = 60;
-/** A taken wake stays hidden while its poll claims the task (it is deleted at once anyway). */
-const HIDDEN_SECONDS = 30;
+/** The queue's own visibility timeout (as queues were made; a receive sets its own, below). */
+const QUEUE_HIDDEN_SECONDS = 30;
+/**
+ * A taken wake stays hidden past its retention: SQS drops it before anyone could receive it again,
+ * so the poll that took it need not delete it (a request per task saved). A wake is taken once
+ * anyway: the poll that took it goes for its task, whatever becomes of that claim.
+ */
+const TAKEN_HIDDEN_SECONDS = 2 * RETENTION_SECONDS;
 /** SQS's largest batch. */
 const BATCH = 10;
 
@@ -50,7 +55,7 @@ export class SqsTaskWakes implements TaskWakes {
           QueueName: name,
           Attributes: {
             MessageRetentionPeriod: String(RETENTION_SECONDS),
-            VisibilityTimeout: String(HIDDEN_SECONDS),
+            VisibilityTimeout: String(QUEUE_HIDDEN_SECONDS),
           },
         }),
       );
@@ -117,15 +122,12 @@ export class SqsTaskWakes implements TaskWakes {
           QueueUrl: url,
           MaxNumberOfMessages: 1,
           WaitTimeSeconds: seconds,
-          VisibilityTimeout: HIDDEN_SECONDS,
+          VisibilityTimeout: TAKEN_HIDDEN_SECONDS,
         }),
         { abortSignal: signal },
       );
       const message = Messages?.[0];
-      if (message?.ReceiptHandle === undefined) return undefined;
-      await this.#sqs.send(
-        new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
-      );
+      if (message === undefined) return undefined;
       const task = taskOf(message.Body);
       return task === undefined ? {} : { task };
     } catch (error) {

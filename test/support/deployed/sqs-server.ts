@@ -97,6 +97,14 @@ export class SqsServer {
     return [...this.#queues.keys()];
   }
 
+  /** When each message of a queue was sent, and when it is (or was) visible again. */
+  messagesOf(name: string): { sentAt: number; visibleAt: number }[] {
+    return (this.#queues.get(name)?.messages ?? []).map(({ sentAt, visibleAt }) => ({
+      sentAt,
+      visibleAt,
+    }));
+  }
+
   resetCounters(): void {
     for (const key of Object.keys(this.requests)) delete this.requests[key];
   }

@@ -58,13 +58,23 @@ describe('SqsTaskWakes', () => {
     const woken = await Promise.all(waits);
     expect(woken.map((w) => w?.task?.scheduledEventId).sort()).toEqual([1, 2]);
     expect(woken[0]?.task).toEqual(expect.objectContaining({ runId: expect.any(String) }));
-    // One lookup and one batch for both tasks; each poll deleted the wake it took.
-    expect(sqs.requests).toEqual({
-      ReceiveMessage: 2,
-      GetQueueUrl: 1,
-      SendMessageBatch: 1,
-      DeleteMessage: 2,
-    });
+    // One lookup and one batch for both tasks, one receive each: a wake taken is not deleted, it
+    // stays hidden until SQS drops it.
+    expect(sqs.requests).toEqual({ ReceiveMessage: 2, GetQueueUrl: 1, SendMessageBatch: 1 });
+  });
+
+  it('hides a wake it took until SQS has dropped it, so nobody takes it again', async () => {
+    const poller = wakesOn();
+    const listener = await poller.listen('activity', 'd', 'taken-once');
+    const signal = new AbortController().signal;
+    const waiting = listener.next(5_000, signal);
+    await wakesOn().wake([task(1, 'taken-once')]);
+    expect((await waiting)?.task?.scheduledEventId).toBe(1);
+    const name = poller.queueName('activity', 'd', 'taken-once');
+    const [message] = sqs.messagesOf(name);
+    const retentionMs = 60_000;
+    expect(message?.visibleAt).toBeGreaterThan((message?.sentAt ?? 0) + retentionMs);
+    expect(await listener.next(1_000, signal)).toBeUndefined();
   });
 
   it('sends ten wakes to a request', async () => {
