@@ -1,4 +1,4 @@
-import middy, { type MiddlewareObj, type MiddyHandlerObject } from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
@@ -44,12 +44,8 @@ export function httpApiHandler(
       'windDownMs must exceed timeoutEarlyInMillis, or polls are cut off unanswered',
     );
   }
-  const api = async (
-    event: ApiEvent,
-    context: Context,
-    { signal }: MiddyHandlerObject,
-  ): Promise<ApiResult> => {
-    const deadline = deadlineSignal(context, options.windDownMs, signal);
+  const api = async (event: ApiEvent, context: Context): Promise<ApiResult> => {
+    const deadline = invocationDeadline(context, options);
     try {
       const request = requestOfApiEvent(event, deadline.signal);
       // Answered as any failure around the dispatcher (see internalFailure).
@@ -57,34 +53,53 @@ export function httpApiHandler(
       // The function workers invoke directly trusts no identity its events claim (see callerOfApiEvent).
       const caller: Caller =
         callers === 'direct-invoke' ? { kind: 'task-token' } : callerOfApiEvent(event);
-      return apiResultOf(
-        await dispatcherFor(context)({ ...request, caller, invocationId: context.awsRequestId }),
-      );
+      const answer = dispatcherFor(context)({
+        ...request,
+        caller,
+        invocationId: context.awsRequestId,
+      });
+      return apiResultOf(await Promise.race([answer, deadline.lastResort]));
     } finally {
       deadline.clear();
     }
   };
-  return middy(api, { timeoutEarlyInMillis: options.timeoutEarlyInMillis }).use(internalFailure());
+  // middy's own early timeout aborts one AbortController its module shares across invocations: on
+  // Lambda Managed Instances, where one process serves many invocations at once, one request's
+  // timeout would end every other's polls. Each invocation keeps its own deadline instead.
+  return middy(api, { timeoutEarlyInMillis: 0 }).use(internalFailure());
 }
 
 /**
- * Fires `windDownMs` before the Lambda deadline, or when middy gives up on the request. The timer and
- * the listener are removed when the request ends: middy reuses its signal across invocations.
+ * One invocation's deadline: its signal fires `windDownMs` before the Lambda deadline, so a long poll
+ * answers an empty task in time; `lastResort` rejects `timeoutEarlyInMillis` before it, so a request
+ * still unanswered gets a retryable 500 rather than being killed by Lambda (API Gateway would then
+ * answer in a shape no SWF client understands). Its timers are the invocation's own and end with it.
  */
-function deadlineSignal(context: Context, windDownMs: number, parent: AbortSignal) {
+function invocationDeadline(context: Context, options: HttpApiOptions) {
   const controller = new AbortController();
-  const onParentAbort = () => controller.abort(parent.reason);
-  if (parent.aborted) onParentAbort();
-  parent.addEventListener('abort', onParentAbort, { once: true });
-  const timer = setTimeout(
+  const remaining = context.getRemainingTimeInMillis();
+  const windDown = setTimeout(
     () => controller.abort(new DOMException('The Lambda deadline is near', 'TimeoutError')),
-    Math.max(0, context.getRemainingTimeInMillis() - windDownMs),
+    Math.max(0, remaining - options.windDownMs),
   );
+  let giveUp: NodeJS.Timeout | undefined;
+  const lastResort = new Promise<never>((_, reject) => {
+    if (options.timeoutEarlyInMillis <= 0) return;
+    giveUp = setTimeout(
+      () => {
+        const reason = new DOMException('The request outlived the Lambda deadline', 'TimeoutError');
+        controller.abort(reason);
+        reject(reason);
+      },
+      Math.max(0, remaining - options.timeoutEarlyInMillis),
+    );
+  });
   return {
     signal: controller.signal,
+    lastResort,
     clear: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onParentAbort);
+      clearTimeout(windDown);
+      clearTimeout(giveUp);
     },
   };
 }
