@@ -1,10 +1,12 @@
 /**
  * One Lambda container of the API function, as a child process (see lambda-containers.ts): it builds
  * the function's handler once, as functions/api.ts does at module scope, then serves the invocations
- * its parent sends over IPC one at a time. What each invocation did to DynamoDB (requests by
+ * its parent sends over IPC (one at a time, or many at once as an execution environment of Lambda
+ * Managed Instances serves them, sharing the module's handler and clients). What each invocation did to DynamoDB (requests by
  * operation, consumed capacity as the store reported it, reads of runs' state items and conditional
  * writes to them that lost) goes back with its answer, for the bench.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';
 import { createApiHandler } from '../../../functions/shared/api-handler.js';
 import { SqsTaskWakes } from '../../../lib/adapters/aws/sqs-task-wakes.js';
@@ -21,7 +23,8 @@ import type {
 
 const settings = JSON.parse(process.env.SWF_CONTAINER_SETTINGS ?? '{}') as ContainerSettings;
 
-let usage = emptyUsage();
+/** The usage of the invocation whose work this is: invocations in flight at once count apart. */
+const invocationUsage = new AsyncLocalStorage<InvocationUsage>();
 
 function emptyUsage(): InvocationUsage {
   return {
@@ -53,7 +56,7 @@ const isStateItem = (input: Record<string, unknown>) => {
   return key?.sk?.S === 'STATE';
 };
 
-function countCapacity(op: string, output: Record<string, unknown>): void {
+function countCapacity(usage: InvocationUsage, op: string, output: Record<string, unknown>): void {
   const consumed = output.ConsumedCapacity as Capacity | Capacity[] | undefined;
   for (const c of Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed]) {
     const write = /Put|Update|Delete|Write/.test(op);
@@ -65,12 +68,14 @@ function countCapacity(op: string, output: Record<string, unknown>): void {
 
 /** Counts each request, asking DynamoDB (Local) what it consumed, as the deployed function would be charged. */
 const meter: DynamoIntercept = async (op, input, send) => {
+  // Work of no invocation (none runs after its answer here) is not billed to any.
+  const usage = invocationUsage.getStore() ?? emptyUsage();
   usage.requests[op] = (usage.requests[op] ?? 0) + 1;
   if (CAPACITY_OPS.has(op)) input.ReturnConsumedCapacity ??= 'TOTAL';
   if (op === 'GetItem' && isStateItem(input)) usage.stateReads += 1;
   try {
     const output = await send();
-    countCapacity(op, output);
+    countCapacity(usage, op, output);
     return output;
   } catch (error) {
     const lost = (error as Error).name === 'ConditionalCheckFailedException';
@@ -117,19 +122,20 @@ function reply(message: FromContainer): void {
 }
 
 async function invoke(message: ToContainer): Promise<void> {
-  usage = emptyUsage();
+  const usage = emptyUsage();
   const context: Context = lambdaContext({
     remainingMs: message.remainingMs,
     name: settings.functionName,
     arn: `arn:aws:lambda:${settings.region}:${settings.accountId}:function:${settings.functionName}`,
   });
+  // The process's CPU time while the invocation ran: invocations in flight at once share it.
   const cpu = process.cpuUsage();
   const cpuMs = () => {
     const spent = process.cpuUsage(cpu);
     return (spent.user + spent.system) / 1000;
   };
   try {
-    const answer = await handler(message.event, context);
+    const answer = await invocationUsage.run(usage, () => handler(message.event, context));
     usage.cpuMs = cpuMs();
     reply({ id: message.id, answer, usage });
   } catch (error) {

@@ -21,6 +21,11 @@ export interface DeployedApiOptions {
   /** Give the function its SQS wake channel (the stack's default); else polls re-read their queue. */
   readonly wakes: boolean;
   readonly reservedConcurrency?: number;
+  /**
+   * Invocations one container serves at once: above 1, the function runs on Lambda Managed Instances
+   * (see LambdaContainersOptions). @default 1
+   */
+  readonly perContainerConcurrency?: number;
 }
 
 export interface DeployedApi {
@@ -39,6 +44,9 @@ export async function startDeployedApi(options: DeployedApiOptions): Promise<Dep
     ...(options.reservedConcurrency === undefined
       ? {}
       : { reservedConcurrency: options.reservedConcurrency }),
+    ...(options.perContainerConcurrency === undefined
+      ? {}
+      : { perContainerConcurrency: options.perContainerConcurrency }),
     settings: {
       functionName: 'SwfStack-ApiHandler',
       dynamoEndpoint: options.dynamoEndpoint,

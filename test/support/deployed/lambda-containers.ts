@@ -1,10 +1,12 @@
 /**
  * Lambda's execution model for the API function, with each container a child process of its own
- * running the function's real handler (api-container.ts): an invocation goes to an idle warm container
- * (the most recently used, as Lambda prefers) or to a new one (a cold start). A container serves one
- * invocation at a time, so a long poll waits alone in its process and nothing another request does
- * in-process reaches it, as deployed. Counts what Lambda bills: invocations and the milliseconds each
- * ran (rounded up), and what they did to DynamoDB. A container can be killed mid-invocation, as Lambda
+ * running the function's real handler (api-container.ts): an invocation goes to a warm container with
+ * room (the most recently used, as Lambda prefers) or to a new one (a cold start). On Lambda's default
+ * compute a container serves one invocation at a time, so a long poll waits alone in its process and
+ * nothing another request does in-process reaches it, as deployed. With `perContainerConcurrency`
+ * above 1 it is an execution environment of Lambda Managed Instances: one process serving that many
+ * invocations at once, sharing its module state. Counts what Lambda bills: invocations and the
+ * milliseconds each ran (rounded up), and what they did to DynamoDB. A container can be killed mid-invocation, as Lambda
  * kills one that crashes or times out.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -33,8 +35,13 @@ export class ContainerDied extends Error {
 interface Container {
   readonly id: number;
   readonly process: ChildProcess;
-  /** The invocation it is serving, if any. */
-  current: { resolve(message: FromContainer): void; reject(error: Error): void } | undefined;
+  /** The invocations it is serving, by invocation id. */
+  readonly inFlight: Map<number, InFlight>;
+}
+
+interface InFlight {
+  resolve(message: FromContainer): void;
+  reject(error: Error): void;
 }
 
 export interface LambdaContainersOptions {
@@ -43,6 +50,11 @@ export interface LambdaContainersOptions {
   readonly timeoutMs: number;
   /** Invocations at once beyond which Lambda throttles (reserved concurrency); none by default. */
   readonly reservedConcurrency?: number;
+  /**
+   * Invocations one container serves at once: 1 on Lambda's default compute; more on Lambda Managed
+   * Instances (the function's PerExecutionEnvironmentMaxConcurrency). @default 1
+   */
+  readonly perContainerConcurrency?: number;
 }
 
 /** Totals since the last reset. */
@@ -67,6 +79,7 @@ export interface ActionTotals {
 }
 
 export class LambdaContainers {
+  /** Warm containers with room for another invocation, the most recently used last. */
   readonly #idle: Container[] = [];
   readonly #all = new Set<Container>();
   #created = 0;
@@ -83,10 +96,11 @@ export class LambdaContainers {
     return this.#created;
   }
 
-  /** Starts `count` containers ahead of the calls, as provisioned concurrency would. */
+  /** Starts containers for `count` invocations at once ahead of the calls, as provisioned concurrency would. */
   async warm(count: number): Promise<void> {
+    const needed = Math.ceil(count / (this.options.perContainerConcurrency ?? 1));
     const fresh = await Promise.all(
-      Array.from({ length: Math.max(0, count - this.#idle.length) }, () => this.#coldStart()),
+      Array.from({ length: Math.max(0, needed - this.#idle.length) }, () => this.#coldStart()),
     );
     this.#idle.push(...fresh);
   }
@@ -99,7 +113,8 @@ export class LambdaContainers {
     }
     this.busy += 1;
     this.maxBusy = Math.max(this.maxBusy, this.busy);
-    const container = this.#idle.pop() ?? (await this.#coldStart());
+    const container = this.#idle.at(-1) ?? (await this.#coldStart());
+    this.#take(container);
     const started = performance.now();
     let usage: InvocationUsage | undefined;
     try {
@@ -111,13 +126,23 @@ export class LambdaContainers {
     } finally {
       this.busy -= 1;
       this.#count(action, Math.ceil(performance.now() - started), usage);
-      if (this.#all.has(container)) this.#idle.push(container);
+      if (this.#all.has(container) && !this.#idle.includes(container)) this.#idle.push(container);
     }
+  }
+
+  /** Marks one more invocation on `container`: a full one is no longer offered. */
+  #take(container: Container): void {
+    const room = this.options.perContainerConcurrency ?? 1;
+    const at = this.#idle.indexOf(container);
+    const full = container.inFlight.size + 1 >= room;
+    if (full && at >= 0) this.#idle.splice(at, 1);
+    // A container just started takes the next invocations while it has room.
+    else if (!full && at < 0) this.#idle.push(container);
   }
 
   /** Containers serving an invocation now, by id (for killing one). */
   busyContainers(): number[] {
-    return [...this.#all].filter((c) => c.current !== undefined).map((c) => c.id);
+    return [...this.#all].filter((c) => c.inFlight.size > 0).map((c) => c.id);
   }
 
   /** Kills a container as Lambda kills one that crashed: its invocation fails, it is never reused. */
@@ -137,17 +162,14 @@ export class LambdaContainers {
   }
 
   #send(container: Container, event: ApiEvent): Promise<FromContainer> {
-    return new Promise((resolve, reject) => {
-      container.current = { resolve, reject };
-      const message: ToContainer = {
-        id: ++this.#invocationIds,
-        event,
-        remainingMs: this.options.timeoutMs,
-      };
+    const id = ++this.#invocationIds;
+    return new Promise<FromContainer>((resolve, reject) => {
+      container.inFlight.set(id, { resolve, reject });
+      const message: ToContainer = { id, event, remainingMs: this.options.timeoutMs };
       container.process.send(message);
     }).finally(() => {
-      container.current = undefined;
-    }) as Promise<FromContainer>;
+      container.inFlight.delete(id);
+    });
   }
 
   #count(action: string, billedMs: number, usage: InvocationUsage | undefined): void {
@@ -177,14 +199,17 @@ export class LambdaContainers {
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const container: Container = { id: ++this.#created, process: child, current: undefined };
+    const container: Container = { id: ++this.#created, process: child, inFlight: new Map() };
     this.#all.add(container);
-    child.on('message', (message: FromContainer) => container.current?.resolve(message));
+    child.on('message', (message: FromContainer) => {
+      if ('id' in message) container.inFlight.get(message.id)?.resolve(message);
+    });
     child.on('exit', () => {
       this.#all.delete(container);
       const at = this.#idle.indexOf(container);
       if (at >= 0) this.#idle.splice(at, 1);
-      container.current?.reject(new ContainerDied(`container ${container.id} exited`));
+      for (const call of container.inFlight.values())
+        call.reject(new ContainerDied(`container ${container.id} exited`));
     });
     const [ready] = (await once(child, 'message')) as [FromContainer];
     if (!('ready' in ready)) throw new Error(`container ${container.id} did not start`);
