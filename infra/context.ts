@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
+import { managedInstancesContext } from './managed-instances-context.js';
 import type { SwfStackProps } from './swf-stack.js';
 
 /**
@@ -25,6 +26,8 @@ import type { SwfStackProps } from './swf-stack.js';
  * - `tableKmsKeyArn`: a customer-managed KMS key for the table and its stream.
  * - `tableDeletionProtection`: `off` lets the table be deleted (on by default).
  * - `tableWarmReadUnits`, `tableWarmWriteUnits`: the table's warm throughput, per second.
+ * - `managedInstanceSubnets`, `managedInstanceSecurityGroups` (and their sizes): the API function on
+ *   Lambda Managed Instances (infra/managed-instances-context.ts).
  */
 export function contextProps(
   context: (name: string) => unknown,
@@ -37,6 +40,7 @@ export function contextProps(
   | 'accessPolicies'
   | 'auditLog'
   | 'wakeChannel'
+  | 'apiManagedInstances'
   | keyof OperationsContext
 > {
   const frontDoor: unknown = context('frontDoor') ?? 'http-api';
@@ -65,6 +69,7 @@ export function contextProps(
     ...(wakes === undefined ? {} : { wakeChannel: wakes }),
     ...operationsContext(context),
     ...tableContext(context),
+    ...managedInstancesContext(context),
   };
 }
 

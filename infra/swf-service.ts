@@ -13,6 +13,7 @@ import { checkPushTaskLists } from '../lib/composition/push-task-lists.js';
 import type { PushTaskList } from '../lib/ports/task-push.js';
 import { DEFAULT_CANCEL_GRACE_MS } from '../lib/sdk/activity/start-task.js';
 import { REPORT_MARGIN_MS } from '../lib/sdk/lambda.js';
+import type { ApiManagedInstances } from './constructs/api-managed-instances.js';
 import { SwfAlarms, tableErrorMetrics } from './constructs/swf-alarms.js';
 import { type FrontDoor, SwfApi } from './constructs/swf-api.js';
 import { SwfDashboard } from './constructs/swf-dashboard.js';
@@ -45,6 +46,11 @@ export interface SwfServiceProps {
   readonly apiReservedConcurrency?: number;
   /** The most long polls waiting at once (see SwfApiProps). @default apiReservedConcurrency - 100 */
   readonly maxWaitingPolls?: number;
+  /**
+   * Run the API function on Lambda Managed Instances in your subnets (see SwfApiProps and
+   * docs/dispatch-on-aws.md; `-c managedInstanceSubnets=… -c managedInstanceSecurityGroups=…`). @default Lambda's default compute
+   */
+  readonly apiManagedInstances?: ApiManagedInstances;
   /**
    * How often the reconciler reads every open run to arm again a fire that never came; each pass
    * costs about one read unit per open run (docs/operations.md). @default 1 hour
@@ -143,6 +149,9 @@ export class SwfService extends Construct {
         ? {}
         : { reservedConcurrency: props.apiReservedConcurrency }),
       ...(props.maxWaitingPolls === undefined ? {} : { maxWaitingPolls: props.maxWaitingPolls }),
+      ...(props.apiManagedInstances === undefined
+        ? {}
+        : { managedInstances: props.apiManagedInstances }),
     });
     const lambdaTaskRoles = props.lambdaTaskRoleArns ?? [];
     for (const fn of [this.api.handler, this.api.directHandler]) {

@@ -15,11 +15,21 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { type FunctionUrl, FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import {
+  type CapacityProvider,
+  type FunctionUrl,
+  FunctionUrlAuthType,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PolicyError } from '../../lib/core/iam-policy.js';
 import { parseAccessPolicies } from '../../lib/core/principals.js';
+import {
+  type ApiManagedInstances,
+  MANAGED_INSTANCES_MEMORY_MB,
+  managedInstancesConcurrency,
+  runOnManagedInstances,
+} from './api-managed-instances.js';
 import { ServiceFunction, type ServiceFunctionOptions } from './service-function.js';
 
 /**
@@ -72,6 +82,14 @@ export interface SwfApiProps extends ServiceFunctionOptions {
    * id): about $0.20 of CloudWatch Logs ingestion per million calls. @default true
    */
   readonly auditLog?: boolean;
+  /**
+   * Runs the API function on Lambda Managed Instances (EC2 instances of a capacity provider in your
+   * subnets, each environment serving many invocations at once) instead of Lambda's default compute:
+   * a waiting poll no longer holds a container of its own. Its concurrency is then the environments'
+   * (maxEnvironments × perEnvironmentConcurrency), not `reservedConcurrency`, which must be unset.
+   * @default none: Lambda's default compute
+   */
+  readonly managedInstances?: ApiManagedInstances;
 }
 
 /** The file the access policies are bundled as, beside the API functions' code. */
@@ -113,6 +131,8 @@ export class SwfApi extends Construct {
   readonly directHandler: ServiceFunction;
   /** The HTTP API stage's access log (http-api front door only). */
   readonly accessLogs: LogGroup | undefined;
+  /** The capacity provider the API function runs on, with `managedInstances`. */
+  readonly capacityProvider: CapacityProvider | undefined;
   /** Errors, throttles and 5xx answers; add actions to them (e.g. an SNS topic) in the stack. */
   readonly alarms: readonly Alarm[];
 
@@ -154,7 +174,10 @@ export class SwfApi extends Construct {
       // A poll's longest wait and a few seconds to answer it; behind API Gateway, under its 30 s
       // integration limit, so a late request still gets an SWF-shaped answer.
       timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
-      reservedConcurrentExecutions: concurrency.reserved,
+      // On the instances, the environments bound the function's invocations at once instead.
+      ...(props.managedInstances === undefined
+        ? { reservedConcurrentExecutions: concurrency.reserved }
+        : { memorySize: MANAGED_INSTANCES_MEMORY_MB }),
       environment: {
         ...environment,
         POLL_MAX_WAIT_MS: String(pollMaxWait.toMilliseconds()),
@@ -162,6 +185,10 @@ export class SwfApi extends Construct {
         SWF_MAX_WAITING_POLLS: String(concurrency.maxWaitingPolls),
       },
     });
+    this.capacityProvider =
+      props.managedInstances === undefined
+        ? undefined
+        : runOnManagedInstances(this, this.handler, props.managedInstances);
     this.directHandler = new ServiceFunction(this, 'DirectHandler', {
       ...common,
       description: 'SWF API for push-task-list workers (direct Invoke): task-token calls only',
@@ -312,7 +339,18 @@ function accessPolicyFiles(
  * MIN_CALL_HEADROOM containers are always left for calls that are no waiting poll.
  */
 export function apiConcurrency(props: SwfApiProps): { reserved: number; maxWaitingPolls: number } {
-  const reserved = props.reservedConcurrency ?? DEFAULT_API_CONCURRENCY;
+  if (props.managedInstances !== undefined && props.reservedConcurrency !== undefined)
+    throw new Error(
+      'reservedConcurrency does not apply on Lambda Managed Instances: size managedInstances.maxEnvironments and perEnvironmentConcurrency instead',
+    );
+  const reserved =
+    props.managedInstances === undefined
+      ? (props.reservedConcurrency ?? DEFAULT_API_CONCURRENCY)
+      : managedInstancesConcurrency(props.managedInstances);
+  if (props.managedInstances !== undefined && reserved < MIN_CALL_HEADROOM + 1)
+    throw new Error(
+      `managedInstances: maxEnvironments × perEnvironmentConcurrency must be at least ${MIN_CALL_HEADROOM + 1} (got ${reserved})`,
+    );
   if (!Number.isInteger(reserved) || reserved < MIN_CALL_HEADROOM + 1)
     throw new Error(
       `reservedConcurrency must be a whole number of at least ${MIN_CALL_HEADROOM + 1} (got ${reserved})`,
