@@ -7,55 +7,40 @@
  */
 import {
   PollForDecisionTaskCommand,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   StartWorkflowExecutionCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSwfClient } from '../../lib/sdk/client.js';
-import { type DeployedApi, startDeployedApi } from '../support/deployed/deployed-api.js';
-import { dynamoEndpoint, freshTable } from '../support/local.js';
+import type { DeployedApi } from '../support/deployed/deployed-api.js';
+import {
+  type DeployedFixture,
+  startDeployedFixture,
+  WORKFLOW_TYPE,
+  waitUntil,
+} from '../support/deployed/deployed-fixture.js';
 
 const POLLERS = 20;
 const TASKS = 5;
 /** Far below the polls' 20 s: only a wake hands a task out this soon. */
 const HANDED_OUT_WITHIN_MS = 3_000;
 const domain = 'deployed-dispatch';
-const workflowType = { name: 'wf', version: '1' };
+const workflowType = WORKFLOW_TYPE;
 
+let fixture: DeployedFixture;
 let api: DeployedApi;
 let swf: SWFClient;
-const pollerClients: SWFClient[] = [];
 
 beforeAll(async () => {
-  const table = await freshTable('deployed');
-  api = await startDeployedApi({
-    dynamoEndpoint: dynamoEndpoint(),
-    tableName: table.tableName,
+  fixture = await startDeployedFixture(domain, {
     polling: { maxWaitMs: 20_000, recheckMs: 20_000 },
     wakes: true,
   });
+  ({ api, swf } = fixture);
   await api.containers.warm(POLLERS + 2);
-  swf = createSwfClient({ endpoint: api.endpoint, maxAttempts: 1 });
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...workflowType,
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
 }, 180_000);
 
 afterAll(async () => {
-  swf?.destroy();
-  for (const c of pollerClients) c.destroy();
-  await api?.close();
+  await fixture?.close();
 });
 
 it('hands a task scheduled while 20 pollers wait in containers of their own to one of them, at once', async () => {
@@ -63,8 +48,7 @@ it('hands a task scheduled while 20 pollers wait in containers of their own to o
   const handed: { token: string; workflowId: string; at: number }[] = [];
   const stop = new AbortController();
   const polls = Array.from({ length: POLLERS }, async () => {
-    const client = createSwfClient({ endpoint: api.endpoint, maxAttempts: 1 });
-    pollerClients.push(client);
+    const client = fixture.client();
     while (!stop.signal.aborted) {
       const task = await client
         .send(new PollForDecisionTaskCommand({ domain, taskList }), { abortSignal: stop.signal })
@@ -103,11 +87,3 @@ it('hands a task scheduled while 20 pollers wait in containers of their own to o
   expect(new Set(handed.map((h) => h.token)).size).toBe(TASKS);
   for (const delay of delays) expect(delay).toBeLessThan(HANDED_OUT_WITHIN_MS);
 }, 120_000);
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

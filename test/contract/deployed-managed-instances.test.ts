@@ -8,17 +8,19 @@
 import {
   PollForDecisionTaskCommand,
   type PollForDecisionTaskCommandOutput,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   RespondDecisionTaskCompletedCommand,
   StartWorkflowExecutionCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSwfClient } from '../../lib/sdk/client.js';
 import { decide } from '../../lib/sdk/index.js';
-import { type DeployedApi, startDeployedApi } from '../support/deployed/deployed-api.js';
-import { dynamoEndpoint, freshTable } from '../support/local.js';
+import type { DeployedApi } from '../support/deployed/deployed-api.js';
+import {
+  type DeployedFixture,
+  startDeployedFixture,
+  WORKFLOW_TYPE,
+  waitUntil,
+} from '../support/deployed/deployed-fixture.js';
 
 const POLLERS = 50;
 const TASKS = 10;
@@ -27,41 +29,24 @@ const PER_CONTAINER = 64;
 /** Far below the polls' 20 s: only a wake hands a task out this soon. */
 const HANDED_OUT_WITHIN_MS = 3_000;
 const domain = 'deployed-managed-instances';
-const workflowType = { name: 'wf', version: '1' };
+const workflowType = WORKFLOW_TYPE;
 
+let fixture: DeployedFixture;
 let api: DeployedApi;
 let swf: SWFClient;
-const pollerClients: SWFClient[] = [];
 
 beforeAll(async () => {
-  const table = await freshTable('deployed-lmi');
-  api = await startDeployedApi({
-    dynamoEndpoint: dynamoEndpoint(),
-    tableName: table.tableName,
+  fixture = await startDeployedFixture(domain, {
     polling: { maxWaitMs: 20_000, recheckMs: 20_000 },
     wakes: true,
     perContainerConcurrency: PER_CONTAINER,
   });
+  ({ api, swf } = fixture);
   await api.containers.warm(1);
-  swf = createSwfClient({ endpoint: api.endpoint, maxAttempts: 1 });
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...workflowType,
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
 }, 180_000);
 
 afterAll(async () => {
-  swf?.destroy();
-  for (const c of pollerClients) c.destroy();
-  await api?.close();
+  await fixture?.close();
 });
 
 type Handed = { task: PollForDecisionTaskCommandOutput; at: number };
@@ -70,8 +55,7 @@ type Handed = { task: PollForDecisionTaskCommandOutput; at: number };
 function startPollers(taskList: { name: string }, stop: AbortSignal) {
   const handed: Handed[] = [];
   const loops = Array.from({ length: POLLERS }, async () => {
-    const client = createSwfClient({ endpoint: api.endpoint, maxAttempts: 1 });
-    pollerClients.push(client);
+    const client = fixture.client();
     while (!stop.aborted) {
       const task = await client
         .send(new PollForDecisionTaskCommand({ domain, taskList }), { abortSignal: stop })
@@ -121,11 +105,3 @@ it('hands each task scheduled while 50 polls wait in one process to one of them,
   expect(api.containers.containers).toBe(1);
   expect(api.containers.counters.invocations).toBeGreaterThanOrEqual(POLLERS + 2 * TASKS);
 }, 120_000);
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
