@@ -173,5 +173,37 @@ function deployedRows(d: DeployedResult): Row[] {
       measured: `$${d.polling.httpApi.toFixed(2)} API Gateway, $${d.polling.functionUrl.toFixed(2)} function URL`,
       verdict: 'n/a',
     },
+    ...managedInstancesRows(d.managedInstances),
+  ];
+}
+
+/** The same function on Lambda Managed Instances: many invocations in one process. */
+function managedInstancesRows(m: DeployedResult['managedInstances']): Row[] {
+  const how = `managed instances, ${m.perEnvironment} invocations an environment`;
+  return [
+    {
+      what: `task dispatch with 20 pollers waiting in one process, deployed (${how}, ${m.environments} environment(s), n=${m.dispatch.count})`,
+      target: 'p50 ≤ 50 ms, p99 ≤ 250 ms',
+      measured: `p50 ${msText(m.dispatch.p50)}, p99 ${msText(m.dispatch.p99)}`,
+      verdict: verdict(m.dispatch.p50 <= 50 && m.dispatch.p99 <= 250),
+    },
+    {
+      what: `tasks handed out twice, deployed dispatch run (${how})`,
+      target: '0',
+      measured: String(m.extraTasks),
+      verdict: verdict(m.extraTasks === 0),
+    },
+    {
+      what: `idle cost of one waiting poller, deployed, all in (${how}: its calls, and its share of a c7g.large, ${m.idle.windowMs} ms)`,
+      target: '≤ $0.008 an hour',
+      measured: `$${m.idle.perHour.toFixed(4)} (instance share $${m.idle.instanceShare.toFixed(4)}, ${Object.entries(
+        m.idle.lines,
+      )
+        .map(([k, v]) => `${k} $${v.toFixed(4)}`)
+        .join(
+          ', ',
+        )}); the instances cost at least $${m.fixedMonthly.toFixed(0)} a month, what ${m.breakEvenPollers} pollers waiting on Lambda's default compute cost`,
+      verdict: verdict(m.idle.perHour <= 0.008),
+    },
   ];
 }

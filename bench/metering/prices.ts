@@ -17,6 +17,12 @@ export const US_EAST_1 = {
   sqsRequest: 0.4 / 1e6,
   /** EventBridge Scheduler, per scheduled invocation (creating a schedule is free). */
   schedulerInvocation: 1.0 / 1e6,
+  /**
+   * EC2 c7g.large on demand (Graviton3, 2 vCPU, 4 GiB: the smallest type at Lambda Managed
+   * Instances' 2 GiB per vCPU), per hour; the instances add a management fee of 15 % of that.
+   */
+  ec2C7gLargeHour: 0.0725,
+  managedInstancesFee: 0.15,
   /** Amazon SWF: $0.000025 per workflow task, activity task, timer or signal. */
   swfTask: 25 / 1e6,
 } as const;

@@ -20,6 +20,7 @@ import { US_EAST_1 } from '../metering/prices.js';
 import { Progress } from '../progress.js';
 import { type Distribution, distribution, round, sleep } from '../stats.js';
 import { DEPLOYED_LAMBDA, DEPLOYED_POLL_MAX_WAIT_MS } from './cost.js';
+import { type ManagedInstancesResult, runManagedInstances } from './deployed-managed.js';
 import {
   activityPoll,
   decisionPoll,
@@ -41,6 +42,8 @@ export interface DeployedResult {
   readonly herd: HerdResult;
   /** The 1-poller dispatch run priced: what a deployed poller's round trip costs, API side. */
   readonly polling: PollingCost;
+  /** The same API function on Lambda Managed Instances: many invocations in one process. */
+  readonly managedInstances: ManagedInstancesResult;
 }
 
 export interface IdleCost {
@@ -87,16 +90,11 @@ const DEPLOYED_POLLING = { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS, recheckMs: 1_00
 
 export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<DeployedResult> {
   const wakes = process.env.BENCH_DEPLOYED_WAKES !== 'off';
-  const api = await startDeployedApi({
-    dynamoEndpoint: env.service.dynamoEndpoint,
-    tableName: env.service.tableName,
-    polling: DEPLOYED_POLLING,
-    wakes,
-  });
+  const api = await startDeployedApi(deployedApiOptions(env, wakes));
   const clients: SWFClient[] = [];
-  const client = () => {
+  const client = (endpoint = api.endpoint) => {
     const c = createSwfClient({
-      endpoint: api.endpoint,
+      endpoint,
       maxAttempts: 1,
       maxSockets: 4,
       observe: swfObserver(env.swf),
@@ -110,6 +108,7 @@ export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<
     const twenty = await dispatchWith(api, client, 20, sizes.dispatchExecutions);
     const idle = await runIdle(api, client, sizes.idleMs);
     const herd = await runHerd(api, client, 100, sizes.herdBatches);
+    const managedInstances = await runManagedInstances(env, sizes, client, idle.perHour);
     return {
       wakes,
       dispatch: {
@@ -120,6 +119,7 @@ export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<
       idle,
       herd,
       polling,
+      managedInstances,
     };
   } finally {
     for (const c of clients) c.destroy();
@@ -132,7 +132,7 @@ export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<
  * decision task, an activity task and a decision task, each scheduled while they wait, one at a time.
  * A sample: from the scheduling call's answer to a waiting poller holding the task.
  */
-async function dispatchWith(
+export async function dispatchWith(
   api: DeployedApi,
   client: () => SWFClient,
   pollers: number,
@@ -202,13 +202,16 @@ const GB = apiMemoryMb(DEPLOYED_LAMBDA) / 1024;
 const gbSecond =
   DEPLOYED_LAMBDA.arch === 'arm64' ? US_EAST_1.lambdaArmGbSecond : US_EAST_1.lambdaX86GbSecond;
 
-/** One poller waiting on an empty list for `windowMs`: all it costs, per hour. */
-async function runIdle(
-  api: DeployedApi,
-  client: () => SWFClient,
-  windowMs: number,
-): Promise<IdleCost> {
-  const progress = new Progress('deployed: idle, 1 poller');
+/** The deployed API function over the bench's table, as the stack's defaults have it. */
+export const deployedApiOptions = (env: BenchEnv, wakes: boolean) => ({
+  dynamoEndpoint: env.service.dynamoEndpoint,
+  tableName: env.service.tableName,
+  polling: DEPLOYED_POLLING,
+  wakes,
+});
+
+/** One poller polling an empty list for `windowMs`: the calls it made and what they did. */
+export async function idleWindow(api: DeployedApi, client: () => SWFClient, windowMs: number) {
   await api.containers.warm(1);
   api.containers.resetCounters();
   api.sqs?.resetCounters();
@@ -222,9 +225,34 @@ async function runIdle(
   }
   const elapsed = now() - began;
   const c = api.containers.counters;
-  const readUnits = Object.values(c.byAction).reduce((n, t) => n + t.readUnits, 0);
-  const sqsRequests = api.sqs?.requestCount ?? 0;
-  const hourly = (n: number) => (n * 3_600_000) / elapsed;
+  const units = (f: (t: ActionTotals) => number) =>
+    Object.values(c.byAction).reduce((n, t) => n + f(t), 0);
+  return {
+    elapsed,
+    polls,
+    counters: c,
+    readUnits: units((t) => t.readUnits),
+    writeUnits: units((t) => t.writeUnits),
+    sqsRequests: api.sqs?.requestCount ?? 0,
+    hourly: (n: number) => (n * 3_600_000) / elapsed,
+  };
+}
+
+/** One poller waiting on an empty list for `windowMs`: all it costs, per hour. */
+async function runIdle(
+  api: DeployedApi,
+  client: () => SWFClient,
+  windowMs: number,
+): Promise<IdleCost> {
+  const progress = new Progress('deployed: idle, 1 poller');
+  const {
+    elapsed,
+    polls,
+    counters: c,
+    readUnits,
+    sqsRequests,
+    hourly,
+  } = await idleWindow(api, client, windowMs);
   const lines = {
     'Lambda GB-s': hourly((GB * c.billedMs * gbSecond) / 1000),
     'Lambda requests': hourly(c.invocations * US_EAST_1.lambdaRequest),
