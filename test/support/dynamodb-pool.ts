@@ -20,14 +20,16 @@ interface PooledDynamo {
 export class DynamoDbLocalPool {
   readonly #filesPerDynamo: number;
   readonly #spare: boolean;
+  readonly #jvmOptions: readonly string[];
   readonly #dynamos = new Map<number, PooledDynamo>();
   #current: PooledDynamo | undefined;
   #next: PooledDynamo | undefined;
   #count = 0;
 
-  constructor(options: { filesPerDynamo: number; spare: boolean }) {
+  constructor(options: { filesPerDynamo: number; spare: boolean; jvmOptions?: readonly string[] }) {
     this.#filesPerDynamo = options.filesPerDynamo;
     this.#spare = options.spare;
+    this.#jvmOptions = options.jvmOptions ?? [];
   }
 
   /** A DynamoDB Local for one test file, until `release(id)`. */
@@ -62,7 +64,12 @@ export class DynamoDbLocalPool {
 
   #start(): PooledDynamo {
     this.#count += 1;
-    const dynamo = { id: this.#count, started: startWithRetries(), leased: 0, active: 0 };
+    const dynamo = {
+      id: this.#count,
+      started: startWithRetries(this.#jvmOptions),
+      leased: 0,
+      active: 0,
+    };
     // A start that fails is reported to the file that leases it; never an unhandled rejection.
     dynamo.started.catch(() => {});
     this.#dynamos.set(dynamo.id, dynamo);
@@ -83,10 +90,10 @@ const START_TRIES = 3;
  * A DynamoDB Local, started again if a start fails: a run starts dozens, and one may lose its free
  * port to another process before the JVM binds it, or time out on a machine busy with other work.
  */
-async function startWithRetries(): Promise<DynamoDbLocal> {
+async function startWithRetries(jvmOptions: readonly string[]): Promise<DynamoDbLocal> {
   for (let tries = 1; ; tries++) {
     try {
-      return await startDynamoDbLocal();
+      return await startDynamoDbLocal({ jvmOptions });
     } catch (error) {
       if (tries >= START_TRIES) throw error;
       const reason = error instanceof Error ? error.message : String(error);

@@ -1,10 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-const starts = vi.hoisted(() => ({ outcomes: [] as ('fail' | string)[], calls: 0 }));
+const starts = vi.hoisted(() => ({
+  outcomes: [] as ('fail' | string)[],
+  calls: 0,
+  options: [] as unknown[],
+}));
 
 vi.mock('../../../lib/local/dynamodb-local.js', () => ({
-  startDynamoDbLocal: async () => {
+  startDynamoDbLocal: async (options: unknown) => {
     starts.calls += 1;
+    starts.options.push(options);
     const outcome = starts.outcomes.shift() ?? 'http://127.0.0.1:1';
     if (outcome === 'fail') throw new Error('port taken');
     return {
@@ -22,10 +27,20 @@ const { DynamoDbLocalPool } = await import('../../support/dynamodb-pool.js');
 afterEach(() => {
   starts.outcomes = [];
   starts.calls = 0;
+  starts.options = [];
   vi.restoreAllMocks();
 });
 
 describe('the test files’ pool of DynamoDB Locals', () => {
+  it('starts its DynamoDB Locals with the JVM options it was given', async () => {
+    const jvmOptions = ['-XX:+UseSerialGC'];
+    const pool = new DynamoDbLocalPool({ filesPerDynamo: 1, spare: true, jvmOptions });
+    await pool.lease();
+    await pool.lease();
+    expect(starts.options).toEqual([{ jvmOptions }, { jvmOptions }, { jvmOptions }]);
+    await pool.stop();
+  });
+
   it('starts another DynamoDB Local when a start fails', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     starts.outcomes = ['fail', 'http://127.0.0.1:2'];
