@@ -210,7 +210,7 @@ async function takeNamed<T>(
   if (named !== undefined && release !== undefined) {
     let taken: Take<T>;
     try {
-      taken = await take(named);
+      taken = await take({ ...named, named: true });
     } finally {
       release();
     }
@@ -408,6 +408,8 @@ export async function claimQueuedTask<T>(
   }
   if (task !== undefined) return { task };
   if (status === 'pending') return 'pending';
-  await deps.taskQueues.dropQueueEntries([entry]);
+  // A wake's task found gone was, almost always, started from the queue, its entry removed: a
+  // delete would be a write unit for nothing. An entry left behind goes with the next look's.
+  if (entry.named !== true) await deps.taskQueues.dropQueueEntries([entry]);
   return 'dropped';
 }

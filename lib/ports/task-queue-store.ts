@@ -6,6 +6,11 @@ export interface QueueEntry extends QueuedTaskRef {
    * shard count may have written it.
    */
   readonly partition?: string;
+  /**
+   * The task was named by a wake, not read from the queue: its entry may be gone already (the
+   * commit that started it removes it), so a claim that finds the task gone leaves it alone.
+   */
+  readonly named?: true;
 }
 
 /**
