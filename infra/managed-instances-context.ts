@@ -4,22 +4,23 @@ import type { SwfStackProps } from './swf-stack.js';
  * `-c managedInstanceSubnets=subnet-a,subnet-b -c managedInstanceSecurityGroups=sg-c` puts the API
  * function on Lambda Managed Instances in those subnets (docs/dispatch-on-aws.md);
  * `managedInstanceConcurrency`, `managedInstanceMinEnvironments` and `managedInstanceMaxEnvironments`
- * size it. Without the subnets and security groups, none of them may be given.
+ * size it; `managedInstanceTypes=c7g.large,m7g.large` limits the instance types. Without the subnets and security groups, none of them may be given.
  */
 export function managedInstancesContext(
   context: (name: string) => unknown,
 ): Pick<SwfStackProps, 'apiManagedInstances'> {
   const subnets = idList(context('managedInstanceSubnets'));
   const groups = idList(context('managedInstanceSecurityGroups'));
+  const types = idList(context('managedInstanceTypes'));
   const sizes = {
     perEnvironmentConcurrency: count(context, 'managedInstanceConcurrency'),
     minEnvironments: count(context, 'managedInstanceMinEnvironments'),
     maxEnvironments: count(context, 'managedInstanceMaxEnvironments'),
   };
   if (subnets === undefined && groups === undefined) {
-    if (Object.values(sizes).some((size) => size !== undefined))
+    if (types !== undefined || Object.values(sizes).some((size) => size !== undefined))
       throw new Error(
-        'managedInstanceConcurrency and the environments apply only with managedInstanceSubnets and managedInstanceSecurityGroups',
+        'managedInstanceTypes, managedInstanceConcurrency and the environments apply only with managedInstanceSubnets and managedInstanceSecurityGroups',
       );
     return {};
   }
@@ -31,6 +32,7 @@ export function managedInstancesContext(
     apiManagedInstances: {
       subnetIds: subnets,
       securityGroupIds: groups,
+      ...(types === undefined ? {} : { instanceTypes: types }),
       ...Object.fromEntries(Object.entries(sizes).filter(([, size]) => size !== undefined)),
     },
   };

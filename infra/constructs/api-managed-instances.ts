@@ -1,9 +1,10 @@
 import { Stack } from 'aws-cdk-lib';
-import { SecurityGroup, Subnet } from 'aws-cdk-lib/aws-ec2';
+import { InstanceType, SecurityGroup, Subnet } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
   CapacityProvider,
+  InstanceTypeFilter,
   type Function as LambdaFunction,
 } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -34,6 +35,11 @@ export interface ApiManagedInstances {
    * at once (what reserved concurrency is on Lambda's default compute). @default 10
    */
   readonly maxEnvironments?: number;
+  /**
+   * The Graviton instance types Lambda may launch (e.g. `c7g.large`, which the bench's cost model
+   * prices). @default any Lambda chooses
+   */
+  readonly instanceTypes?: readonly string[];
 }
 
 /** Lambda's own default for Node.js: 64 invocations at once per vCPU (an environment has one). */
@@ -46,15 +52,23 @@ const DEFAULT_MAX_ENVIRONMENTS = 10;
  */
 export const MANAGED_INSTANCES_MEMORY_MB = 2048;
 const MEMORY_GIB_PER_VCPU = 2;
+/** An Arm (Graviton) instance type: a family whose generation is followed by `g` (c7g, m8gd…). */
+const GRAVITON_TYPE = /^[a-z]+\d+g[a-z]*\.[a-z0-9]+$/;
 
 /** The settings checked and defaulted; a bad one fails the synth, naming it. */
 export function managedInstancesSettings(props: ApiManagedInstances) {
-  const ids = (name: string, values: readonly string[], pattern: RegExp, most: number) => {
+  const ids = (
+    name: string,
+    values: readonly string[],
+    pattern: RegExp,
+    most: number,
+    what = 'such an id',
+  ) => {
     if (values.length < 1 || values.length > most)
       throw new Error(`managedInstances.${name} must name 1 to ${most} (got ${values.length})`);
     for (const value of values)
       if (!pattern.test(value))
-        throw new Error(`managedInstances.${name}: ${JSON.stringify(value)} is no such id`);
+        throw new Error(`managedInstances.${name}: ${JSON.stringify(value)} is not ${what}`);
     return values;
   };
   const count = (name: string, value: number, least: number, most: number) => {
@@ -87,6 +101,10 @@ export function managedInstancesSettings(props: ApiManagedInstances) {
     ),
     minEnvironments: min,
     maxEnvironments: max,
+    instanceTypes:
+      props.instanceTypes === undefined
+        ? undefined
+        : ids('instanceTypes', props.instanceTypes, GRAVITON_TYPE, 50, 'a Graviton instance type'),
   };
 }
 
@@ -124,6 +142,13 @@ export function runOnManagedInstances(
     ),
     operatorRole,
     architectures: [Architecture.ARM_64],
+    ...(settings.instanceTypes === undefined
+      ? {}
+      : {
+          instanceTypeFilter: InstanceTypeFilter.allow(
+            settings.instanceTypes.map((type) => new InstanceType(type)),
+          ),
+        }),
   });
   provider.addFunction(fn, {
     perExecutionEnvironmentMaxConcurrency: settings.perEnvironmentConcurrency,

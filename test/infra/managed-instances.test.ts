@@ -123,6 +123,28 @@ describe('the API function on Lambda Managed Instances', () => {
     expect(api.Properties.ReservedConcurrentExecutions).toBe(400);
   });
 
+  it('launches only the instance types it is given (-c managedInstanceTypes=c7g.large,m7g.large)', () => {
+    const types = ['c7g.large', 'm7g.large'];
+    const props = contextProps(
+      (name) =>
+        ({
+          managedInstanceSubnets: SUBNETS.join(','),
+          managedInstanceSecurityGroups: GROUPS.join(','),
+          managedInstanceTypes: types.join(','),
+        })[name],
+    );
+    expect(props.apiManagedInstances?.instanceTypes).toEqual(types);
+    const filtered = synth(props);
+    const provider = Object.values(filtered.findResources('AWS::Lambda::CapacityProvider'))[0];
+    expect((provider as Resource).Properties.InstanceRequirements).toEqual({
+      Architectures: ['arm64'],
+      AllowedInstanceTypes: types,
+    });
+    // Without them, Lambda chooses.
+    const open = Object.values(on.findResources('AWS::Lambda::CapacityProvider'))[0] as Resource;
+    expect(open.Properties.InstanceRequirements).toEqual({ Architectures: ['arm64'] });
+  }, 120_000);
+
   it('is turned on by -c managedInstanceSubnets=… -c managedInstanceSecurityGroups=…', () => {
     const props = contextProps(
       (name) =>
@@ -144,10 +166,17 @@ describe('the API function on Lambda Managed Instances', () => {
 
   it.each([
     [{ ...ON, subnetIds: [] }, 'managedInstances.subnetIds must name 1 to 16 (got 0)'],
-    [{ ...ON, subnetIds: ['vpc-1234'] }, 'managedInstances.subnetIds: "vpc-1234" is no such id'],
+    [
+      { ...ON, subnetIds: ['vpc-1234'] },
+      'managedInstances.subnetIds: "vpc-1234" is not such an id',
+    ],
     [
       { ...ON, securityGroupIds: ['sg-1', 'sg-2', 'sg-3', 'sg-4', 'sg-5', 'sg-6'] },
       'managedInstances.securityGroupIds must name 1 to 5 (got 6)',
+    ],
+    [
+      { ...ON, instanceTypes: ['c7i.large'] },
+      'managedInstances.instanceTypes: "c7i.large" is not a Graviton instance type',
     ],
     [
       { ...ON, perEnvironmentConcurrency: 0 },
