@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import {
   CreateQueueCommand,
   GetQueueUrlCommand,
@@ -22,6 +24,13 @@ const QUEUE_HIDDEN_SECONDS = 30;
  * anyway: the poll that took it goes for its task, whatever becomes of that claim.
  */
 const TAKEN_HIDDEN_SECONDS = 2 * RETENTION_SECONDS;
+/**
+ * Connections the channel's client may hold. Each waiting poll holds one for its long poll, and one
+ * process may serve hundreds of polls at once (Lambda Managed Instances: up to 1,600 invocations per
+ * environment): at the SDK's default of 50, the next long poll would wait for a free socket, unwoken.
+ */
+const MAX_SOCKETS = 2_000;
+
 /** SQS's largest batch. */
 const BATCH = 10;
 
@@ -43,7 +52,13 @@ export class SqsTaskWakes implements TaskWakes {
   readonly #urls = new Map<string, string>();
 
   constructor(private readonly options: SqsTaskWakesOptions) {
-    this.#sqs = new SQSClient({ ...options.client });
+    this.#sqs = new SQSClient({
+      requestHandler: {
+        httpAgent: new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+      },
+      ...options.client,
+    });
   }
 
   async listen(kind: TaskKind, domain: string, taskList: string): Promise<WakeListener> {

@@ -126,4 +126,24 @@ describe('SqsTaskWakes', () => {
     await lost.close();
     await expect(listener.next(5_000, new AbortController().signal)).rejects.toThrow();
   });
+
+  it('keeps a long poll per waiting poll in flight, past the SDK’s 50 sockets', async () => {
+    // One process serving many invocations (Lambda Managed Instances) holds a long poll per poll.
+    const poller = wakesOn();
+    const controller = new AbortController();
+    const crowd = await Promise.all(
+      Array.from({ length: 60 }, () => poller.listen('activity', 'd', 'crowded')),
+    );
+    const waiting = crowd.map((l) => l?.next(10_000, controller.signal));
+    const other = await poller.listen('activity', 'd', 'quiet');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    const woken = other?.next(10_000, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await wakesOn().wake([task(7, 'quiet')]);
+    expect((await woken)?.task?.scheduledEventId).toBe(7);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    controller.abort();
+    await Promise.all(waiting);
+  });
 });
