@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
+import { MIN_CALL_HEADROOM } from './constructs/swf-api.js';
 import { managedInstancesContext } from './managed-instances-context.js';
 import type { SwfStackProps } from './swf-stack.js';
 
@@ -28,6 +29,9 @@ import type { SwfStackProps } from './swf-stack.js';
  * - `tableWarmReadUnits`, `tableWarmWriteUnits`: the table's warm throughput, per second.
  * - `managedInstanceSubnets`, `managedInstanceSecurityGroups` (and their sizes): the API function on
  *   Lambda Managed Instances (infra/managed-instances-context.ts).
+ * - `apiReservedConcurrency`: the API function's reserved concurrency (400; at least 11), and
+ *   `maxWaitingPolls`: the most long polls waiting at once under it (that less 100; the stack
+ *   refuses a cap that leaves fewer than 10 for other calls). See docs/pollers.md.
  */
 export function contextProps(
   context: (name: string) => unknown,
@@ -83,6 +87,8 @@ type OperationsContext = Pick<
   | 'tableKmsKeyArn'
   | 'tableDeletionProtection'
   | 'tableWarmThroughput'
+  | 'apiReservedConcurrency'
+  | 'maxWaitingPolls'
 >;
 
 /** The context of alarms, metrics and tracing. */
@@ -107,6 +113,29 @@ function operationsContext(context: (name: string) => unknown): OperationsContex
     ...(namespace === undefined ? {} : { metricsNamespace: namespace }),
     ...(threshold === undefined ? {} : { concurrencyAlarmThreshold: threshold }),
     ...(tracing === undefined ? {} : { tracing }),
+    ...concurrencyContext(context),
+  };
+}
+
+/**
+ * The API function's reserved concurrency and the cap on waiting polls. The stack checks the cap
+ * against the reservation (with its default when `apiReservedConcurrency` is not given).
+ */
+function concurrencyContext(context: (name: string) => unknown): OperationsContext {
+  const reserved = wholeNumber(
+    context('apiReservedConcurrency'),
+    'apiReservedConcurrency',
+    'containers',
+  );
+  const least = MIN_CALL_HEADROOM + 1;
+  if (reserved !== undefined && reserved < least)
+    throw new Error(
+      `apiReservedConcurrency must be at least ${least}: ${MIN_CALL_HEADROOM} for calls other than waiting polls, and one poll (got ${reserved})`,
+    );
+  const polls = positiveNumber(context('maxWaitingPolls'), 'maxWaitingPolls', 'polls');
+  return {
+    ...(reserved === undefined ? {} : { apiReservedConcurrency: reserved }),
+    ...(polls === undefined ? {} : { maxWaitingPolls: polls }),
   };
 }
 

@@ -108,7 +108,7 @@ export const DEFAULT_API_CONCURRENCY = 400;
 /** What the defaults keep of the API function's concurrency for calls other than waiting polls. */
 export const DEFAULT_CALL_HEADROOM = 100;
 /** The least the API function's concurrency must keep for other calls beside waiting polls. */
-const MIN_CALL_HEADROOM = 10;
+export const MIN_CALL_HEADROOM = 10;
 
 /**
  * The SWF endpoint: functions/api.ts behind an HTTP API whose only route, `POST /` (every awsJson1_0

@@ -23,6 +23,23 @@ const PEEK = 10;
  */
 const MAX_PEEK = MAX_POLLERS;
 
+/**
+ * How long after its scheduling a task's wake may still be on its way to a waiting poll (the commit,
+ * the send, the receive): until then another poll leaves the task to the one woken for it.
+ */
+export const WAKE_IN_FLIGHT_MS = 500;
+/** A poll with less time than this left takes what it finds, wake or none. */
+const LEAVE_YOUNG_MIN_REMAINING_MS = 2_000;
+/** How long a poll that left entries to their wakes waits before it looks whether they were taken. */
+const SHORT_WAIT_MS = 1_000;
+
+/**
+ * Whether an entry was scheduled less than `leaveMs` before `nowMs` (both the service's clock):
+ * its wake may still be on its way to the poll it wakes.
+ */
+export const wakeInFlight = (entry: QueuedTaskRef, nowMs: number, leaveMs: number): boolean =>
+  leaveMs > 0 && nowMs - entry.scheduledAt * 1000 < leaveMs;
+
 /** The list a poll is for. */
 type PollList = { kind: TaskKind; domain: string; taskList: string };
 
@@ -46,7 +63,13 @@ interface Poll<T> {
 type Turn<T> =
   | { readonly task: T }
   | 'time-up'
-  | { readonly look: boolean; readonly channelLost?: true };
+  | { readonly look: Look; readonly channelLost?: true };
+
+/**
+ * When a poll next reads its queue: at once, after a short wait on its channel (it left entries to
+ * the polls their wakes went to, and looks whether they took them), or only when woken.
+ */
+type Look = 'now' | 'soon' | 'when-woken';
 
 /**
  * A long poll: take a task now if one is queued, else wait for one until the poll's time is up (then
@@ -82,7 +105,7 @@ async function waitForTask<T extends TaskInHand>(poll: Poll<T>): Promise<T | und
   // Listening before the first look: a task queued after it wakes this poll.
   let wakes = await listenForWakes(deps, list);
   // A new poll looks at once, as does one woken by a notify; see lookAgain for those whose time ran out.
-  let look = true;
+  let look = 'now' as Look;
   while (!request.signal.aborted) {
     const left = await adoptLeftTask(poll);
     if (left !== undefined) return left;
@@ -91,7 +114,7 @@ async function waitForTask<T extends TaskInHand>(poll: Poll<T>): Promise<T | und
     const turn: Turn<T> =
       wakes !== undefined && remaining >= 1_000
         ? await channelTurn(poll, wakes, look, remaining)
-        : await recheckTurn(poll, look, remaining);
+        : await recheckTurn(poll, look !== 'when-woken', remaining);
     if (turn === 'time-up') return undefined;
     if ('task' in turn) return turn.task;
     // A channel or a read that failed leaves the poll to its rechecks from now on.
@@ -117,29 +140,34 @@ async function adoptLeftTask<T extends TaskInHand>(poll: Poll<T>): Promise<T | u
 
 /**
  * A turn on the wake channel: look at the queue (when due), then wait for a wake and go for the task
- * it names. Having read the queue, or heard nothing, the poll waits again without a look.
+ * it names. Having read the queue, or heard nothing, the poll waits again without a look; having left
+ * entries to the polls their wakes went to, it looks again after a short wait.
  */
 async function channelTurn<T>(
   poll: Poll<T>,
   wakes: WakeListener,
-  look: boolean,
+  look: Look,
   remaining: number,
 ): Promise<Turn<T>> {
-  const { deps, request, list, take, deadline } = poll;
-  if (look) {
-    const taken = await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment);
+  // With time to look again, tasks whose wakes are on their way are left to the polls they wake.
+  const leaveMs = remaining >= LEAVE_YOUNG_MIN_REMAINING_MS ? WAKE_IN_FLIGHT_MS : 0;
+  let soon = look === 'soon';
+  if (look === 'now') {
+    const taken = await takeFirst(poll, leaveMs).catch(failedForAMoment);
     // A read that failed is tried again on time, as where no wake reaches.
-    if (taken === 'failed') return { look: true, channelLost: true };
-    if (taken !== undefined) return { task: taken };
+    if (taken === 'failed') return { look: 'now', channelLost: true };
+    if (taken === 'left') soon = true;
+    else if (taken !== undefined) return { task: taken };
   }
-  const woken = await wakes.next(remaining, poll.stop).catch(channelFailed);
-  if (woken === 'failed') return { look: false, channelLost: true };
-  if (woken === undefined) return { look: false };
-  const named = await takeNamed(deps, request, list, woken.task, take, deadline).catch(
-    failedForAMoment,
-  );
-  if (named === 'failed') return { look: true, channelLost: true };
-  return named === undefined ? { look: false } : { task: named };
+  const wait = soon ? Math.min(remaining, SHORT_WAIT_MS) : remaining;
+  const woken = await wakes.next(wait, poll.stop).catch(channelFailed);
+  if (woken === 'failed') return { look: soon ? 'now' : 'when-woken', channelLost: true };
+  if (woken === undefined) return { look: soon ? 'now' : 'when-woken' };
+  const named = await takeNamed(poll, woken.task, leaveMs).catch(failedForAMoment);
+  if (named === 'failed') return { look: 'now', channelLost: true };
+  if (named === 'left') return { look: 'soon' };
+  // Nothing for it: the queue was read to its end just now (takeNamed), nothing left to a wake.
+  return named === undefined ? { look: 'when-woken' } : { task: named };
 }
 
 /**
@@ -147,7 +175,7 @@ async function channelTurn<T>(
  * notify of the process, a task handed over, or the next recheck.
  */
 async function recheckTurn<T>(poll: Poll<T>, look: boolean, remaining: number): Promise<Turn<T>> {
-  const { deps, request, list, take, deadline } = poll;
+  const { deps, list } = poll;
   const wait = deps.notifier.wait(
     list.kind,
     list.domain,
@@ -157,9 +185,10 @@ async function recheckTurn<T>(poll: Poll<T>, look: boolean, remaining: number): 
   );
   let failed = false;
   if (look) {
-    const taken = await takeFirst(deps, request, list, take, deadline).catch(failedForAMoment);
+    const taken = await takeFirst(poll, 0).catch(failedForAMoment);
     if (taken === 'failed') failed = true;
-    else if (taken !== undefined) return { task: taken };
+    // Nothing is left to a wake here (no leave time): 'left' cannot come.
+    else if (taken !== undefined && taken !== 'left') return { task: taken };
   }
   if (remaining <= 0) return 'time-up';
   // The queue was empty: a task scheduled from now on may be started for this poller directly.
@@ -167,7 +196,8 @@ async function recheckTurn<T>(poll: Poll<T>, look: boolean, remaining: number): 
   const handed = await wait.done;
   if (handed !== undefined) return { task: handed.result as T };
   // A look that failed is tried again at the next recheck, whichever poll of the list is due.
-  return { look: !wait.endedByTime() || failed || lookAgain(deps, list, deadline) };
+  const again = !wait.endedByTime() || failed || lookAgain(deps, list, poll.deadline);
+  return { look: again ? 'now' : 'when-woken' };
 }
 
 /** The list's wake channel, where polls have one; a channel that fails leaves the poll to its rechecks. */
@@ -194,13 +224,11 @@ function channelFailed(error: unknown): 'failed' {
  * the queue), if it is on this list; else, or if that task went to another poll, to the queue's head.
  */
 async function takeNamed<T>(
-  deps: OperationDeps,
-  request: RequestContext,
-  list: PollList,
+  poll: Poll<T>,
   named: QueuedTaskRef | undefined,
-  take: (entry: QueueEntry) => Promise<Take<T>>,
-  deadline: number,
-): Promise<T | undefined | 'failed'> {
+  leaveMs: number,
+): Promise<T | undefined | 'failed' | 'left'> {
+  const { deps, list, take } = poll;
   const onList =
     named !== undefined &&
     named.kind === list.kind &&
@@ -216,7 +244,7 @@ async function takeNamed<T>(
     }
     if (typeof taken === 'object') return taken.task;
   }
-  return takeFirst(deps, request, list, take, deadline);
+  return takeFirst(poll, leaveMs);
 }
 
 /**
@@ -316,15 +344,16 @@ async function peekBy(
 
 /**
  * The first task of the list this poll can take, or undefined; 'failed' when a read outlasted the
- * poll's deadline.
+ * poll's deadline; 'left' when it took nothing but left entries scheduled less than `leaveMs` ago:
+ * their wakes are on their way to other polls, which go for them (racing them would only make one
+ * of the two claims lose), and the poll looks again shortly in case a wake was lost.
  */
 async function takeFirst<T>(
-  deps: OperationDeps,
-  request: RequestContext,
-  list: PollList,
-  take: (entry: QueueEntry) => Promise<Take<T>>,
-  deadline: number,
-): Promise<T | undefined | 'failed'> {
+  poll: Poll<T>,
+  leaveMs: number,
+): Promise<T | undefined | 'failed' | 'left'> {
+  const { deps, request, list, take, deadline } = poll;
+  let left = false;
   let limit = PEEK;
   // Entries this poll is done with: another poller of this process holds them, their commit has not
   // landed, or this poll dropped them.
@@ -340,6 +369,11 @@ async function takeFirst<T>(
       if (request.signal.aborted) return undefined;
       const id = `${entry.runId}|${taskKey(entry)}`;
       if (passed.has(id)) continue;
+      if (wakeInFlight(entry, deps.clock.now(), leaveMs)) {
+        passed.add(id);
+        left = true;
+        continue;
+      }
       const release = deps.notifier.goFor(entry);
       if (release === undefined) {
         passed.add(id);
@@ -362,7 +396,7 @@ async function takeFirst<T>(
     // look past them, as older tasks than the next one scheduled may wait there (a poll that finds
     // nothing takes that one first). Else the queue has nothing for this poll: wait to be woken.
     if (dropped) continue;
-    if (entries.length < limit || limit >= MAX_PEEK) return undefined;
+    if (entries.length < limit || limit >= MAX_PEEK) return left ? 'left' : undefined;
     limit = Math.min(limit * 4, MAX_PEEK);
   }
 }

@@ -62,6 +62,16 @@ describe('deploy context options', () => {
     [{ frontDoor: 'cloudfront' }, 'frontDoor must be http-api or function-url (got cloudfront)'],
     [{ pollMaxWaitSeconds: '2.5' }, 'pollMaxWaitSeconds must be a whole number of seconds'],
     [{ pollRecheckMs: 'soon' }, 'pollRecheckMs must be a whole number of milliseconds'],
+    [
+      { apiReservedConcurrency: 'lots' },
+      'apiReservedConcurrency must be a whole number of containers (got lots)',
+    ],
+    [
+      { apiReservedConcurrency: '10' },
+      'apiReservedConcurrency must be at least 11: 10 for calls other than waiting polls, and one poll (got 10)',
+    ],
+    [{ maxWaitingPolls: '2.5' }, 'maxWaitingPolls must be a whole number of polls (got 2.5)'],
+    [{ maxWaitingPolls: '0' }, 'maxWaitingPolls must be a positive whole number of polls (got 0)'],
   ])('refuses %j', (values, message) => {
     expect(() => propsOf(values)).toThrow(message);
   });
@@ -75,6 +85,12 @@ describe('deploy context options', () => {
     ],
     // a recheck from 50 ms to the poll's wait
     [{ pollRecheckMs: '49' }, 'pollRecheck must be from 50 ms to pollMaxWait'],
+    // a cap on waiting polls that leaves other calls at least 10 of the API's reservation
+    [
+      { apiReservedConcurrency: '100', maxWaitingPolls: '95' },
+      'maxWaitingPolls must be from 1 to 90 (reservedConcurrency 100 less 10 for other calls) (got 95)',
+    ],
+    [{ maxWaitingPolls: '391' }, 'maxWaitingPolls must be from 1 to 390'],
   ])('the stack refuses %j before building anything', (values, message) => {
     expect(() => new SwfStack(new App(), 'Refused', propsOf(values))).toThrow(message);
   });

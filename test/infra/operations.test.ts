@@ -228,6 +228,15 @@ describe('isolation and data safety', () => {
       calls: 20,
     });
     expect(budget(synth({ apiReservedConcurrency: 500, maxWaitingPolls: 450 })).calls).toBe(50);
+    // The same from `-c apiReservedConcurrency=… -c maxWaitingPolls=…`.
+    expect(
+      budget(synth(fromContext({ apiReservedConcurrency: '600', maxWaitingPolls: '550' }))),
+    ).toEqual({ reserved: 600, polls: 550, calls: 50 });
+    expect(budget(synth(fromContext({ apiReservedConcurrency: '60' })))).toEqual({
+      reserved: 60,
+      polls: 30,
+      calls: 30,
+    });
     // The direct-invoke function serves no polls: it takes from the unreserved pool.
     expect(fn(plain, 'ApiDirectHandler').ReservedConcurrentExecutions).toBeUndefined();
   });

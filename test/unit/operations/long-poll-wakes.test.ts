@@ -9,18 +9,27 @@ import { NoTaskNotifier } from '../../../lib/adapters/in-process/task-notifier.j
 import type { ExecutionState } from '../../../lib/core/execution-state.js';
 import type { QueuedTaskRef } from '../../../lib/core/task-queue.js';
 import type { OperationDeps } from '../../../lib/operations/context.js';
-import { longPoll, type Take, type TaskInHand } from '../../../lib/operations/long-poll.js';
+import {
+  longPoll,
+  type Take,
+  type TaskInHand,
+  WAKE_IN_FLIGHT_MS,
+  wakeInFlight,
+} from '../../../lib/operations/long-poll.js';
 import type { TaskWakes, WakeListener } from '../../../lib/ports/task-wakes.js';
 
-const entry = (scheduledEventId: number): QueuedTaskRef => ({
+/** A queued task, scheduled long ago, or `scheduledAt` (epoch seconds). */
+const entry = (scheduledEventId: number, scheduledAt = 0): QueuedTaskRef => ({
   kind: 'activity',
   domain: 'd',
   runId: `run-${scheduledEventId}`,
   taskList: 'l',
   taskPriority: '0',
-  scheduledAt: 0,
+  scheduledAt,
   scheduledEventId,
 });
+/** A task scheduled just now: its wake may be on its way to a waiting poll. */
+const fresh = (scheduledEventId: number) => entry(scheduledEventId, Date.now() / 1000);
 
 const inHand = (id: number): TaskInHand => ({
   state: { execution: { workflowId: 'w', runId: `run-${id}` } } as ExecutionState,
@@ -37,12 +46,19 @@ class TestWakes implements TaskWakes {
   async listen(): Promise<WakeListener> {
     this.listens += 1;
     return {
-      next: (_ms, signal) => {
+      next: (ms, signal) => {
         this.waits += 1;
         if (this.fail) return Promise.reject(new Error('SQS is down'));
         return new Promise((resolve) => {
-          this.pending.push(resolve);
-          signal.addEventListener('abort', () => resolve(undefined), { once: true });
+          const timer = setTimeout(() => end(undefined), ms);
+          const end = (woken: { task?: QueuedTaskRef } | undefined) => {
+            clearTimeout(timer);
+            const at = this.pending.indexOf(end);
+            if (at >= 0) this.pending.splice(at, 1);
+            resolve(woken);
+          };
+          this.pending.push(end);
+          signal.addEventListener('abort', () => end(undefined), { once: true });
         });
       },
     };
@@ -56,7 +72,7 @@ class TestWakes implements TaskWakes {
   }
 }
 
-function setup(wakes: TestWakes, recheckMs = 60_000) {
+function setup(wakes: TestWakes, recheckMs = 60_000, maxWaitMs = 5_000) {
   const queue: QueuedTaskRef[] = [];
   const peeks: number[] = [];
   const attempts: number[] = [];
@@ -64,7 +80,7 @@ function setup(wakes: TestWakes, recheckMs = 60_000) {
     notifier: new NoTaskNotifier(),
     wakes,
     clock: { now: () => Date.now() },
-    polling: { maxWaitMs: 5_000, recheckMs },
+    polling: { maxWaitMs, recheckMs },
     taskQueues: {
       peekQueue: async () => {
         peeks.push(Date.now());
@@ -144,5 +160,70 @@ describe('a long poll with a wake channel', () => {
     expect((await answer)?.startedEventId).toBe(4);
     // The failed channel was given up, not retried in a loop.
     expect(wakes.waits).toBe(1);
+  });
+});
+
+describe('a poll that starts while wakes are on their way', () => {
+  it('judges a task in its wake’s way while it is younger than the leave time', () => {
+    const task = entry(1, 100);
+    expect(wakeInFlight(task, 100_000 + WAKE_IN_FLIGHT_MS - 1, WAKE_IN_FLIGHT_MS)).toBe(true);
+    expect(wakeInFlight(task, 100_000 + WAKE_IN_FLIGHT_MS, WAKE_IN_FLIGHT_MS)).toBe(false);
+    // No leave time (no channel, or the poll's time nearly up): nothing is left.
+    expect(wakeInFlight(task, 100_000, 0)).toBe(false);
+  });
+
+  it('leaves the task a wake names to the woken poll instead of racing it for it', async () => {
+    const wakes = new TestWakes();
+    const { queue, attempts, poll } = setup(wakes);
+    const waiting = poll();
+    await settle();
+    queue.push(fresh(2));
+    const stop = new AbortController();
+    const starting = poll(stop.signal);
+    await settle();
+    wakes.send(fresh(2));
+    expect((await waiting)?.startedEventId).toBe(2);
+    // One claim for the task: the poll that started read the queue and left it.
+    expect(attempts).toEqual([2]);
+    stop.abort();
+    expect(await starting).toBeUndefined();
+  });
+
+  it('takes older tasks at once, and one whose wake never came a moment later', async () => {
+    const wakes = new TestWakes();
+    const { queue, attempts, peeks, poll } = setup(wakes);
+    queue.push(entry(1), fresh(3));
+    expect((await poll())?.startedEventId).toBe(1);
+    const started = Date.now();
+    expect((await poll())?.startedEventId).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(attempts).toEqual([1, 3]);
+    expect(peeks).toHaveLength(3);
+  });
+
+  it('takes what it finds at once when its time is nearly up', async () => {
+    const wakes = new TestWakes();
+    const { queue, poll } = setup(wakes, 60_000, 1_500);
+    queue.push(fresh(4));
+    const started = Date.now();
+    expect((await poll())?.startedEventId).toBe(4);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('hands every task out once, those whose wakes were lost included', async () => {
+    const wakes = new TestWakes();
+    const { queue, attempts, poll } = setup(wakes);
+    const waiting = [poll(), poll(), poll()];
+    await settle();
+    queue.push(fresh(1), fresh(2), fresh(3), fresh(4), fresh(5));
+    const starting = [poll(), poll()];
+    await settle();
+    // Wakes for three tasks reach the three waiting polls; those of 4 and 5 are lost.
+    for (const id of [1, 2, 3]) wakes.send(fresh(id));
+    const got = await Promise.all([...waiting, ...starting]);
+    expect(got.map((t) => t?.startedEventId).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(queue).toEqual([]);
+    // The woken polls went straight for their tasks: only the lost wakes' tasks could be contended.
+    expect(attempts.slice(0, 3)).toEqual([1, 2, 3]);
   });
 });
