@@ -9,7 +9,7 @@ import type { QueueEntry } from '../ports/task-queue-store.js';
 import type { WakeListener } from '../ports/task-wakes.js';
 import { isTransientFailure } from '../ports/transient-failure.js';
 import type { OperationDeps, RequestContext } from './context.js';
-import { admitPoll, MAX_POLLERS, warn } from './poller-admission.js';
+import { MAX_POLLERS, pollAdmission, warn } from './poller-admission.js';
 import { mutateRun, timedOutUnfired } from './run-mutation.js';
 
 /** What a poller made of one queue entry: its task, or it was left (not committed yet), or removed. */
@@ -54,6 +54,8 @@ interface Poll<T> {
   readonly deadline: number;
   /** Aborted when the poll ends, its caller gone or its answer chosen. */
   readonly stop: AbortSignal;
+  /** Takes the poll's place among the list's waiting polls: called before it first waits. */
+  readonly admit: () => Promise<void>;
 }
 
 /**
@@ -86,16 +88,18 @@ export async function longPoll<T extends TaskInHand>(
   // The poll's time runs from when the edge took the request: under a burst, its turn may come later.
   const waited = request.receivedAt === undefined ? 0 : performance.now() - request.receivedAt;
   const deadline = deps.clock.now() + deps.polling.maxWaitMs - Math.max(0, waited);
-  const release = await admitPoll(deps, list, deadline);
+  const admission = await pollAdmission(deps, list, deadline);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await waitForTask({ deps, request, list, take, handoff, deadline, stop: stop.signal });
+    const { admit } = admission;
+    const poll = { deps, request, list, take, handoff, deadline, stop: stop.signal, admit };
+    return await waitForTask(poll);
   } finally {
     request.signal.removeEventListener('abort', onAbort);
     stop.abort();
-    await release();
+    await admission.release();
   }
 }
 
@@ -160,6 +164,7 @@ async function channelTurn<T>(
     else if (taken !== undefined) return { task: taken };
   }
   const wait = soon ? Math.min(remaining, SHORT_WAIT_MS) : remaining;
+  await poll.admit();
   const woken = await wakes.next(wait, poll.stop).catch(channelFailed);
   if (woken === 'failed') return { look: soon ? 'now' : 'when-woken', channelLost: true };
   if (woken === undefined) return { look: soon ? 'now' : 'when-woken' };
@@ -191,6 +196,7 @@ async function recheckTurn<T>(poll: Poll<T>, look: boolean, remaining: number): 
     else if (taken !== undefined && taken !== 'left') return { task: taken };
   }
   if (remaining <= 0) return 'time-up';
+  await poll.admit();
   // The queue was empty: a task scheduled from now on may be started for this poller directly.
   if (poll.handoff !== undefined) wait.acceptHandoff(poll.handoff);
   const handed = await wait.done;
