@@ -2,12 +2,8 @@
  * Child workflows through the official SDK: the child policy applied when a parent is terminated or
  * times out, down to grandchildren, and the children a parent leaves running when it closes itself.
  */
-import {
-  type HistoryEvent,
-  type SWFClient,
-  TerminateWorkflowExecutionCommand,
-} from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HistoryEvent, TerminateWorkflowExecutionCommand } from '@aws-sdk/client-swf';
+import { describe, expect, it } from 'vitest';
 import {
   abandonType,
   domain,
@@ -17,32 +13,18 @@ import {
   serveChildren,
   startChild,
 } from '../support/child-workflows.js';
-import {
-  decide,
-  eventsOf,
-  eventTypes,
-  type SwfDriver,
-  single,
-  sleep,
-  uid,
-} from '../support/decider.js';
+import { decide, eventsOf, eventTypes, single, sleep, uid } from '../support/decider.js';
+import { servedForFile } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveChildren());
-});
-afterAll(() => close());
+const server = servedForFile(serveChildren);
 
 describe('child policy', () => {
   const terminate = (
     execution: Execution,
     childPolicy?: 'TERMINATE' | 'REQUEST_CANCEL' | 'ABANDON',
   ) =>
-    swf.send(
+    server.swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
         workflowId: execution.workflowId,
@@ -56,11 +38,11 @@ describe('child policy', () => {
   async function grandchild(f: Family, workflowType = abandonType) {
     const taskList = uid('grandchild-deciders');
     const workflowId = uid('grandchild');
-    await driver.decide(f.childTaskList, () => [
+    await server.driver.decide(f.childTaskList, () => [
       startChild({ workflowType, workflowId, taskList: { name: taskList } }),
     ]);
-    const task = await driver.pollDecision(f.childTaskList);
-    await driver.respond(task.taskToken, []);
+    const task = await server.driver.pollDecision(f.childTaskList);
+    await server.driver.respond(task.taskToken, []);
     const started = single(
       task.events,
       'ChildWorkflowExecutionStarted',
@@ -72,34 +54,34 @@ describe('child policy', () => {
     events.at(-1)?.eventType === 'WorkflowExecutionTerminated';
 
   it('TERMINATE terminates each open child with the child’s own policy, and so on down to grandchildren', async () => {
-    const f = await family(driver);
+    const f = await family(server.driver);
     const g = await grandchild(f);
     await terminate(f.parent);
 
-    const childEvents = await awaitHistory(driver, f.child, closedBy);
+    const childEvents = await awaitHistory(server.driver, f.child, closedBy);
     expect(childEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toEqual({
       childPolicy: 'TERMINATE',
       cause: 'CHILD_POLICY_APPLIED',
     });
-    const grandchildEvents = await awaitHistory(driver, g.execution, closedBy);
+    const grandchildEvents = await awaitHistory(server.driver, g.execution, closedBy);
     expect(grandchildEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toEqual({
       childPolicy: 'ABANDON',
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await driver.describe(f.child)).executionInfo).toMatchObject({
+    expect((await server.driver.describe(f.child)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
     });
-    expect((await driver.describe(g.execution)).executionInfo).toMatchObject({
+    expect((await server.driver.describe(g.execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
     });
     // the closed parent records nothing more, and has nothing open
-    const parentEvents = await driver.history(f.parent);
+    const parentEvents = await server.driver.history(f.parent);
     expect(parentEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toMatchObject({
       childPolicy: 'TERMINATE',
     });
-    expect((await driver.describe(f.parent)).openCounts).toEqual({
+    expect((await server.driver.describe(f.parent)).openCounts).toEqual({
       openActivityTasks: 0,
       openDecisionTasks: 0,
       openTimers: 0,
@@ -109,11 +91,11 @@ describe('child policy', () => {
   });
 
   it('REQUEST_CANCEL asks each open child to cancel and leaves it open', async () => {
-    const f = await family(driver, {}, { childPolicy: 'REQUEST_CANCEL' });
-    await driver.decide(f.childTaskList, () => []);
+    const f = await family(server.driver, {}, { childPolicy: 'REQUEST_CANCEL' });
+    await server.driver.decide(f.childTaskList, () => []);
     await terminate(f.parent);
 
-    const task = await driver.pollDecision(f.childTaskList);
+    const task = await server.driver.pollDecision(f.childTaskList);
     expect(eventTypes(task.events).slice(4)).toEqual([
       'WorkflowExecutionCancelRequested',
       'DecisionTaskScheduled',
@@ -125,61 +107,61 @@ describe('child policy', () => {
     ).toEqual({
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await driver.describe(f.child)).executionInfo).toMatchObject({
+    expect((await server.driver.describe(f.child)).executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       cancelRequested: true,
     });
     expect(
-      (await driver.history(f.parent)).at(-1)?.workflowExecutionTerminatedEventAttributes,
+      (await server.driver.history(f.parent)).at(-1)?.workflowExecutionTerminatedEventAttributes,
     ).toMatchObject({
       childPolicy: 'REQUEST_CANCEL',
     });
-    await driver.respond(task.taskToken, [decide.cancel()]);
-    expect((await driver.describe(f.child)).executionInfo?.closeStatus).toBe('CANCELED');
+    await server.driver.respond(task.taskToken, [decide.cancel()]);
+    expect((await server.driver.describe(f.child)).executionInfo?.closeStatus).toBe('CANCELED');
   });
 
   it('uses the childPolicy given to TerminateWorkflowExecution over the parent’s own', async () => {
-    const f = await family(driver, {}, { childPolicy: 'TERMINATE' });
-    await driver.decide(f.childTaskList, () => []);
+    const f = await family(server.driver, {}, { childPolicy: 'TERMINATE' });
+    await server.driver.decide(f.childTaskList, () => []);
     await terminate(f.parent, 'REQUEST_CANCEL');
-    const task = await driver.pollDecision(f.childTaskList);
+    const task = await server.driver.pollDecision(f.childTaskList);
     expect(
       single(task.events, 'WorkflowExecutionCancelRequested')
         .workflowExecutionCancelRequestedEventAttributes,
     ).toEqual({
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await driver.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await server.driver.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
   });
 
   it('ABANDON leaves children running untouched', async () => {
-    const f = await family(driver, {}, { childPolicy: 'ABANDON' });
-    await driver.decide(f.childTaskList, () => []);
-    const before = await driver.history(f.child);
+    const f = await family(server.driver, {}, { childPolicy: 'ABANDON' });
+    await server.driver.decide(f.childTaskList, () => []);
+    const before = await server.driver.history(f.child);
     await terminate(f.parent);
     // Another parent terminated afterwards with TERMINATE: once its child is terminated, the outbox has
     // long passed the first termination.
-    const witness = await family(driver);
-    await driver.decide(witness.childTaskList, () => []);
+    const witness = await family(server.driver);
+    await server.driver.decide(witness.childTaskList, () => []);
     await terminate(witness.parent);
-    await awaitHistory(driver, witness.child, closedBy);
+    await awaitHistory(server.driver, witness.child, closedBy);
     await sleep(300);
-    expect(await driver.history(f.child)).toEqual(before);
-    expect((await driver.describe(f.child)).executionInfo).toMatchObject({
+    expect(await server.driver.history(f.child)).toEqual(before);
+    expect((await server.driver.describe(f.child)).executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       cancelRequested: false,
     });
-    await driver.signal(f.child);
-    expect(eventTypes((await driver.pollDecision(f.childTaskList)).events).at(-3)).toBe(
+    await server.driver.signal(f.child);
+    expect(eventTypes((await server.driver.pollDecision(f.childTaskList)).events).at(-3)).toBe(
       'WorkflowExecutionSignaled',
     );
   });
 
   it('applies the policy when the parent times out', async () => {
-    const f = await family(driver, {}, { executionStartToCloseTimeout: '2' });
-    await driver.decide(f.childTaskList, () => []);
+    const f = await family(server.driver, {}, { executionStartToCloseTimeout: '2' });
+    await server.driver.decide(f.childTaskList, () => []);
     const parentEvents = await awaitHistory(
-      driver,
+      server.driver,
       f.parent,
       (h) => h.at(-1)?.eventType === 'WorkflowExecutionTimedOut',
     );
@@ -187,7 +169,7 @@ describe('child policy', () => {
       timeoutType: 'START_TO_CLOSE',
       childPolicy: 'TERMINATE',
     });
-    const childEvents = await awaitHistory(driver, f.child, closedBy);
+    const childEvents = await awaitHistory(server.driver, f.child, closedBy);
     expect(childEvents.at(-1)?.workflowExecutionTerminatedEventAttributes).toEqual({
       childPolicy: 'TERMINATE',
       cause: 'CHILD_POLICY_APPLIED',
@@ -196,13 +178,13 @@ describe('child policy', () => {
 
   it('REQUEST_CANCEL on timeout asks the child to cancel', async () => {
     const f = await family(
-      driver,
+      server.driver,
       {},
       { executionStartToCloseTimeout: '2', childPolicy: 'REQUEST_CANCEL' },
     );
-    await driver.decide(f.childTaskList, () => []);
+    await server.driver.decide(f.childTaskList, () => []);
     const childEvents = await awaitHistory(
-      driver,
+      server.driver,
       f.child,
       (h) => eventsOf(h, 'WorkflowExecutionCancelRequested').length === 1,
     );
@@ -212,43 +194,43 @@ describe('child policy', () => {
     ).toEqual({
       cause: 'CHILD_POLICY_APPLIED',
     });
-    expect((await driver.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await server.driver.describe(f.child)).executionInfo?.executionStatus).toBe('OPEN');
   });
 
   it('a parent that completes, fails or cancels leaves its children running', async () => {
     const closes = [decide.complete('done'), decide.fail('r'), decide.cancel()];
-    const families = await Promise.all(closes.map(() => family(driver)));
+    const families = await Promise.all(closes.map(() => family(server.driver)));
     for (const [i, f] of families.entries()) {
-      await driver.decide(f.childTaskList, () => []);
-      await driver.signal(f.parent);
+      await server.driver.decide(f.childTaskList, () => []);
+      await server.driver.signal(f.parent);
       const close = closes[i];
-      if (close !== undefined) await driver.decide(f.parentTaskList, () => [close]);
+      if (close !== undefined) await server.driver.decide(f.parentTaskList, () => [close]);
     }
     // a terminated parent's child shows the outbox has caught up with the closes above
-    const witness = await family(driver);
-    await driver.decide(witness.childTaskList, () => []);
+    const witness = await family(server.driver);
+    await server.driver.decide(witness.childTaskList, () => []);
     await terminate(witness.parent);
-    await awaitHistory(driver, witness.child, closedBy);
+    await awaitHistory(server.driver, witness.child, closedBy);
     await sleep(300);
     for (const f of families) {
-      const described = await driver.describe(f.child);
+      const described = await server.driver.describe(f.child);
       expect(described.executionInfo).toMatchObject({
         executionStatus: 'OPEN',
         cancelRequested: false,
       });
-      expect(eventTypes(await driver.history(f.child))).toEqual([
+      expect(eventTypes(await server.driver.history(f.child))).toEqual([
         'WorkflowExecutionStarted',
         'DecisionTaskScheduled',
         'DecisionTaskStarted',
         'DecisionTaskCompleted',
       ]);
       // a child may outlive its parent; its close is then reported to no one
-      await driver.signal(f.child);
-      await driver.decide(f.childTaskList, () => [decide.complete()]);
-      expect((await driver.describe(f.child)).executionInfo?.closeStatus).toBe('COMPLETED');
+      await server.driver.signal(f.child);
+      await server.driver.decide(f.childTaskList, () => [decide.complete()]);
+      expect((await server.driver.describe(f.child)).executionInfo?.closeStatus).toBe('COMPLETED');
     }
     expect(
-      (await Promise.all(families.map((f) => driver.describe(f.parent)))).map(
+      (await Promise.all(families.map((f) => server.driver.describe(f.parent)))).map(
         (d) => d.executionInfo?.closeStatus,
       ),
     ).toEqual(['COMPLETED', 'FAILED', 'CANCELED']);

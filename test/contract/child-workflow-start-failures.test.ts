@@ -2,12 +2,8 @@
  * Child workflows through the official SDK: each way StartChildWorkflowExecution fails, as the parent
  * sees it.
  */
-import {
-  type Decision,
-  type SWFClient,
-  TerminateWorkflowExecutionCommand,
-} from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Decision, TerminateWorkflowExecutionCommand } from '@aws-sdk/client-swf';
+import { describe, expect, it } from 'vitest';
 import {
   bareType,
   childType,
@@ -17,24 +13,18 @@ import {
   serveChildren,
   startChild,
 } from '../support/child-workflows.js';
-import { eventsOf, eventTypes, type SwfDriver, single, uid } from '../support/decider.js';
+import { eventsOf, eventTypes, single, uid } from '../support/decider.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveChildren());
-});
-afterAll(() => close());
+const server = servedForFile(serveChildren);
 
 describe('StartChildWorkflowExecution', () => {
   describe('start failures', () => {
     /** Starts a parent, answers its first task with `decisions`, and returns its next decision task. */
     async function failedStarts(decisions: Decision[]) {
-      const parent = await driver.start(parentType);
-      const first = await driver.decide(parent.taskList, () => decisions);
-      const task = await driver.pollDecision(parent.taskList);
+      const parent = await server.driver.start(parentType);
+      const first = await server.driver.decide(parent.taskList, () => decisions);
+      const task = await server.driver.pollDecision(parent.taskList);
       return { parent, task, completedEventId: (first.startedEventId ?? 0) + 1 };
     }
 
@@ -109,7 +99,7 @@ describe('StartChildWorkflowExecution', () => {
       ]);
       expect(eventsOf(task.events, 'StartChildWorkflowExecutionInitiated')).toEqual([]);
       expect(
-        (await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+        (await server.driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
       ).toBe(0);
     });
 
@@ -129,7 +119,7 @@ describe('StartChildWorkflowExecution', () => {
         'StartChildWorkflowExecutionInitiated',
         'ChildWorkflowExecutionStarted',
       ]);
-      const childTask = await driver.pollDecision(childTaskList);
+      const childTask = await server.driver.pollDecision(childTaskList);
       expect(childTask.events[0]?.workflowExecutionStartedEventAttributes).toMatchObject({
         childPolicy: 'ABANDON',
         taskPriority: '0',
@@ -154,20 +144,20 @@ describe('StartChildWorkflowExecution', () => {
         task.events[4]?.startChildWorkflowExecutionInitiatedEventAttributes
           ?.executionStartToCloseTimeout,
       ).toBe('NONE');
-      const childTask = await driver.pollDecision(childTaskList);
+      const childTask = await server.driver.pollDecision(childTaskList);
       expect(
         childTask.events[0]?.workflowExecutionStartedEventAttributes?.executionStartToCloseTimeout,
       ).toBe('NONE');
       const child = childTask.workflowExecution;
       if (child === undefined) throw new Error('no child execution');
       expect(
-        (await driver.describe(child)).executionConfiguration?.executionStartToCloseTimeout,
+        (await server.driver.describe(child)).executionConfiguration?.executionStartToCloseTimeout,
       ).toBe('NONE');
     });
 
     it('reports WORKFLOW_ALREADY_RUNNING after an Initiated event, pointing at it', async () => {
-      const existing = await driver.start(childType);
-      const before = await driver.history(existing.execution);
+      const existing = await server.driver.start(childType);
+      const before = await server.driver.history(existing.execution);
       const { parent, task, completedEventId } = await failedStarts([
         startChild({
           workflowType: childType,
@@ -195,15 +185,17 @@ describe('StartChildWorkflowExecution', () => {
         control: 'dup',
       });
       expect(
-        (await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+        (await server.driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
       ).toBe(0);
-      expect(await driver.history(existing.execution)).toEqual(before);
-      expect((await driver.describe(existing.execution)).executionInfo?.parent).toBeUndefined();
+      expect(await server.driver.history(existing.execution)).toEqual(before);
+      expect(
+        (await server.driver.describe(existing.execution)).executionInfo?.parent,
+      ).toBeUndefined();
     });
 
     it('may reuse the workflowId of a closed execution', async () => {
-      const previous = await driver.start(childType);
-      await swf.send(
+      const previous = await server.driver.start(childType);
+      await server.swf.send(
         new TerminateWorkflowExecutionCommand({
           domain,
           workflowId: previous.execution.workflowId,

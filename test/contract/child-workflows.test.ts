@@ -2,8 +2,8 @@
  * Child workflows through the official SDK: the start and its events on both sides, the open child
  * count, and every way a child closes as the parent sees it.
  */
-import { type SWFClient, TerminateWorkflowExecutionCommand } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TerminateWorkflowExecutionCommand } from '@aws-sdk/client-swf';
+import { describe, expect, it } from 'vitest';
 import {
   childType,
   domain,
@@ -13,24 +13,18 @@ import {
   serveChildren,
   startChild,
 } from '../support/child-workflows.js';
-import { decide, eventsOf, eventTypes, type SwfDriver, single, uid } from '../support/decider.js';
+import { decide, eventsOf, eventTypes, single, uid } from '../support/decider.js';
+import { servedForFile } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveChildren());
-});
-afterAll(() => close());
+const server = servedForFile(serveChildren);
 
 describe('StartChildWorkflowExecution', () => {
   it('starts the child: Initiated, then ChildWorkflowExecutionStarted and a decision task in the parent', async () => {
-    const parent = await driver.start(parentType);
+    const parent = await server.driver.start(parentType);
     const workflowId = uid('child');
     const childTaskList = uid('child-deciders');
-    const first = await driver.decide(parent.taskList, () => [
+    const first = await server.driver.decide(parent.taskList, () => [
       startChild({
         workflowType: childType,
         workflowId,
@@ -44,7 +38,7 @@ describe('StartChildWorkflowExecution', () => {
     ]);
     const completedEventId = (first.startedEventId ?? 0) + 1;
 
-    const task = await driver.pollDecision(parent.taskList);
+    const task = await server.driver.pollDecision(parent.taskList);
     expect(eventTypes(task.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'StartChildWorkflowExecutionInitiated',
@@ -78,7 +72,7 @@ describe('StartChildWorkflowExecution', () => {
     });
     const child = { workflowId, runId: started?.workflowExecution?.runId ?? '' };
 
-    const childTask = await driver.pollDecision(childTaskList);
+    const childTask = await server.driver.pollDecision(childTaskList);
     expect(childTask.workflowExecution).toEqual(child);
     expect(eventTypes(childTask.events)).toEqual([
       'WorkflowExecutionStarted',
@@ -99,7 +93,7 @@ describe('StartChildWorkflowExecution', () => {
       lambdaRole: 'arn:aws:iam::000000000000:role/child',
     });
 
-    const described = await driver.describe(child);
+    const described = await server.driver.describe(child);
     expect(described.executionInfo).toMatchObject({
       execution: child,
       workflowType: childType,
@@ -112,55 +106,55 @@ describe('StartChildWorkflowExecution', () => {
       taskList: { name: childTaskList },
       executionStartToCloseTimeout: '1800',
     });
-    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
-      1,
-    );
+    expect(
+      (await server.driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+    ).toBe(1);
   });
 
   it('counts open children in the parent until they close', async () => {
-    const parent = await driver.start(parentType);
+    const parent = await server.driver.start(parentType);
     const lists = [uid('c1'), uid('c2')];
-    await driver.decide(parent.taskList, () =>
+    await server.driver.decide(parent.taskList, () =>
       lists.map((list) =>
         startChild({ workflowType: childType, workflowId: uid('child'), taskList: { name: list } }),
       ),
     );
     // Initiated children count as open before they have started
-    const counts = await driver.describe(parent.execution);
+    const counts = await server.driver.describe(parent.execution);
     expect(counts.openCounts?.openChildWorkflowExecutions).toBe(2);
     await awaitHistory(
-      driver,
+      server.driver,
       parent.execution,
       (h) => eventsOf(h, 'ChildWorkflowExecutionStarted').length === 2,
     );
-    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
-      2,
-    );
+    expect(
+      (await server.driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+    ).toBe(2);
 
-    await driver.decide(lists[0] ?? '', () => [decide.complete()]);
+    await server.driver.decide(lists[0] ?? '', () => [decide.complete()]);
     await awaitHistory(
-      driver,
+      server.driver,
       parent.execution,
       (h) => eventsOf(h, 'ChildWorkflowExecutionCompleted').length === 1,
     );
-    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
-      1,
-    );
-    await driver.decide(lists[1] ?? '', () => [decide.complete()]);
+    expect(
+      (await server.driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+    ).toBe(1);
+    await server.driver.decide(lists[1] ?? '', () => [decide.complete()]);
     await awaitHistory(
-      driver,
+      server.driver,
       parent.execution,
       (h) => eventsOf(h, 'ChildWorkflowExecutionCompleted').length === 2,
     );
-    expect((await driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions).toBe(
-      0,
-    );
+    expect(
+      (await server.driver.describe(parent.execution)).openCounts?.openChildWorkflowExecutions,
+    ).toBe(0);
   });
 
   describe('the parent learns how the child closed, with initiatedEventId and startedEventId', () => {
     /** The parent's decision task after the child closed, and the ids every close event carries. */
     async function parentSeesClose(f: Family) {
-      const task = await driver.pollDecision(f.parentTaskList);
+      const task = await server.driver.pollDecision(f.parentTaskList);
       const ids = {
         workflowExecution: f.child,
         workflowType: childType,
@@ -172,8 +166,8 @@ describe('StartChildWorkflowExecution', () => {
     }
 
     it('ChildWorkflowExecutionCompleted {result}', async () => {
-      const f = await family(driver);
-      await driver.decide(f.childTaskList, () => [decide.complete('child-result')]);
+      const f = await family(server.driver);
+      await server.driver.decide(f.childTaskList, () => [decide.complete('child-result')]);
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionCompleted',
@@ -187,12 +181,14 @@ describe('StartChildWorkflowExecution', () => {
         ...ids,
         result: 'child-result',
       });
-      expect((await driver.describe(f.parent)).openCounts?.openChildWorkflowExecutions).toBe(0);
+      expect((await server.driver.describe(f.parent)).openCounts?.openChildWorkflowExecutions).toBe(
+        0,
+      );
     });
 
     it('ChildWorkflowExecutionFailed {reason, details}', async () => {
-      const f = await family(driver);
-      await driver.decide(f.childTaskList, () => [decide.fail('broken', 'stack')]);
+      const f = await family(server.driver);
+      await server.driver.decide(f.childTaskList, () => [decide.fail('broken', 'stack')]);
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionFailed',
@@ -210,8 +206,8 @@ describe('StartChildWorkflowExecution', () => {
     });
 
     it('ChildWorkflowExecutionCanceled {details}', async () => {
-      const f = await family(driver);
-      await driver.decide(f.childTaskList, () => [decide.cancel('bye')]);
+      const f = await family(server.driver);
+      await server.driver.decide(f.childTaskList, () => [decide.cancel('bye')]);
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionCanceled',
@@ -228,7 +224,7 @@ describe('StartChildWorkflowExecution', () => {
     });
 
     it('ChildWorkflowExecutionTimedOut {timeoutType}', async () => {
-      const f = await family(driver, { executionStartToCloseTimeout: '1' });
+      const f = await family(server.driver, { executionStartToCloseTimeout: '1' });
       const { task, ids, tail } = await parentSeesClose(f);
       expect(tail).toEqual([
         'ChildWorkflowExecutionTimedOut',
@@ -242,12 +238,12 @@ describe('StartChildWorkflowExecution', () => {
         ...ids,
         timeoutType: 'START_TO_CLOSE',
       });
-      expect((await driver.describe(f.child)).executionInfo?.closeStatus).toBe('TIMED_OUT');
+      expect((await server.driver.describe(f.child)).executionInfo?.closeStatus).toBe('TIMED_OUT');
     });
 
     it('ChildWorkflowExecutionTerminated', async () => {
-      const f = await family(driver);
-      await swf.send(
+      const f = await family(server.driver);
+      await server.swf.send(
         new TerminateWorkflowExecutionCommand({
           domain,
           workflowId: f.child.workflowId,

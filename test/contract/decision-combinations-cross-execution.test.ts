@@ -4,11 +4,9 @@
  * in the same list.
  */
 import type { HistoryEvent } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
-import { type SwfDriver, uid } from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { uid } from '../support/decider.js';
 import {
-  type CombosService,
   cancelExternal,
   find,
   historyWhen,
@@ -19,28 +17,21 @@ import {
   w,
   world,
 } from '../support/decision-combinations.js';
+import { servedForFile } from '../support/local.js';
 
-let combos: CombosService;
-let driver: SwfDriver;
-let service: LocalService;
-
-beforeAll(async () => {
-  combos = await serveCombos();
-  ({ driver, service } = combos);
-});
-afterAll(() => combos.close());
+const server = servedForFile(serveCombos);
 
 describe('signals and cancel requests combined', () => {
   it('an execution that signals itself and asks itself to cancel in one list sees both, then cancels', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       { ...signalExternal(execution.workflowId, { control: 'c-sig' }) },
       cancelExternal(execution.workflowId, { runId: execution.runId, control: 'c-can' }),
       w({ kind: 'marker', markerName: 'm' }),
     ]);
     const events = await historyWhen(
-      combos,
+      server,
       execution,
       (h) =>
         find(h, 'ExternalWorkflowExecutionSignaled').length === 1 &&
@@ -88,21 +79,21 @@ describe('signals and cancel requests combined', () => {
       find(events, 'ExternalWorkflowExecutionCancelRequested')[0]
         ?.externalWorkflowExecutionCancelRequestedEventAttributes,
     ).toEqual({ workflowExecution: execution, initiatedEventId: 6 });
-    expect((await driver.describe(execution)).executionInfo?.cancelRequested).toBe(true);
-    const next = await driver.pollDecision(taskList);
-    await driver.respond(next.taskToken, [w({ kind: 'cancel', details: 'asked myself' })]);
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
+    expect((await server.driver.describe(execution)).executionInfo?.cancelRequested).toBe(true);
+    const next = await server.driver.pollDecision(taskList);
+    await server.driver.respond(next.taskToken, [w({ kind: 'cancel', details: 'asked myself' })]);
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
   });
 
   it('requests to an unknown, a closed and an open execution in one list each get their own outcome', async () => {
-    const open = await driver.start(world.workflowType);
-    const closed = await driver.start(world.workflowType);
-    const ct = await driver.pollDecision(closed.taskList);
-    await driver.respond(ct.taskToken, [w({ kind: 'complete' })]);
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const task = await driver.pollDecision(taskList);
+    const open = await server.driver.start(world.workflowType);
+    const closed = await server.driver.start(world.workflowType);
+    const ct = await server.driver.pollDecision(closed.taskList);
+    await server.driver.respond(ct.taskToken, [w({ kind: 'complete' })]);
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const task = await server.driver.pollDecision(taskList);
     const ghost = uid('ghost');
-    await driver.respond(task.taskToken, [
+    await server.driver.respond(task.taskToken, [
       signalExternal(ghost, { control: 'c1' }),
       signalExternal(closed.execution.workflowId, { runId: closed.execution.runId, control: 'c2' }),
       cancelExternal(closed.execution.workflowId, { control: 'c3' }),
@@ -110,7 +101,7 @@ describe('signals and cancel requests combined', () => {
       w({ kind: 'marker', markerName: 'm' }),
     ]);
     const events = await historyWhen(
-      combos,
+      server,
       execution,
       (h) =>
         find(h, 'SignalExternalWorkflowExecutionFailed').length === 2 &&
@@ -166,15 +157,15 @@ describe('signals and cancel requests combined', () => {
 
 describe('child workflows combined', () => {
   it('StartChildWorkflowExecution twice with one workflowId in one list: the first starts, the second is WORKFLOW_ALREADY_RUNNING', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const task = await driver.pollDecision(taskList);
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const task = await server.driver.pollDecision(taskList);
     const childId = uid('child');
-    await driver.respond(task.taskToken, [
+    await server.driver.respond(task.taskToken, [
       startChild(childId, { control: 'one' }),
       startChild(childId, { control: 'two' }),
     ]);
     const events = await historyWhen(
-      combos,
+      server,
       execution,
       (h) =>
         find(h, 'ChildWorkflowExecutionStarted').length +
@@ -201,20 +192,22 @@ describe('child workflows combined', () => {
       decisionTaskCompletedEventId: 4,
       control: 'two',
     });
-    expect((await driver.describe(execution)).openCounts?.openChildWorkflowExecutions).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openChildWorkflowExecutions).toBe(
+      1,
+    );
   });
 
   it('a child with the parent’s own workflowId is WORKFLOW_ALREADY_RUNNING; a failed start beside a good one', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const task = await driver.pollDecision(taskList);
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const task = await server.driver.pollDecision(taskList);
     const childId = uid('child');
-    await driver.respond(task.taskToken, [
+    await server.driver.respond(task.taskToken, [
       startChild(execution.workflowId, { control: 'self' }),
       startChild(childId, { control: 'ghost', workflowType: { name: 'no-such-wf', version: '1' } }),
       startChild(childId, { control: 'good' }),
     ]);
     const events = await historyWhen(
-      combos,
+      server,
       execution,
       (h) =>
         find(h, 'ChildWorkflowExecutionStarted').length === 1 &&
@@ -262,13 +255,13 @@ describe('child workflows combined', () => {
   ] as const)(
     'a parent closed by %s leaves its open child running (child policy applies only to terminate and time-out)',
     async (_name, closeDecision) => {
-      const { execution, taskList } = await driver.start(world.workflowType);
+      const { execution, taskList } = await server.driver.start(world.workflowType);
       const childId = uid('child');
       const childList = uid('child-deciders');
-      const first = await driver.pollDecision(taskList);
-      await driver.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
+      const first = await server.driver.pollDecision(taskList);
+      await server.driver.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
       const started = await historyWhen(
-        combos,
+        server,
         execution,
         (h) => find(h, 'ChildWorkflowExecutionStarted').length === 1,
       );
@@ -278,22 +271,22 @@ describe('child workflows combined', () => {
           find(started, 'ChildWorkflowExecutionStarted')[0]
             ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.runId ?? '',
       };
-      const second = await driver.pollDecision(taskList);
-      await driver.respond(second.taskToken, [closeDecision]);
-      await service.streamCaughtUp();
-      const childEvents = await driver.history(child);
+      const second = await server.driver.pollDecision(taskList);
+      await server.driver.respond(second.taskToken, [closeDecision]);
+      await server.service.streamCaughtUp();
+      const childEvents = await server.driver.history(child);
       expect(types(childEvents)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
-      expect((await driver.describe(child)).executionInfo).toMatchObject({
+      expect((await server.driver.describe(child)).executionInfo).toMatchObject({
         executionStatus: 'OPEN',
         cancelRequested: false,
         parent: execution,
       });
       // the child closing later records nothing in the closed parent
-      const parentEvents = await driver.history(execution);
-      const ct = await driver.pollDecision(childList);
-      await driver.respond(ct.taskToken, [w({ kind: 'complete' })]);
-      await service.streamCaughtUp();
-      expect(await driver.history(execution)).toEqual(parentEvents);
+      const parentEvents = await server.driver.history(execution);
+      const ct = await server.driver.pollDecision(childList);
+      await server.driver.respond(ct.taskToken, [w({ kind: 'complete' })]);
+      await server.service.streamCaughtUp();
+      expect(await server.driver.history(execution)).toEqual(parentEvents);
     },
   );
 });
@@ -313,10 +306,10 @@ describe('requests to a child started in the same list', () => {
   ] as const)(
     'StartChildWorkflowExecution, then %s to that child: the request reaches the child',
     async (decisionType, outcome, arrival) => {
-      const { execution, taskList } = await driver.start(world.workflowType);
+      const { execution, taskList } = await server.driver.start(world.workflowType);
       const childId = uid('child');
-      const task = await driver.pollDecision(taskList);
-      await driver.respond(task.taskToken, [
+      const task = await server.driver.pollDecision(taskList);
+      await server.driver.respond(task.taskToken, [
         startChild(childId),
         decisionType === 'SignalExternalWorkflowExecution'
           ? signalExternal(childId)
@@ -328,7 +321,7 @@ describe('requests to a child started in the same list', () => {
           find(h, 'SignalExternalWorkflowExecutionFailed').length +
           find(h, 'RequestCancelExternalWorkflowExecutionFailed').length ===
           1;
-      const events = await historyWhen(combos, execution, settled);
+      const events = await historyWhen(server, execution, settled);
       const child = {
         workflowId: childId,
         runId:
@@ -351,7 +344,7 @@ describe('requests to a child started in the same list', () => {
           initiatedEventId: 6,
         },
       });
-      const childEvents = await historyWhen(combos, child, (h) => find(h, arrival).length === 1);
+      const childEvents = await historyWhen(server, child, (h) => find(h, arrival).length === 1);
       expect(childEvents.find((e) => e.eventType === arrival)).toMatchObject({
         [`${arrival[0]?.toLowerCase()}${arrival.slice(1)}EventAttributes`]: {
           externalWorkflowExecution: execution,
@@ -362,12 +355,12 @@ describe('requests to a child started in the same list', () => {
   );
 
   it('a signal listed before the child’s start does not find it; the child starts', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
+    const { execution, taskList } = await server.driver.start(world.workflowType);
     const childId = uid('child');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [signalExternal(childId), startChild(childId)]);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [signalExternal(childId), startChild(childId)]);
     const events = await historyWhen(
-      combos,
+      server,
       execution,
       (h) =>
         find(h, 'ChildWorkflowExecutionStarted').length === 1 &&

@@ -10,14 +10,11 @@ import {
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
-import { expectFault, type SwfDriver, uid } from '../support/decider.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectFault, uid } from '../support/decider.js';
 import {
-  type CombosService,
   expectHistory,
   lambdaRole,
   serveCombos,
@@ -30,19 +27,11 @@ import {
   RunModel,
   situations,
 } from '../support/decision-oracle.js';
+import { servedForFile } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
-let combos: CombosService;
-let swf: SWFClient;
-let driver: SwfDriver;
-let service: LocalService;
-
-beforeAll(async () => {
-  combos = await serveCombos();
-  ({ swf, driver, service } = combos);
-});
-afterAll(async () => {
-  await combos.close();
+const server = servedForFile(serveCombos);
+afterAll(() => {
   const reach = [...situations].sort(([a], [b]) => a.localeCompare(b));
   console.log(`situations the model met:\n${reach.map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
 });
@@ -270,12 +259,12 @@ async function act(
 ): Promise<void> {
   switch (action.k) {
     case 'signal':
-      await driver.signal(run.execution, `sig${n}`, `in${n}`);
+      await server.driver.signal(run.execution, `sig${n}`, `in${n}`);
       model.signal(`sig${n}`, `in${n}`);
       return;
     case 'startActivity': {
       if (model.waitingActivities().length === 0) return;
-      const task = await driver.pollActivity(run.activityTaskList, 'worker');
+      const task = await server.driver.pollActivity(run.activityTaskList, 'worker');
       const activityId = task.activityId ?? '';
       expect(activityId, 'the poll hands out the highest priority, then the oldest').toBe(
         model.nextActivity()?.activityId,
@@ -290,7 +279,9 @@ async function act(
       const activity = started[action.pick % Math.max(1, started.length)];
       if (activity === undefined) return;
       const taskToken = worker.tokens.get(activity.activityId) ?? '';
-      await swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: `r${n}` }));
+      await server.swf.send(
+        new RespondActivityTaskCompletedCommand({ taskToken, result: `r${n}` }),
+      );
       worker.tokens.delete(activity.activityId);
       model.activityCompleted(activity.activityId, `r${n}`);
       return;
@@ -302,7 +293,9 @@ async function act(
       const activity = requested[action.pick % Math.max(1, requested.length)];
       if (activity === undefined) return;
       const taskToken = worker.tokens.get(activity.activityId) ?? '';
-      await swf.send(new RespondActivityTaskCanceledCommand({ taskToken, details: `d${n}` }));
+      await server.swf.send(
+        new RespondActivityTaskCanceledCommand({ taskToken, details: `d${n}` }),
+      );
       worker.tokens.delete(activity.activityId);
       model.activityCanceledByWorker(activity.activityId, `d${n}`);
       return;
@@ -315,7 +308,7 @@ describe('generated decision combinations against the model', () => {
     'scenario %i: %s',
     async (_i, _name, steps) => {
       const activityTaskList = uid('acts');
-      const { execution, taskList } = await driver.start(world.workflowType, { lambdaRole });
+      const { execution, taskList } = await server.driver.start(world.workflowType, { lambdaRole });
       const run = { execution, taskList, activityTaskList };
       const model = new RunModel(world, taskList, activityTaskList);
       const worker: Worker = { tokens: new Map() };
@@ -326,7 +319,7 @@ describe('generated decision combinations against the model', () => {
         if (model.decisionTask.status === 'none')
           await act({ k: 'signal' }, model, run, worker, n++);
 
-        const task = await driver.pollDecision(taskList, { identity: 'decider' });
+        const task = await server.driver.pollDecision(taskList, { identity: 'decider' });
         const startedEventId = model.decisionTaskStarted('decider');
         expect(task.startedEventId, `${label}: startedEventId`).toBe(startedEventId);
         expect(task.previousStartedEventId ?? 0, `${label}: previousStartedEventId`).toBe(
@@ -336,15 +329,15 @@ describe('generated decision combinations against the model', () => {
 
         for (const a of s.during) await act(a, model, run, worker, n++);
         expect(
-          (await driver.describe(execution)).openCounts,
+          (await server.driver.describe(execution)).openCounts,
           `${label}: openCounts while the task is out`,
         ).toEqual(model.openCounts());
 
         let decisions = s.decisions;
         if (RunModel.refuses(decisions)) {
-          const before = await driver.history(execution);
+          const before = await server.driver.history(execution);
           await expectFault(
-            swf.send(
+            server.swf.send(
               new RespondDecisionTaskCompletedCommand({
                 taskToken: task.taskToken,
                 decisions: decisions.map((d) => toWire(d, run)),
@@ -353,39 +346,46 @@ describe('generated decision combinations against the model', () => {
             'ValidationException',
           );
           expect(
-            await driver.history(execution),
+            await server.driver.history(execution),
             `${label}: a refused list records nothing`,
           ).toEqual(before);
           // The token stays good: answer again without the close decisions.
           decisions = decisions.filter((d) => !closeKinds.has(d.kind));
         }
-        await driver.respond(
+        await server.driver.respond(
           task.taskToken,
           decisions.map((d) => toWire(d, run)),
           s.executionContext === undefined ? {} : { executionContext: s.executionContext },
         );
         const openBefore = [...model.activities.keys()];
         model.respond(decisions, s.executionContext);
-        await service.streamCaughtUp();
+        await server.service.streamCaughtUp();
         model.lambdasStarted();
 
-        expectHistory(await driver.history(execution), model.events, `${label}: the history`);
-        const described = await driver.describe(execution);
+        expectHistory(
+          await server.driver.history(execution),
+          model.events,
+          `${label}: the history`,
+        );
+        const described = await server.driver.describe(execution);
         expect(described.executionInfo?.executionStatus, `${label}: status`).toBe(model.status);
         expect(described.latestExecutionContext, `${label}: latestExecutionContext`).toBe(
           model.latestExecutionContext,
         );
-        const history = await driver.history(execution);
+        const history = await server.driver.history(execution);
         const lastScheduled = history.filter((e) => e.eventType === 'ActivityTaskScheduled').at(-1);
         expect(
           described.latestActivityTaskTimestamp,
           `${label}: latestActivityTaskTimestamp`,
         ).toEqual(lastScheduled?.eventTimestamp);
         expect(
-          await pendingActivities(driver, activityTaskList),
+          await pendingActivities(server.driver, activityTaskList),
           `${label}: pending activities`,
         ).toBe(model.waitingActivities().length);
-        expect(await pendingDecisions(driver, taskList), `${label}: pending decision tasks`).toBe(
+        expect(
+          await pendingDecisions(server.driver, taskList),
+          `${label}: pending decision tasks`,
+        ).toBe(
           // a run continued as new has its successor's first decision task on the same list
           model.decisionTask.status === 'scheduled' || model.closeStatus === 'CONTINUED_AS_NEW'
             ? 1
@@ -395,7 +395,9 @@ describe('generated decision combinations against the model', () => {
           expect(described.openCounts, `${label}: openCounts`).toEqual(model.openCounts());
           for (const activity of model.startedActivities()) {
             const taskToken = worker.tokens.get(activity.activityId) ?? '';
-            const beat = await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken }));
+            const beat = await server.swf.send(
+              new RecordActivityTaskHeartbeatCommand({ taskToken }),
+            );
             expect(beat.cancelRequested, `${label}: heartbeat of ${activity.activityId}`).toBe(
               activity.latestCancelRequestedEventId !== undefined,
             );
@@ -408,7 +410,7 @@ describe('generated decision combinations against the model', () => {
             const taskToken = worker.tokens.get(activityId);
             if (taskToken === undefined) continue;
             await expectFault(
-              swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken })),
+              server.swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken })),
               'UnknownResourceFault',
             );
           }

@@ -6,13 +6,10 @@
 import {
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
-import { type SwfDriver, uid } from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { uid } from '../support/decider.js';
 import {
-  type CombosService,
   cancelExternal,
   find,
   historyWhen,
@@ -24,29 +21,21 @@ import {
   w,
   world,
 } from '../support/decision-combinations.js';
+import { servedForFile } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
-let combos: CombosService;
-let swf: SWFClient;
-let driver: SwfDriver;
-let service: LocalService;
-
-beforeAll(async () => {
-  combos = await serveCombos();
-  ({ swf, driver, service } = combos);
-});
-afterAll(() => combos.close());
+const server = servedForFile(serveCombos);
 
 describe('timers across decisions', () => {
   it('StartTimer, CancelTimer, StartTimer of one id in one list: only the second timer fires', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1', control: 'first' }),
       w({ kind: 'cancelTimer', timerId: 't' }),
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '2', control: 'second' }),
     ]);
-    const events = await historyWhen(combos, execution, (h) => find(h, 'TimerFired').length > 0);
+    const events = await historyWhen(server, execution, (h) => find(h, 'TimerFired').length > 0);
     expect(types(events)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -66,26 +55,26 @@ describe('timers across decisions', () => {
     expect(events[7]?.timerFiredEventAttributes).toEqual({ timerId: 't', startedEventId: 7 });
     // the first timer's second would have come by now; nothing more is recorded
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    expect(types(await driver.history(execution))).toHaveLength(9);
+    expect(types(await server.driver.history(execution))).toHaveLength(9);
   });
 
   it('a timer that fired while the task was out: CancelTimer fails TIMER_ID_UNKNOWN, the id is free again, and a close is UNHANDLED_DECISION', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
     ]);
-    await driver.signal(execution, 'wake');
-    const second = await driver.pollDecision(taskList);
+    await server.driver.signal(execution, 'wake');
+    const second = await server.driver.pollDecision(taskList);
     expect(types(second.events).at(-1)).toBe('DecisionTaskStarted');
     expect(find(second.events, 'TimerFired')).toHaveLength(0);
-    await historyWhen(combos, execution, (h) => find(h, 'TimerFired').length === 1);
-    await driver.respond(second.taskToken, [
+    await historyWhen(server, execution, (h) => find(h, 'TimerFired').length === 1);
+    await server.driver.respond(second.taskToken, [
       w({ kind: 'cancelTimer', timerId: 't' }),
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '3600' }),
       w({ kind: 'complete', result: 'done' }),
     ]);
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expect(types(events).slice(8)).toEqual([
       'TimerFired',
       'DecisionTaskCompleted',
@@ -103,24 +92,24 @@ describe('timers across decisions', () => {
       cause: 'UNHANDLED_DECISION',
       decisionTaskCompletedEventId: 10,
     });
-    expect((await driver.describe(execution)).openCounts).toMatchObject({
+    expect((await server.driver.describe(execution)).openCounts).toMatchObject({
       openTimers: 1,
       openDecisionTasks: 1,
     });
   });
 
   it('a timerId is reused after its timer fired: the second fires with its own startedEventId', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
     ]);
-    await historyWhen(combos, execution, (h) => find(h, 'TimerFired').length === 1);
-    const second = await driver.pollDecision(taskList);
-    await driver.respond(second.taskToken, [
+    await historyWhen(server, execution, (h) => find(h, 'TimerFired').length === 1);
+    const second = await server.driver.pollDecision(taskList);
+    await server.driver.respond(second.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
     ]);
-    const events = await historyWhen(combos, execution, (h) => find(h, 'TimerFired').length === 2);
+    const events = await historyWhen(server, execution, (h) => find(h, 'TimerFired').length === 2);
     const started = find(events, 'TimerStarted').map((e) => e.eventId);
     expect(find(events, 'TimerFired').map((e) => e.timerFiredEventAttributes)).toEqual([
       { timerId: 't', startedEventId: started[0] },
@@ -129,23 +118,26 @@ describe('timers across decisions', () => {
   });
 
   it('a timer started and cancelled in one list never fires, and one left open by a close never fires', async () => {
-    const a = await driver.start(world.workflowType);
-    const b = await driver.start(world.workflowType);
-    const ta = await driver.pollDecision(a.taskList);
-    await driver.respond(ta.taskToken, [
+    const a = await server.driver.start(world.workflowType);
+    const b = await server.driver.start(world.workflowType);
+    const ta = await server.driver.pollDecision(a.taskList);
+    await server.driver.respond(ta.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
       w({ kind: 'cancelTimer', timerId: 't' }),
     ]);
-    const tb = await driver.pollDecision(b.taskList);
-    await driver.respond(tb.taskToken, [
+    const tb = await server.driver.pollDecision(b.taskList);
+    await server.driver.respond(tb.taskToken, [
       w({ kind: 'startTimer', timerId: 't', startToFireTimeout: '1' }),
       w({ kind: 'complete' }),
     ]);
-    const [ha, hb] = [await driver.history(a.execution), await driver.history(b.execution)];
+    const [ha, hb] = [
+      await server.driver.history(a.execution),
+      await server.driver.history(b.execution),
+    ];
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    await service.streamCaughtUp();
-    expect(await driver.history(a.execution)).toEqual(ha);
-    expect(await driver.history(b.execution)).toEqual(hb);
+    await server.service.streamCaughtUp();
+    expect(await server.driver.history(a.execution)).toEqual(ha);
+    expect(await server.driver.history(b.execution)).toEqual(hb);
     expect(types(ha).slice(3)).toEqual(['DecisionTaskCompleted', 'TimerStarted', 'TimerCanceled']);
     expect(types(hb).slice(3)).toEqual([
       'DecisionTaskCompleted',
@@ -158,14 +150,14 @@ describe('timers across decisions', () => {
 describe('activities across decisions', () => {
   it('Schedule, RequestCancel, Schedule of one activityId in one list: the second is the one handed out', async () => {
     const acts = uid('acts');
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       w({ kind: 'schedule', activityId: 'a', type: 'act', input: 'one' }, acts),
       w({ kind: 'cancelActivity', activityId: 'a' }),
       w({ kind: 'schedule', activityId: 'a', type: 'act', input: 'two' }, acts),
     ]);
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expect(types(events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'ActivityTaskScheduled',
@@ -179,13 +171,13 @@ describe('activities across decisions', () => {
       startedEventId: 0,
       latestCancelRequestedEventId: 6,
     });
-    const worker = await driver.pollActivity(acts);
+    const worker = await server.driver.pollActivity(acts);
     expect(worker).toMatchObject({ activityId: 'a', input: 'two', startedEventId: 10 });
-    const after = await driver.history(execution);
+    const after = await server.driver.history(execution);
     expect(after[9]?.activityTaskStartedEventAttributes?.scheduledEventId).toBe(8);
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: worker.taskToken }));
-    const done = await driver.history(execution);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: worker.taskToken }));
+    const done = await server.driver.history(execution);
     expect(done[10]?.activityTaskCompletedEventAttributes).toEqual({
       scheduledEventId: 8,
       startedEventId: 10,
@@ -196,16 +188,16 @@ describe('activities across decisions', () => {
 describe('Lambda tasks combined', () => {
   it('a Lambda task that ends while the task is out makes a close UNHANDLED_DECISION', async () => {
     let release: (value: string) => void = () => {};
-    service.lambda.register(
+    server.service.lambda.register(
       'gate',
       () =>
         new Promise<string>((resolve) => {
           release = resolve;
         }),
     );
-    const { execution, taskList } = await driver.start(world.workflowType, { lambdaRole });
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType, { lambdaRole });
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [
       {
         decisionType: 'ScheduleLambdaFunction',
         scheduleLambdaFunctionDecisionAttributes: {
@@ -215,16 +207,16 @@ describe('Lambda tasks combined', () => {
         },
       },
     ]);
-    await historyWhen(combos, execution, (h) => find(h, 'LambdaFunctionStarted').length === 1);
-    await driver.signal(execution, 'wake');
-    const second = await driver.pollDecision(taskList);
+    await historyWhen(server, execution, (h) => find(h, 'LambdaFunctionStarted').length === 1);
+    await server.driver.signal(execution, 'wake');
+    const second = await server.driver.pollDecision(taskList);
     release('opened');
-    await historyWhen(combos, execution, (h) => find(h, 'LambdaFunctionCompleted').length === 1);
-    await driver.respond(second.taskToken, [
+    await historyWhen(server, execution, (h) => find(h, 'LambdaFunctionCompleted').length === 1);
+    await server.driver.respond(second.taskToken, [
       w({ kind: 'lambda', id: 'g' }),
       w({ kind: 'complete' }),
     ]);
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expect(types(events).slice(9)).toEqual([
       'LambdaFunctionCompleted',
       'DecisionTaskCompleted',
@@ -241,31 +233,31 @@ describe('Lambda tasks combined', () => {
 
 describe('outcomes the decider has not seen', () => {
   it('a child that closed while the parent’s task was out: requests to it fail, the close is UNHANDLED_DECISION', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
+    const { execution, taskList } = await server.driver.start(world.workflowType);
     const childId = uid('child');
     const childList = uid('child-deciders');
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [startChild(childId, { taskList: childList })]);
     await historyWhen(
-      combos,
+      server,
       execution,
       (h) => find(h, 'ChildWorkflowExecutionStarted').length === 1,
     );
-    const second = await driver.pollDecision(taskList);
-    const ct = await driver.pollDecision(childList);
-    await driver.respond(ct.taskToken, [w({ kind: 'complete', result: 'child done' })]);
+    const second = await server.driver.pollDecision(taskList);
+    const ct = await server.driver.pollDecision(childList);
+    await server.driver.respond(ct.taskToken, [w({ kind: 'complete', result: 'child done' })]);
     await historyWhen(
-      combos,
+      server,
       execution,
       (h) => find(h, 'ChildWorkflowExecutionCompleted').length === 1,
     );
-    await driver.respond(second.taskToken, [
+    await server.driver.respond(second.taskToken, [
       cancelExternal(childId, { control: 'c1' }),
       signalExternal(childId, { control: 'c2' }),
       w({ kind: 'complete' }),
     ]);
     const events = await historyWhen(
-      combos,
+      server,
       execution,
       (h) =>
         find(h, 'RequestCancelExternalWorkflowExecutionFailed').length === 1 &&
@@ -289,15 +281,15 @@ describe('outcomes the decider has not seen', () => {
       decisionTaskCompletedEventId: completed,
       control: 'c1',
     });
-    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
     expect(find(events, 'DecisionTaskScheduled').length).toBe(3);
   });
 
   it('an activity that timed out while the task was out: RequestCancelActivityTask fails ACTIVITY_ID_UNKNOWN and the id is free', async () => {
     const acts = uid('acts');
-    const { execution, taskList } = await driver.start(world.workflowType);
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const { execution, taskList } = await server.driver.start(world.workflowType);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [
       {
         decisionType: 'ScheduleActivityTask',
         scheduleActivityTaskDecisionAttributes: {
@@ -308,15 +300,15 @@ describe('outcomes the decider has not seen', () => {
         },
       },
     ]);
-    await driver.signal(execution, 'wake');
-    const second = await driver.pollDecision(taskList);
-    await historyWhen(combos, execution, (h) => find(h, 'ActivityTaskTimedOut').length === 1);
-    await driver.respond(second.taskToken, [
+    await server.driver.signal(execution, 'wake');
+    const second = await server.driver.pollDecision(taskList);
+    await historyWhen(server, execution, (h) => find(h, 'ActivityTaskTimedOut').length === 1);
+    await server.driver.respond(second.taskToken, [
       w({ kind: 'cancelActivity', activityId: 'a' }),
       w({ kind: 'schedule', activityId: 'a', type: 'act' }, acts),
       w({ kind: 'fail', reason: 'too late' }),
     ]);
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     const completed = find(events, 'DecisionTaskCompleted').at(-1)?.eventId ?? -1;
     expect(types(events).slice(completed - 2)).toEqual([
       'ActivityTaskTimedOut',
@@ -336,15 +328,15 @@ describe('outcomes the decider has not seen', () => {
       cause: 'ACTIVITY_ID_UNKNOWN',
       decisionTaskCompletedEventId: completed,
     });
-    expect(await pendingActivities(driver, acts)).toBe(1);
+    expect(await pendingActivities(server.driver, acts)).toBe(1);
   });
 
   it('the decision task owed after failures goes to the task list the response names', async () => {
-    const { execution, taskList } = await driver.start(world.workflowType);
+    const { execution, taskList } = await server.driver.start(world.workflowType);
     const moved = uid('moved');
-    const first = await driver.pollDecision(taskList);
-    await driver.signal(execution, 'during');
-    await driver.swf.send(
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.signal(execution, 'during');
+    await server.driver.swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: first.taskToken,
         decisions: [
@@ -355,7 +347,7 @@ describe('outcomes the decider has not seen', () => {
         executionContext: 'ctx',
       }),
     );
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expect(types(events).slice(4)).toEqual([
       'DecisionTaskCompleted',
       'ScheduleActivityTaskFailed',
@@ -369,8 +361,8 @@ describe('outcomes the decider has not seen', () => {
       taskList: { name: moved },
     });
     expect(events[7]?.decisionTaskScheduledEventAttributes?.taskList).toEqual({ name: moved });
-    expect(await pendingDecisions(driver, taskList)).toBe(0);
-    const next = await driver.pollDecision(moved);
+    expect(await pendingDecisions(server.driver, taskList)).toBe(0);
+    const next = await server.driver.pollDecision(moved);
     expect(next.previousStartedEventId).toBe(3);
   });
 });

@@ -8,18 +8,9 @@ import {
   RespondActivityTaskCompletedCommand,
   SignalWorkflowExecutionCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decide,
-  eventsOf,
-  eventTypes,
-  expectFault,
-  type SwfDriver,
-  single,
-  uid,
-} from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { decide, eventsOf, eventTypes, expectFault, single, uid } from '../support/decider.js';
 import {
   act,
   bareWf,
@@ -31,76 +22,72 @@ import {
   wf,
   wf2,
 } from '../support/decision-tasks.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, driver, close } = await serveDecisionTasks());
-});
-afterAll(() => close());
+const server = servedForFile(serveDecisionTasks);
 
 describe('close decisions', () => {
   it('CompleteWorkflowExecution closes COMPLETED with the result', async () => {
-    const { execution, taskList } = await startAndDecide(driver, [decide.complete('the result')]);
-    const history = await driver.history(execution);
+    const { execution, taskList } = await startAndDecide(server.driver, [
+      decide.complete('the result'),
+    ]);
+    const history = await server.driver.history(execution);
     expect(history.at(-1)?.eventType).toBe('WorkflowExecutionCompleted');
     expect(history.at(-1)?.workflowExecutionCompletedEventAttributes).toEqual({
       result: 'the result',
       decisionTaskCompletedEventId: 4,
     });
-    expect((await driver.describe(execution)).executionInfo).toMatchObject({
+    expect((await server.driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'COMPLETED',
     });
-    expect(await countDecisions(swf, taskList)).toBe(0);
-    await expectFault(driver.signal(execution), 'UnknownResourceFault');
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
+    await expectFault(server.driver.signal(execution), 'UnknownResourceFault');
   });
 
   it('FailWorkflowExecution closes FAILED with reason and details', async () => {
-    const { execution } = await startAndDecide(driver, [decide.fail('broken', 'stack')]);
-    const history = await driver.history(execution);
+    const { execution } = await startAndDecide(server.driver, [decide.fail('broken', 'stack')]);
+    const history = await server.driver.history(execution);
     expect(history.at(-1)?.workflowExecutionFailedEventAttributes).toEqual({
       reason: 'broken',
       details: 'stack',
       decisionTaskCompletedEventId: 4,
     });
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
   });
 
   it('CancelWorkflowExecution closes CANCELED with the details, with or without a cancel request', async () => {
-    const { execution } = await startAndDecide(driver, [decide.cancel('gone')]);
-    const history = await driver.history(execution);
+    const { execution } = await startAndDecide(server.driver, [decide.cancel('gone')]);
+    const history = await server.driver.history(execution);
     expect(history.at(-1)?.workflowExecutionCanceledEventAttributes).toEqual({
       details: 'gone',
       decisionTaskCompletedEventId: 4,
     });
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('CANCELED');
   });
 
   it('a close decision abandons open activities and timers; their tokens die', async () => {
     const workers = uid('workers');
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
       decide.scheduleActivity({ activityType: act, activityId: 'b', taskList: { name: workers } }),
       decide.startTimer('t'),
     ]);
-    const running = await driver.pollActivity(workers);
-    const task = await nextTask(driver, execution, taskList);
-    await driver.respond(task.taskToken, [decide.complete()]);
-    expect((await driver.describe(execution)).openCounts).toMatchObject({
+    const running = await server.driver.pollActivity(workers);
+    const task = await nextTask(server.driver, execution, taskList);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
+    expect((await server.driver.describe(execution)).openCounts).toMatchObject({
       openActivityTasks: 0,
       openTimers: 0,
       openDecisionTasks: 0,
     });
     await expectFault(
-      swf.send(new RespondActivityTaskCompletedCommand({ taskToken: running.taskToken })),
+      server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: running.taskToken })),
       'UnknownResourceFault',
     );
     expect(
       (
-        await swf.send(
+        await server.swf.send(
           new CountPendingActivityTasksCommand({ domain, taskList: { name: workers } }),
         )
       ).count,
@@ -110,17 +97,17 @@ describe('close decisions', () => {
 
 describe('ContinueAsNewWorkflowExecution', () => {
   it('closes the run CONTINUED_AS_NEW and starts a new run that takes the workflowId', async () => {
-    const { execution, taskList } = await driver.start(wf, {
+    const { execution, taskList } = await server.driver.start(wf, {
       taskStartToCloseTimeout: '99',
       tagList: ['old-tag'],
     });
     const newList = uid('continued');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       decide.continueAsNew({ input: 'next', taskList: { name: newList }, tagList: ['loop'] }),
     ]);
 
-    const old = await driver.history(execution);
+    const old = await server.driver.history(execution);
     const continued = old.at(-1);
     expect(continued?.eventType).toBe('WorkflowExecutionContinuedAsNew');
     const attributes = continued?.workflowExecutionContinuedAsNewEventAttributes;
@@ -138,13 +125,13 @@ describe('ContinueAsNewWorkflowExecution', () => {
       tagList: ['loop'],
       workflowType: wf,
     });
-    expect((await driver.describe(execution)).executionInfo).toMatchObject({
+    expect((await server.driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'CONTINUED_AS_NEW',
     });
 
     const next = { workflowId: execution.workflowId, runId: newRunId };
-    const nextDetail = await driver.describe(next);
+    const nextDetail = await server.driver.describe(next);
     expect(nextDetail.executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       workflowType: wf,
@@ -154,7 +141,7 @@ describe('ContinueAsNewWorkflowExecution', () => {
       taskList: { name: newList },
       taskStartToCloseTimeout: '30',
     });
-    const nextHistory = await driver.history(next);
+    const nextHistory = await server.driver.history(next);
     expect(eventTypes(nextHistory)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
     expect(nextHistory[0]?.workflowExecutionStartedEventAttributes).toMatchObject({
       input: 'next',
@@ -162,21 +149,25 @@ describe('ContinueAsNewWorkflowExecution', () => {
       taskList: { name: newList },
       tagList: ['loop'],
     });
-    expect(await countDecisions(swf, newList)).toBe(1);
-    expect(await countDecisions(swf, taskList)).toBe(0);
+    expect(await countDecisions(server.swf, newList)).toBe(1);
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
 
     // a signal without runId reaches the new run
-    await swf.send(
+    await server.swf.send(
       new SignalWorkflowExecutionCommand({
         domain,
         workflowId: execution.workflowId,
         signalName: 'hello',
       }),
     );
-    expect(eventsOf(await driver.history(next), 'WorkflowExecutionSignaled')).toHaveLength(1);
-    expect(eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled')).toHaveLength(0);
+    expect(eventsOf(await server.driver.history(next), 'WorkflowExecutionSignaled')).toHaveLength(
+      1,
+    );
+    expect(
+      eventsOf(await server.driver.history(execution), 'WorkflowExecutionSignaled'),
+    ).toHaveLength(0);
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain,
           workflowId: execution.workflowId,
@@ -186,7 +177,7 @@ describe('ContinueAsNewWorkflowExecution', () => {
       'WorkflowExecutionAlreadyStartedFault',
     );
 
-    const first = await driver.pollDecision(newList);
+    const first = await server.driver.pollDecision(newList);
     expect(first.workflowExecution).toEqual(next);
     expect(first.previousStartedEventId).toBe(0);
     expect(eventTypes(first.events)).toEqual([
@@ -195,38 +186,44 @@ describe('ContinueAsNewWorkflowExecution', () => {
       'WorkflowExecutionSignaled',
       'DecisionTaskStarted',
     ]);
-    await driver.respond(first.taskToken, [decide.complete()]);
-    expect((await driver.describe(next)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await server.driver.respond(first.taskToken, [decide.complete()]);
+    expect((await server.driver.describe(next)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 
   it('takes NONE for the new run’s execution timeout, as SWF documents for this decision', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const newList = uid('unlimited');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       decide.continueAsNew({ executionStartToCloseTimeout: 'NONE', taskList: { name: newList } }),
     ]);
-    const continued = single(await driver.history(execution), 'WorkflowExecutionContinuedAsNew');
+    const continued = single(
+      await server.driver.history(execution),
+      'WorkflowExecutionContinuedAsNew',
+    );
     const attributes = continued.workflowExecutionContinuedAsNewEventAttributes;
     expect(attributes?.executionStartToCloseTimeout).toBe('NONE');
-    const next = await driver.pollDecision(newList);
+    const next = await server.driver.pollDecision(newList);
     expect(
       next.events[0]?.workflowExecutionStartedEventAttributes?.executionStartToCloseTimeout,
     ).toBe('NONE');
     const run = { workflowId: execution.workflowId, runId: attributes?.newExecutionRunId ?? '' };
-    expect((await driver.describe(run)).executionConfiguration?.executionStartToCloseTimeout).toBe(
-      'NONE',
-    );
+    expect(
+      (await server.driver.describe(run)).executionConfiguration?.executionStartToCloseTimeout,
+    ).toBe('NONE');
   });
 
   it('continues as another version of the type with workflowTypeVersion', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const newList = uid('v2');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       decide.continueAsNew({ workflowTypeVersion: '2', taskList: { name: newList } }),
     ]);
-    const continued = single(await driver.history(execution), 'WorkflowExecutionContinuedAsNew');
+    const continued = single(
+      await server.driver.history(execution),
+      'WorkflowExecutionContinuedAsNew',
+    );
     const attributes = continued.workflowExecutionContinuedAsNewEventAttributes;
     expect(attributes).toMatchObject({
       workflowType: wf2,
@@ -235,16 +232,18 @@ describe('ContinueAsNewWorkflowExecution', () => {
       childPolicy: 'ABANDON',
       taskPriority: '4',
     });
-    const next = await driver.pollDecision(newList);
+    const next = await server.driver.pollDecision(newList);
     expect(next.workflowType).toEqual(wf2);
     expect(next.workflowExecution?.runId).toBe(attributes?.newExecutionRunId);
   });
 
   it('records ContinueAsNewWorkflowExecutionFailed for an unknown version and keeps the run open', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.continueAsNew({ workflowTypeVersion: '99' })]);
-    const history = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
+      decide.continueAsNew({ workflowTypeVersion: '99' }),
+    ]);
+    const history = await server.driver.history(execution);
     expect(
       single(history, 'ContinueAsNewWorkflowExecutionFailed')
         .continueAsNewWorkflowExecutionFailedEventAttributes,
@@ -253,7 +252,7 @@ describe('ContinueAsNewWorkflowExecution', () => {
       decisionTaskCompletedEventId: 4,
     });
     expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
-    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
   });
 });
 
@@ -274,14 +273,14 @@ describe('ContinueAsNewWorkflowExecution failures', () => {
   it.each(Object.keys(causes) as (keyof typeof causes)[])(
     'records %s missing (no type default) as its DEFAULT_*_UNDEFINED cause',
     async (field) => {
-      const { execution, taskList } = await driver.start(bareWf, {
+      const { execution, taskList } = await server.driver.start(bareWf, {
         ...config,
         taskList: { name: uid('bare') },
       });
-      const task = await driver.pollDecision(taskList);
+      const task = await server.driver.pollDecision(taskList);
       const { [field]: _omitted, ...rest } = config;
-      await driver.respond(task.taskToken, [decide.continueAsNew(rest)]);
-      const history = await driver.history(execution);
+      await server.driver.respond(task.taskToken, [decide.continueAsNew(rest)]);
+      const history = await server.driver.history(execution);
       expect(
         single(history, 'ContinueAsNewWorkflowExecutionFailed')
           .continueAsNewWorkflowExecutionFailedEventAttributes,
@@ -290,16 +289,18 @@ describe('ContinueAsNewWorkflowExecution failures', () => {
         decisionTaskCompletedEventId: 4,
       });
       expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
-      expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+      expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
     },
   );
 
   it('records WORKFLOW_TYPE_DEPRECATED for a deprecated version', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.continueAsNew({ workflowTypeVersion: '3' })]);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
+      decide.continueAsNew({ workflowTypeVersion: '3' }),
+    ]);
     expect(
-      single(await driver.history(execution), 'ContinueAsNewWorkflowExecutionFailed')
+      single(await server.driver.history(execution), 'ContinueAsNewWorkflowExecutionFailed')
         .continueAsNewWorkflowExecutionFailedEventAttributes?.cause,
     ).toBe('WORKFLOW_TYPE_DEPRECATED');
   });

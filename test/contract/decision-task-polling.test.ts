@@ -5,18 +5,9 @@
 import {
   GetWorkflowExecutionHistoryCommand,
   PollForDecisionTaskCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decide,
-  eventIds,
-  eventTypes,
-  expectFault,
-  type SwfDriver,
-  single,
-  uid,
-} from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { decide, eventIds, eventTypes, expectFault, single, uid } from '../support/decider.js';
 import {
   countDecisions,
   domain,
@@ -26,20 +17,14 @@ import {
   startAndDecide,
   wf,
 } from '../support/decision-tasks.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, driver, close } = await serveDecisionTasks());
-});
-afterAll(() => close());
+const server = servedForFile(serveDecisionTasks);
 
 describe('PollForDecisionTask', () => {
   it('returns the task with startedEventId, previousStartedEventId and the poller identity', async () => {
-    const { execution, taskList } = await driver.start(wf, { input: 'in' });
-    const first = await driver.pollDecision(taskList, { identity: 'decider-a' });
+    const { execution, taskList } = await server.driver.start(wf, { input: 'in' });
+    const first = await server.driver.pollDecision(taskList, { identity: 'decider-a' });
     expect(first.startedEventId).toBe(3);
     expect(first.previousStartedEventId).toBe(0);
     expect(first.workflowExecution).toEqual(execution);
@@ -55,10 +40,10 @@ describe('PollForDecisionTask', () => {
       scheduledEventId: 2,
     });
     // one decision task at a time: nothing else to hand out
-    expect(await countDecisions(swf, taskList)).toBe(0);
-    await driver.respond(first.taskToken, []);
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
+    await server.driver.respond(first.taskToken, []);
 
-    const second = await nextTask(driver, execution, taskList);
+    const second = await nextTask(server.driver, execution, taskList);
     expect(second.previousStartedEventId).toBe(3);
     expect(second.startedEventId).toBe(7);
     expect(eventTypes(second.events).slice(3)).toEqual([
@@ -70,27 +55,30 @@ describe('PollForDecisionTask', () => {
     expect(second.events.at(-1)?.decisionTaskStartedEventAttributes).toEqual({
       scheduledEventId: 6,
     });
-    await driver.respond(second.taskToken, [], {});
-    const third = await nextTask(driver, execution, taskList);
+    await server.driver.respond(second.taskToken, [], {});
+    const third = await nextTask(server.driver, execution, taskList);
     expect(third.previousStartedEventId).toBe(7);
   });
 
   /** An execution whose second decision task sees 12 events. */
   async function twelveEvents() {
     const started = await startAndDecide(
-      driver,
+      server.driver,
       ['m1', 'm2', 'm3', 'm4'].map((m) => decide.marker(m)),
     );
-    await driver.signal(started.execution, 'one');
-    await driver.signal(started.execution, 'two');
+    await server.driver.signal(started.execution, 'one');
+    await server.driver.signal(started.execution, 'two');
     // 1 started, 2-4 task, 5-8 markers, 9 signal, 10 scheduled, 11 signal, then 12 DecisionTaskStarted
     return started;
   }
 
   it('pages the history with maximumPageSize, repeating the other members and the same token', async () => {
     const { execution, taskList } = await twelveEvents();
-    const other = await driver.start(wf, { taskList: { name: taskList } });
-    const first = await driver.pollDecision(taskList, { maximumPageSize: 5, identity: 'pager' });
+    const other = await server.driver.start(wf, { taskList: { name: taskList } });
+    const first = await server.driver.pollDecision(taskList, {
+      maximumPageSize: 5,
+      identity: 'pager',
+    });
     expect(first.workflowExecution).toEqual(execution);
     expect(first.startedEventId).toBe(12);
     expect(eventIds(first.events)).toEqual([1, 2, 3, 4, 5]);
@@ -100,7 +88,7 @@ describe('PollForDecisionTask', () => {
     let token = first.nextPageToken;
     let pages = 1;
     while (token !== undefined) {
-      const page = await swf.send(
+      const page = await server.swf.send(
         new PollForDecisionTaskCommand({
           domain,
           taskList: { name: taskList },
@@ -122,27 +110,27 @@ describe('PollForDecisionTask', () => {
     expect(pages).toBe(3);
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     // the pages took no other task and recorded nothing
-    expect(await countDecisions(swf, taskList)).toBe(1);
-    expect(eventIds(await driver.history(execution)).at(-1)).toBe(12);
-    await driver.respond(first.taskToken, []);
-    const otherTask = await driver.pollDecision(taskList);
+    expect(await countDecisions(server.swf, taskList)).toBe(1);
+    expect(eventIds(await server.driver.history(execution)).at(-1)).toBe(12);
+    await server.driver.respond(first.taskToken, []);
+    const otherTask = await server.driver.pollDecision(taskList);
     expect(otherTask.workflowExecution).toEqual(other.execution);
   });
 
   it('returns the history newest first with reverseOrder, also across pages', async () => {
     const { taskList } = await twelveEvents();
-    const all = await driver.pollDecision(taskList, { reverseOrder: true });
+    const all = await server.driver.pollDecision(taskList, { reverseOrder: true });
     expect(eventIds(all.events)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
     expect(all.events[0]?.eventType).toBe('DecisionTaskStarted');
-    await driver.respond(all.taskToken, []);
+    await server.driver.respond(all.taskToken, []);
 
     const paged = await twelveEvents();
-    const first = await driver.pollDecision(paged.taskList, {
+    const first = await server.driver.pollDecision(paged.taskList, {
       reverseOrder: true,
       maximumPageSize: 7,
     });
     expect(eventIds(first.events)).toEqual([12, 11, 10, 9, 8, 7, 6]);
-    const second = await swf.send(
+    const second = await server.swf.send(
       new PollForDecisionTaskCommand({
         domain,
         taskList: { name: paged.taskList },
@@ -157,13 +145,15 @@ describe('PollForDecisionTask', () => {
   });
 
   it('starts at the previous DecisionTaskStarted with startAtPreviousStartedEvent', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const first = await driver.pollDecision(taskList, { startAtPreviousStartedEvent: true });
+    const { execution, taskList } = await server.driver.start(wf);
+    const first = await server.driver.pollDecision(taskList, { startAtPreviousStartedEvent: true });
     // no previous task: the whole history
     expect(eventIds(first.events)).toEqual([1, 2, 3]);
-    await driver.respond(first.taskToken, [decide.marker('m')]);
-    await driver.signal(execution);
-    const second = await driver.pollDecision(taskList, { startAtPreviousStartedEvent: true });
+    await server.driver.respond(first.taskToken, [decide.marker('m')]);
+    await server.driver.signal(execution);
+    const second = await server.driver.pollDecision(taskList, {
+      startAtPreviousStartedEvent: true,
+    });
     expect(second.previousStartedEventId).toBe(3);
     expect(eventIds(second.events)).toEqual([3, 4, 5, 6, 7, 8]);
     expect(eventTypes(second.events)).toEqual([
@@ -178,23 +168,32 @@ describe('PollForDecisionTask', () => {
 
   it('hands out the highest taskPriority first, then the oldest', async () => {
     const taskList = uid('priorities');
-    const low = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '1' });
-    const high = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '10' });
-    const negative = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '-5' });
-    const alsoHigh = await driver.start(wf, { taskList: { name: taskList }, taskPriority: '10' });
-    const zero = await driver.start(wf, { taskList: { name: taskList } });
+    const low = await server.driver.start(wf, { taskList: { name: taskList }, taskPriority: '1' });
+    const high = await server.driver.start(wf, {
+      taskList: { name: taskList },
+      taskPriority: '10',
+    });
+    const negative = await server.driver.start(wf, {
+      taskList: { name: taskList },
+      taskPriority: '-5',
+    });
+    const alsoHigh = await server.driver.start(wf, {
+      taskList: { name: taskList },
+      taskPriority: '10',
+    });
+    const zero = await server.driver.start(wf, { taskList: { name: taskList } });
     const order: (string | undefined)[] = [];
     for (let i = 0; i < 5; i++) {
-      const task = await driver.pollDecision(taskList);
+      const task = await server.driver.pollDecision(taskList);
       order.push(task.workflowExecution?.workflowId);
-      await driver.respond(task.taskToken, [decide.complete()]);
+      await server.driver.respond(task.taskToken, [decide.complete()]);
     }
     expect(order).toEqual([high, alsoHigh, low, zero, negative].map((s) => s.execution.workflowId));
   });
 
   it('answers an empty task without taskToken after the poll timeout', async () => {
     const before = Date.now();
-    const task = await swf.send(
+    const task = await server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: uid('empty') } }),
     );
     expect(Date.now() - before).toBeGreaterThanOrEqual(POLL_WAIT_MS - 100);
@@ -206,19 +205,21 @@ describe('PollForDecisionTask', () => {
 
   it('wakes a waiting poller as soon as a task is scheduled', async () => {
     const taskList = uid('wake');
-    const poll = swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }));
+    const poll = server.swf.send(
+      new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const { execution } = await driver.start(wf, { taskList: { name: taskList } });
+    const { execution } = await server.driver.start(wf, { taskList: { name: taskList } });
     const task = await poll;
     expect(task.taskToken).toBeTruthy();
     expect(task.workflowExecution).toEqual(execution);
   });
 
   it('keeps one decision task: triggers before the task starts add events, not tasks', async () => {
-    const { execution, taskList } = await driver.start(wf, { taskPriority: '3' });
-    await driver.signal(execution, 'a');
-    await driver.signal(execution, 'b');
-    const history = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf, { taskPriority: '3' });
+    await server.driver.signal(execution, 'a');
+    await server.driver.signal(execution, 'b');
+    const history = await server.driver.history(execution);
     expect(eventTypes(history)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -231,9 +232,9 @@ describe('PollForDecisionTask', () => {
       startToCloseTimeout: '30',
       scheduleToStartTimeout: 'NONE',
     });
-    expect(await countDecisions(swf, taskList)).toBe(1);
-    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
-    const task = await driver.pollDecision(taskList);
+    expect(await countDecisions(server.swf, taskList)).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    const task = await server.driver.pollDecision(taskList);
     expect(eventTypes(task.events).slice(-3)).toEqual([
       'WorkflowExecutionSignaled',
       'WorkflowExecutionSignaled',
@@ -242,13 +243,13 @@ describe('PollForDecisionTask', () => {
   });
 
   it('schedules the owed decision task after DecisionTaskCompleted and the decision events', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await driver.signal(execution, 'while-out-1');
-    await driver.signal(execution, 'while-out-2');
-    expect(await countDecisions(swf, taskList)).toBe(0);
-    await driver.respond(task.taskToken, [decide.marker('m'), decide.startTimer('t')]);
-    expect(eventTypes(await driver.history(execution))).toEqual([
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.signal(execution, 'while-out-1');
+    await server.driver.signal(execution, 'while-out-2');
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
+    await server.driver.respond(task.taskToken, [decide.marker('m'), decide.startTimer('t')]);
+    expect(eventTypes(await server.driver.history(execution))).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
       'DecisionTaskStarted',
@@ -259,24 +260,24 @@ describe('PollForDecisionTask', () => {
       'TimerStarted',
       'DecisionTaskScheduled',
     ]);
-    expect(await countDecisions(swf, taskList)).toBe(1);
+    expect(await countDecisions(server.swf, taskList)).toBe(1);
   });
 
   it('sends later decision tasks to the task list a response names', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const elsewhere = uid('override');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [], { taskList: { name: elsewhere } });
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [], { taskList: { name: elsewhere } });
     expect(
-      single(await driver.history(execution), 'DecisionTaskCompleted')
+      single(await server.driver.history(execution), 'DecisionTaskCompleted')
         .decisionTaskCompletedEventAttributes,
     ).toMatchObject({
       taskList: { name: elsewhere },
     });
-    await driver.signal(execution);
-    expect(await countDecisions(swf, taskList)).toBe(0);
-    expect(await countDecisions(swf, elsewhere)).toBe(1);
-    const next = await driver.pollDecision(elsewhere);
+    await server.driver.signal(execution);
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
+    expect(await countDecisions(server.swf, elsewhere)).toBe(1);
+    const next = await server.driver.pollDecision(elsewhere);
     expect(next.workflowExecution).toEqual(execution);
     expect(next.events.at(-2)?.decisionTaskScheduledEventAttributes?.taskList).toEqual({
       name: elsewhere,
@@ -285,10 +286,10 @@ describe('PollForDecisionTask', () => {
 
   it('refuses a page token of PollForDecisionTask in GetWorkflowExecutionHistory', async () => {
     const { execution, taskList } = await twelveEvents();
-    const first = await driver.pollDecision(taskList, { maximumPageSize: 5 });
+    const first = await server.driver.pollDecision(taskList, { maximumPageSize: 5 });
     expect(first.nextPageToken).toBeTruthy();
     await expectFault(
-      swf.send(
+      server.swf.send(
         new GetWorkflowExecutionHistoryCommand({
           domain,
           execution,
@@ -302,7 +303,7 @@ describe('PollForDecisionTask', () => {
 
   it('refuses an unknown domain with UnknownResourceFault', async () => {
     await expectFault(
-      swf.send(new PollForDecisionTaskCommand({ domain: 'nope', taskList: { name: 'x' } })),
+      server.swf.send(new PollForDecisionTaskCommand({ domain: 'nope', taskList: { name: 'x' } })),
       'UnknownResourceFault',
       'Unknown domain: nope',
     );

@@ -7,17 +7,9 @@ import {
   RequestCancelWorkflowExecutionCommand,
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decide,
-  eventTypes,
-  expectFault,
-  type SwfDriver,
-  single,
-  uid,
-} from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { decide, eventTypes, expectFault, single, uid } from '../support/decider.js';
 import {
   act,
   domain,
@@ -26,15 +18,9 @@ import {
   startAndDecide,
   wf,
 } from '../support/decision-tasks.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, driver, close } = await serveDecisionTasks());
-});
-afterAll(() => close());
+const server = servedForFile(serveDecisionTasks);
 
 describe('UNHANDLED_DECISION', () => {
   it.each([
@@ -49,12 +35,12 @@ describe('UNHANDLED_DECISION', () => {
   ] as const)(
     'refuses %s when a signal arrived while the task was out',
     async (_name, close, failed) => {
-      const { execution, taskList } = await driver.start(wf);
-      const task = await driver.pollDecision(taskList);
-      await driver.signal(execution, 'late');
-      await driver.respond(task.taskToken, [decide.marker('before-close'), close]);
+      const { execution, taskList } = await server.driver.start(wf);
+      const task = await server.driver.pollDecision(taskList);
+      await server.driver.signal(execution, 'late');
+      await server.driver.respond(task.taskToken, [decide.marker('before-close'), close]);
 
-      const history = await driver.history(execution);
+      const history = await server.driver.history(execution);
       expect(eventTypes(history)).toEqual([
         'WorkflowExecutionStarted',
         'DecisionTaskScheduled',
@@ -72,57 +58,59 @@ describe('UNHANDLED_DECISION', () => {
         event?.cancelWorkflowExecutionFailedEventAttributes ??
         event?.continueAsNewWorkflowExecutionFailedEventAttributes;
       expect(attributes).toEqual({ cause: 'UNHANDLED_DECISION', decisionTaskCompletedEventId: 5 });
-      expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+      expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
 
       // the next task shows the signal; closing now works
-      const next = await driver.pollDecision(taskList);
+      const next = await server.driver.pollDecision(taskList);
       expect(next.previousStartedEventId).toBe(3);
       expect(eventTypes(next.events)).toContain('WorkflowExecutionSignaled');
-      await driver.respond(next.taskToken, [decide.complete('now')]);
-      expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+      await server.driver.respond(next.taskToken, [decide.complete('now')]);
+      expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe(
+        'COMPLETED',
+      );
     },
   );
 
   it('refuses the close when an activity completed while the task was out', async () => {
     const workers = uid('workers');
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
     ]);
-    const activity = await driver.pollActivity(workers);
-    const task = await nextTask(driver, execution, taskList);
-    await swf.send(
+    const activity = await server.driver.pollActivity(workers);
+    const task = await nextTask(server.driver, execution, taskList);
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken, result: 'late' }),
     );
-    await driver.respond(task.taskToken, [decide.complete()]);
-    const history = await driver.history(execution);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-3)).toEqual([
       'DecisionTaskCompleted',
       'CompleteWorkflowExecutionFailed',
       'DecisionTaskScheduled',
     ]);
-    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
   });
 
   it('refuses CancelWorkflowExecution when a cancel request arrived while the task was out', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await swf.send(
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.swf.send(
       new RequestCancelWorkflowExecutionCommand({
         domain,
         workflowId: execution.workflowId,
         runId: execution.runId,
       }),
     );
-    await driver.respond(task.taskToken, [decide.cancel()]);
-    const history = await driver.history(execution);
+    await server.driver.respond(task.taskToken, [decide.cancel()]);
+    const history = await server.driver.history(execution);
     expect(
       single(history, 'CancelWorkflowExecutionFailed').cancelWorkflowExecutionFailedEventAttributes
         ?.cause,
     ).toBe('UNHANDLED_DECISION');
-    const next = await driver.pollDecision(taskList);
+    const next = await server.driver.pollDecision(taskList);
     expect(eventTypes(next.events)).toContain('WorkflowExecutionCancelRequested');
-    await driver.respond(next.taskToken, [decide.cancel('now')]);
-    expect((await driver.describe(execution)).executionInfo).toMatchObject({
+    await server.driver.respond(next.taskToken, [decide.cancel('now')]);
+    expect((await server.driver.describe(execution)).executionInfo).toMatchObject({
       closeStatus: 'CANCELED',
       cancelRequested: true,
     });
@@ -130,13 +118,13 @@ describe('UNHANDLED_DECISION', () => {
 
   it('does not count events that schedule no decision task (ActivityTaskStarted)', async () => {
     const workers = uid('workers');
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.scheduleActivity({ activityType: act, activityId: 'a', taskList: { name: workers } }),
     ]);
-    const task = await nextTask(driver, execution, taskList);
-    await driver.pollActivity(workers);
-    await driver.respond(task.taskToken, [decide.complete()]);
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    const task = await nextTask(server.driver, execution, taskList);
+    await server.driver.pollActivity(workers);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
@@ -147,31 +135,33 @@ describe('validation of RespondDecisionTaskCompleted', () => {
   ] as const)(
     'refuses %s before another decision; records nothing; the token stays usable',
     async (_n, close) => {
-      const { execution, taskList } = await driver.start(wf);
-      const task = await driver.pollDecision(taskList);
-      const before = await driver.history(execution);
+      const { execution, taskList } = await server.driver.start(wf);
+      const task = await server.driver.pollDecision(taskList);
+      const before = await server.driver.history(execution);
       await expectFault(
-        driver.respond(task.taskToken, [close, decide.marker('after')]),
+        server.driver.respond(task.taskToken, [close, decide.marker('after')]),
         'ValidationException',
         /Close must be last decision in list/,
       );
-      expect(await driver.history(execution)).toEqual(before);
-      await driver.respond(task.taskToken, [decide.marker('after'), decide.complete('ok')]);
-      expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+      expect(await server.driver.history(execution)).toEqual(before);
+      await server.driver.respond(task.taskToken, [decide.marker('after'), decide.complete('ok')]);
+      expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe(
+        'COMPLETED',
+      );
     },
   );
 
   it('answers a used token UnknownResourceFault before judging its decisions', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.marker('once')]);
-    const before = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.marker('once')]);
+    const before = await server.driver.history(execution);
     await expectFault(
-      driver.respond(task.taskToken, [decide.complete(), decide.marker('after')]),
+      server.driver.respond(task.taskToken, [decide.complete(), decide.marker('after')]),
       'UnknownResourceFault',
       /Unknown decision task/,
     );
-    expect(await driver.history(execution)).toEqual(before);
+    expect(await server.driver.history(execution)).toEqual(before);
   });
 
   it.each([
@@ -183,26 +173,28 @@ describe('validation of RespondDecisionTaskCompleted', () => {
   ] as const)(
     'refuses a %s decision without its attributes; the token stays usable',
     async (decisionType) => {
-      const { execution, taskList } = await driver.start(wf);
-      const task = await driver.pollDecision(taskList);
-      const before = await driver.history(execution);
+      const { execution, taskList } = await server.driver.start(wf);
+      const task = await server.driver.pollDecision(taskList);
+      const before = await server.driver.history(execution);
       await expectFault(
-        driver.respond(task.taskToken, [decide.marker('ok'), { decisionType }]),
+        server.driver.respond(task.taskToken, [decide.marker('ok'), { decisionType }]),
         'ValidationException',
         /decisions\.2\.member/,
       );
-      expect(await driver.history(execution)).toEqual(before);
-      await driver.respond(task.taskToken, []);
-      expect(eventTypes(await driver.history(execution)).at(-1)).toBe('DecisionTaskCompleted');
+      expect(await server.driver.history(execution)).toEqual(before);
+      await server.driver.respond(task.taskToken, []);
+      expect(eventTypes(await server.driver.history(execution)).at(-1)).toBe(
+        'DecisionTaskCompleted',
+      );
     },
   );
 
   it('refuses an unknown decisionType with ValidationException', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    const before = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    const before = await server.driver.history(execution);
     await expectFault(
-      swf.send(
+      server.swf.send(
         new RespondDecisionTaskCompletedCommand({
           taskToken: task.taskToken,
           decisions: [{ decisionType: 'LaunchRocket' as Decision['decisionType'] }],
@@ -211,15 +203,15 @@ describe('validation of RespondDecisionTaskCompleted', () => {
       'ValidationException',
       /decisionType/,
     );
-    expect(await driver.history(execution)).toEqual(before);
+    expect(await server.driver.history(execution)).toEqual(before);
   });
 
   it('refuses attributes that break their constraints, naming the member', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    const before = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    const before = await server.driver.history(execution);
     await expectFault(
-      driver.respond(task.taskToken, [
+      server.driver.respond(task.taskToken, [
         {
           decisionType: 'StartTimer',
           startTimerDecisionAttributes: { timerId: 't', startToFireTimeout: '' },
@@ -229,53 +221,53 @@ describe('validation of RespondDecisionTaskCompleted', () => {
       /decisions\.1\.member\.startTimerDecisionAttributes\.startToFireTimeout/,
     );
     await expectFault(
-      driver.respond(task.taskToken, [
+      server.driver.respond(task.taskToken, [
         decide.scheduleActivity({ activityType: act, activityId: 'x'.repeat(257) }),
       ]),
       'ValidationException',
       /activityId/,
     );
-    expect(await driver.history(execution)).toEqual(before);
+    expect(await server.driver.history(execution)).toEqual(before);
   });
 });
 
 describe('decision task tokens', () => {
   it('refuses a token used twice with UnknownResourceFault', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.marker('once')]);
-    const after = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.marker('once')]);
+    const after = await server.driver.history(execution);
     await expectFault(
-      driver.respond(task.taskToken, [decide.marker('twice')]),
+      server.driver.respond(task.taskToken, [decide.marker('twice')]),
       'UnknownResourceFault',
     );
-    expect(await driver.history(execution)).toEqual(after);
+    expect(await server.driver.history(execution)).toEqual(after);
     // an old token does not open the next task either
-    const next = await nextTask(driver, execution, taskList);
-    await expectFault(driver.respond(task.taskToken, []), 'UnknownResourceFault');
-    await driver.respond(next.taskToken, []);
+    const next = await nextTask(server.driver, execution, taskList);
+    await expectFault(server.driver.respond(task.taskToken, []), 'UnknownResourceFault');
+    await server.driver.respond(next.taskToken, []);
   });
 
   it('refuses a tampered token with UnknownResourceFault', async () => {
-    const { taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
+    const { taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
     const middle = Math.floor(task.taskToken.length / 2);
     const flipped = task.taskToken[middle] === 'A' ? 'B' : 'A';
     const tampered = `${task.taskToken.slice(0, middle)}${flipped}${task.taskToken.slice(middle + 1)}`;
-    await expectFault(driver.respond(tampered, []), 'UnknownResourceFault');
-    await driver.respond(task.taskToken, []);
+    await expectFault(server.driver.respond(tampered, []), 'UnknownResourceFault');
+    await server.driver.respond(task.taskToken, []);
   });
 
   it('refuses the token of a task whose response closed the execution', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
-    await swf.send(
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
+    await server.swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: task.taskToken,
         decisions: [decide.complete()],
       }),
     );
-    await expectFault(driver.respond(task.taskToken, []), 'UnknownResourceFault');
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await expectFault(server.driver.respond(task.taskToken, []), 'UnknownResourceFault');
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });

@@ -5,10 +5,9 @@
 import {
   CountPendingActivityTasksCommand,
   RespondActivityTaskCompletedCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventsOf, eventTypes, type SwfDriver, single, uid } from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { decide, eventsOf, eventTypes, single, uid } from '../support/decider.js';
 import {
   act,
   bareAct,
@@ -19,20 +18,14 @@ import {
   serveDecisionTasks,
   startAndDecide,
 } from '../support/decision-tasks.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, driver, close } = await serveDecisionTasks());
-});
-afterAll(() => close());
+const server = servedForFile(serveDecisionTasks);
 
 describe('ScheduleActivityTask', () => {
   it('records ActivityTaskScheduled with values resolved from the decision, then the type', async () => {
     const workers = uid('workers');
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'defaults',
@@ -50,7 +43,7 @@ describe('ScheduleActivityTask', () => {
         heartbeatTimeout: '5',
       }),
     ]);
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -84,10 +77,10 @@ describe('ScheduleActivityTask', () => {
       decisionTaskCompletedEventId: 4,
     });
     // scheduling is the decider's own act: no decision task follows
-    expect(await countDecisions(swf, taskList)).toBe(0);
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
     expect(
       (
-        await swf.send(
+        await server.swf.send(
           new CountPendingActivityTasksCommand({ domain, taskList: { name: workers } }),
         )
       ).count,
@@ -107,7 +100,7 @@ describe('ScheduleActivityTask', () => {
       const { [key]: _omitted, ...rest } = full;
       return rest;
     };
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.scheduleActivity({
         activityType: { name: 'nope', version: '1' },
         activityId: 'missing-type',
@@ -146,7 +139,7 @@ describe('ScheduleActivityTask', () => {
       }),
       decide.scheduleActivity({ activityType: bareAct, activityId: 'all-given', ...full }),
     ]);
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const failures = eventsOf(history, 'ScheduleActivityTaskFailed').map(
       (e) => e.scheduleActivityTaskFailedEventAttributes,
     );
@@ -214,7 +207,7 @@ describe('ScheduleActivityTask', () => {
     // the failures are news for the decider: one decision task after all decision events
     expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
     expect(eventsOf(history, 'DecisionTaskScheduled')).toHaveLength(2);
-    expect(await countDecisions(swf, taskList)).toBe(1);
+    expect(await countDecisions(server.swf, taskList)).toBe(1);
   });
 
   it('allows an activityId again once the activity with that id has closed', async () => {
@@ -224,12 +217,12 @@ describe('ScheduleActivityTask', () => {
       activityId: 'same',
       taskList: { name: workers },
     });
-    const { execution, taskList } = await startAndDecide(driver, [schedule]);
-    const task = await driver.pollActivity(workers);
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
-    const next = await driver.pollDecision(taskList);
-    await driver.respond(next.taskToken, [schedule]);
-    const history = await driver.history(execution);
+    const { execution, taskList } = await startAndDecide(server.driver, [schedule]);
+    const task = await server.driver.pollActivity(workers);
+    await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
+    const next = await server.driver.pollDecision(taskList);
+    await server.driver.respond(next.taskToken, [schedule]);
+    const history = await server.driver.history(execution);
     expect(eventsOf(history, 'ActivityTaskScheduled')).toHaveLength(2);
     expect(eventsOf(history, 'ScheduleActivityTaskFailed')).toHaveLength(0);
   });
@@ -241,25 +234,25 @@ describe('ScheduleActivityTask', () => {
     const decisions = Array.from({ length: 1001 }, (_, i) =>
       decide.scheduleActivity({ activityType: act, activityId: `a${i}`, taskList: workers }),
     );
-    const { execution } = await startAndDecide(driver, decisions);
-    const history = await driver.history(execution);
+    const { execution } = await startAndDecide(server.driver, decisions);
+    const history = await server.driver.history(execution);
     expect(eventsOf(history, 'ActivityTaskScheduled')).toHaveLength(1000);
     const failed = single(history, 'ScheduleActivityTaskFailed');
     expect(failed.scheduleActivityTaskFailedEventAttributes).toMatchObject({
       activityId: 'a1000',
       cause: 'OPEN_ACTIVITIES_LIMIT_EXCEEDED',
     });
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1000);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(1000);
   });
 });
 
 describe('RecordMarker', () => {
   it('records MarkerRecorded and schedules no decision task', async () => {
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.marker('customer elected special shipping offer'),
       decide.marker('counter', '3'),
     ]);
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventsOf(history, 'MarkerRecorded').map((e) => e.markerRecordedEventAttributes)).toEqual(
       [
         { markerName: 'customer elected special shipping offer', decisionTaskCompletedEventId: 4 },
@@ -267,17 +260,17 @@ describe('RecordMarker', () => {
       ],
     );
     expect(history.at(-1)?.eventType).toBe('MarkerRecorded');
-    expect(await countDecisions(swf, taskList)).toBe(0);
-    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(0);
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openDecisionTasks).toBe(0);
   });
 });
 
 describe('StartTimer and CancelTimer', () => {
   it('starts, refuses a duplicate id, cancels, refuses an unknown id and reuses a canceled id', async () => {
-    const { execution, taskList } = await startAndDecide(driver, [
+    const { execution, taskList } = await startAndDecide(server.driver, [
       decide.startTimer('t1', '3600', 'ctl'),
     ]);
-    let history = await driver.history(execution);
+    let history = await server.driver.history(execution);
     const started = single(history, 'TimerStarted');
     expect(started.timerStartedEventAttributes).toEqual({
       timerId: 't1',
@@ -285,12 +278,12 @@ describe('StartTimer and CancelTimer', () => {
       startToFireTimeout: '3600',
       decisionTaskCompletedEventId: 4,
     });
-    expect(await countDecisions(swf, taskList)).toBe(0);
-    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(1);
+    expect(await countDecisions(server.swf, taskList)).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openTimers).toBe(1);
 
-    const second = await nextTask(driver, execution, taskList);
-    await driver.respond(second.taskToken, [decide.startTimer('t1', '60')]);
-    history = await driver.history(execution);
+    const second = await nextTask(server.driver, execution, taskList);
+    await server.driver.respond(second.taskToken, [decide.startTimer('t1', '60')]);
+    history = await server.driver.history(execution);
     const duplicate = single(history, 'StartTimerFailed');
     expect(duplicate.startTimerFailedEventAttributes).toEqual({
       timerId: 't1',
@@ -299,11 +292,14 @@ describe('StartTimer and CancelTimer', () => {
         second.startedEventId !== undefined ? second.startedEventId + 1 : -1,
     });
     expect(history.at(-1)?.eventType).toBe('DecisionTaskScheduled');
-    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openTimers).toBe(1);
 
-    const third = await driver.pollDecision(taskList);
-    await driver.respond(third.taskToken, [decide.cancelTimer('t1'), decide.cancelTimer('t1')]);
-    history = await driver.history(execution);
+    const third = await server.driver.pollDecision(taskList);
+    await server.driver.respond(third.taskToken, [
+      decide.cancelTimer('t1'),
+      decide.cancelTimer('t1'),
+    ]);
+    history = await server.driver.history(execution);
     const completedId = (third.startedEventId ?? 0) + 1;
     expect(single(history, 'TimerCanceled').timerCanceledEventAttributes).toEqual({
       timerId: 't1',
@@ -321,16 +317,16 @@ describe('StartTimer and CancelTimer', () => {
       'CancelTimerFailed',
       'DecisionTaskScheduled',
     ]);
-    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openTimers).toBe(0);
 
-    const fourth = await driver.pollDecision(taskList);
-    await driver.respond(fourth.taskToken, [
+    const fourth = await server.driver.pollDecision(taskList);
+    await server.driver.respond(fourth.taskToken, [
       decide.startTimer('t1', '30'),
       decide.startTimer('t2', '3600'),
     ]);
-    history = await driver.history(execution);
+    history = await server.driver.history(execution);
     expect(eventsOf(history, 'TimerStarted')).toHaveLength(3);
-    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(2);
+    expect((await server.driver.describe(execution)).openCounts?.openTimers).toBe(2);
     expect(eventTypes(history).at(-1)).toBe('TimerStarted');
   });
 });

@@ -15,42 +15,26 @@ import {
   RespondActivityTaskFailedCommand,
   RespondDecisionTaskCompletedCommand,
   SignalWorkflowExecutionCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  at,
-  decide,
-  eventIds,
-  eventTypes,
-  expectFault,
-  type SwfDriver,
-  single,
-  uid,
-} from '../support/decider.js';
+import { describe, expect, it } from 'vitest';
+import { at, decide, eventIds, eventTypes, expectFault, single, uid } from '../support/decider.js';
 import { act, domain, full, serveExecutions } from '../support/executions.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveExecutions());
-});
-afterAll(() => close());
+const server = servedForFile(serveExecutions);
 
 describe('DescribeWorkflowExecution', () => {
   it('counts open activities, timers and decision tasks; keeps the latest activity time and context', async () => {
-    const { execution, taskList } = await driver.start(full);
+    const { execution, taskList } = await server.driver.start(full);
     const workers = uid('workers');
-    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
 
-    const first = await driver.pollDecision(taskList);
+    const first = await server.driver.pollDecision(taskList);
     // a started decision task is still open
-    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
-    expect((await driver.describe(execution)).latestActivityTaskTimestamp).toBeUndefined();
-    await driver.respond(
+    expect((await server.driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect((await server.driver.describe(execution)).latestActivityTaskTimestamp).toBeUndefined();
+    await server.driver.respond(
       first.taskToken,
       [
         decide.scheduleActivity({
@@ -67,7 +51,7 @@ describe('DescribeWorkflowExecution', () => {
       ],
       { executionContext: 'ctx-1' },
     );
-    let detail = await driver.describe(execution);
+    let detail = await server.driver.describe(execution);
     expect(detail.openCounts).toEqual({
       openActivityTasks: 2,
       openDecisionTasks: 0,
@@ -76,30 +60,30 @@ describe('DescribeWorkflowExecution', () => {
       openLambdaFunctions: 0,
     });
     expect(detail.latestExecutionContext).toBe('ctx-1');
-    const scheduled = (await driver.history(execution)).filter(
+    const scheduled = (await server.driver.history(execution)).filter(
       (e) => e.eventType === 'ActivityTaskScheduled',
     );
     expect(scheduled).toHaveLength(2);
     expect(detail.latestActivityTaskTimestamp?.getTime()).toBe(at(scheduled.at(-1)));
 
     // started activities stay open until they close
-    const task = await driver.pollActivity(workers);
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(2);
-    await swf.send(
+    const task = await server.driver.pollActivity(workers);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(2);
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'r' }),
     );
-    detail = await driver.describe(execution);
+    detail = await server.driver.describe(execution);
     expect(detail.openCounts).toMatchObject({
       openActivityTasks: 1,
       openDecisionTasks: 1,
       openTimers: 1,
     });
 
-    const second = await driver.pollDecision(taskList);
-    await driver.respond(second.taskToken, [decide.cancelTimer('t1')], {
+    const second = await server.driver.pollDecision(taskList);
+    await server.driver.respond(second.taskToken, [decide.cancelTimer('t1')], {
       executionContext: 'ctx-2',
     });
-    detail = await driver.describe(execution);
+    detail = await server.driver.describe(execution);
     expect(detail.openCounts).toMatchObject({
       openActivityTasks: 1,
       openDecisionTasks: 0,
@@ -109,37 +93,40 @@ describe('DescribeWorkflowExecution', () => {
     expect(detail.latestActivityTaskTimestamp?.getTime()).toBe(at(scheduled.at(-1)));
 
     // a response without executionContext leaves the latest one in place
-    await driver.signal(execution);
-    const third = await driver.pollDecision(taskList);
-    await driver.respond(third.taskToken, []);
-    expect((await driver.describe(execution)).latestExecutionContext).toBe('ctx-2');
+    await server.driver.signal(execution);
+    const third = await server.driver.pollDecision(taskList);
+    await server.driver.respond(third.taskToken, []);
+    expect((await server.driver.describe(execution)).latestExecutionContext).toBe('ctx-2');
   });
 
   it('shows cancelRequested after RequestCancelWorkflowExecution, and the close once canceled', async () => {
-    const { execution, taskList } = await driver.start(full);
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, []);
-    await swf.send(
+    const { execution, taskList } = await server.driver.start(full);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, []);
+    await server.swf.send(
       new RequestCancelWorkflowExecutionCommand({
         domain,
         workflowId: execution.workflowId,
         runId: execution.runId,
       }),
     );
-    let detail = await driver.describe(execution);
+    let detail = await server.driver.describe(execution);
     expect(detail.executionInfo).toMatchObject({ executionStatus: 'OPEN', cancelRequested: true });
     expect(detail.openCounts?.openDecisionTasks).toBe(1);
-    const requested = single(await driver.history(execution), 'WorkflowExecutionCancelRequested');
+    const requested = single(
+      await server.driver.history(execution),
+      'WorkflowExecutionCancelRequested',
+    );
     expect(
       requested.workflowExecutionCancelRequestedEventAttributes?.externalWorkflowExecution,
     ).toBeUndefined();
     expect(requested.workflowExecutionCancelRequestedEventAttributes?.cause).toBeUndefined();
 
-    const second = await driver.pollDecision(taskList);
+    const second = await server.driver.pollDecision(taskList);
     expect(eventTypes(second.events)).toContain('WorkflowExecutionCancelRequested');
-    await driver.respond(second.taskToken, [decide.cancel('bye')]);
-    detail = await driver.describe(execution);
-    const history = await driver.history(execution);
+    await server.driver.respond(second.taskToken, [decide.cancel('bye')]);
+    detail = await server.driver.describe(execution);
+    const history = await server.driver.history(execution);
     const canceled = single(history, 'WorkflowExecutionCanceled');
     expect(canceled.workflowExecutionCanceledEventAttributes).toMatchObject({ details: 'bye' });
     expect(detail.executionInfo).toMatchObject({
@@ -161,11 +148,11 @@ describe('DescribeWorkflowExecution', () => {
   ] as const)(
     'reports closeStatus %s with its closeTimestamp',
     async (status, decision, eventType) => {
-      const { execution, taskList } = await driver.start(full);
-      const task = await driver.pollDecision(taskList);
-      await driver.respond(task.taskToken, [decision]);
-      const detail = await driver.describe(execution);
-      const closed = single(await driver.history(execution), eventType);
+      const { execution, taskList } = await server.driver.start(full);
+      const task = await server.driver.pollDecision(taskList);
+      await server.driver.respond(task.taskToken, [decision]);
+      const detail = await server.driver.describe(execution);
+      const closed = single(await server.driver.history(execution), eventType);
       expect(detail.executionInfo).toMatchObject({
         executionStatus: 'CLOSED',
         closeStatus: status,
@@ -179,7 +166,7 @@ describe('DescribeWorkflowExecution', () => {
 
   it('refuses an unknown execution with UnknownResourceFault', async () => {
     await expectFault(
-      driver.describe({ workflowId: uid('none'), runId: 'no-such-run' }),
+      server.driver.describe({ workflowId: uid('none'), runId: 'no-such-run' }),
       'UnknownResourceFault',
     );
   });
@@ -188,14 +175,14 @@ describe('DescribeWorkflowExecution', () => {
 describe('GetWorkflowExecutionHistory', () => {
   /** An execution with 10 events: started, decision task 2–4, 5 markers, one signal and its decision task. */
   async function tenEvents() {
-    const { execution, taskList } = await driver.start(full);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(
+    const { execution, taskList } = await server.driver.start(full);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(
       task.taskToken,
       ['m1', 'm2', 'm3', 'm4'].map((m) => decide.marker(m)),
     );
-    await driver.signal(execution, 'ping');
-    const history = await driver.history(execution);
+    await server.driver.signal(execution, 'ping');
+    const history = await server.driver.history(execution);
     expect(eventTypes(history)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -215,7 +202,7 @@ describe('GetWorkflowExecutionHistory', () => {
     const ids: number[][] = [];
     let nextPageToken: string | undefined;
     do {
-      const page = await swf.send(
+      const page = await server.swf.send(
         new GetWorkflowExecutionHistoryCommand({
           domain,
           execution,
@@ -247,7 +234,7 @@ describe('GetWorkflowExecutionHistory', () => {
 
   it('omits nextPageToken when the page holds the rest exactly', async () => {
     const execution = await tenEvents();
-    const page = await swf.send(
+    const page = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({ domain, execution, maximumPageSize: 10 }),
     );
     expect(eventIds(page.events)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -257,12 +244,12 @@ describe('GetWorkflowExecutionHistory', () => {
   it('refuses a page token of another execution, or with other arguments, with ValidationException', async () => {
     const one = await tenEvents();
     const other = await tenEvents();
-    const first = await swf.send(
+    const first = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({ domain, execution: one, maximumPageSize: 4 }),
     );
     expect(first.nextPageToken).toBeTruthy();
     await expectFault(
-      swf.send(
+      server.swf.send(
         new GetWorkflowExecutionHistoryCommand({
           domain,
           execution: other,
@@ -273,7 +260,7 @@ describe('GetWorkflowExecutionHistory', () => {
       'ValidationException',
     );
     await expectFault(
-      swf.send(
+      server.swf.send(
         new GetWorkflowExecutionHistoryCommand({
           domain,
           execution: one,
@@ -285,7 +272,7 @@ describe('GetWorkflowExecutionHistory', () => {
       'ValidationException',
     );
     // the token still works with the arguments it came from
-    const second = await swf.send(
+    const second = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({
         domain,
         execution: one,
@@ -299,7 +286,7 @@ describe('GetWorkflowExecutionHistory', () => {
   it('refuses maximumPageSize above 1000 with ValidationException', async () => {
     const execution = await tenEvents();
     await expectFault(
-      swf.send(
+      server.swf.send(
         new GetWorkflowExecutionHistoryCommand({ domain, execution, maximumPageSize: 1001 }),
       ),
       'ValidationException',
@@ -309,10 +296,10 @@ describe('GetWorkflowExecutionHistory', () => {
 
 describe('TerminateWorkflowExecution', () => {
   it('closes at once with reason, details and childPolicy; every token dies; queued tasks vanish', async () => {
-    const { execution, taskList } = await driver.start(full, { childPolicy: 'TERMINATE' });
+    const { execution, taskList } = await server.driver.start(full, { childPolicy: 'TERMINATE' });
     const workers = uid('workers');
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'started',
@@ -329,20 +316,20 @@ describe('TerminateWorkflowExecution', () => {
         taskList: { name: workers },
       }),
     ]);
-    const activity = await driver.pollActivity(workers, 'worker');
-    await driver.signal(execution);
-    const decision = await driver.pollDecision(taskList);
+    const activity = await server.driver.pollActivity(workers, 'worker');
+    await server.driver.signal(execution);
+    const decision = await server.driver.pollDecision(taskList);
     // one more trigger while the decision task is out: a decision task is owed
-    await driver.signal(execution);
+    await server.driver.signal(execution);
     expect(
       (
-        await swf.send(
+        await server.swf.send(
           new CountPendingActivityTasksCommand({ domain, taskList: { name: workers } }),
         )
       ).count,
     ).toBe(2);
 
-    await swf.send(
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
         workflowId: execution.workflowId,
@@ -353,7 +340,7 @@ describe('TerminateWorkflowExecution', () => {
       }),
     );
 
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const terminated = history.at(-1);
     expect(terminated?.eventType).toBe('WorkflowExecutionTerminated');
     expect(terminated?.workflowExecutionTerminatedEventAttributes).toMatchObject({
@@ -364,7 +351,7 @@ describe('TerminateWorkflowExecution', () => {
     expect(['OPERATOR_INITIATED', undefined]).toContain(
       terminated?.workflowExecutionTerminatedEventAttributes?.cause,
     );
-    const detail = await driver.describe(execution);
+    const detail = await server.driver.describe(execution);
     expect(detail.executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TERMINATED',
@@ -372,49 +359,49 @@ describe('TerminateWorkflowExecution', () => {
     expect(detail.executionInfo?.closeTimestamp?.getTime()).toBe(at(terminated));
 
     await expectFault(
-      swf.send(
+      server.swf.send(
         new RespondDecisionTaskCompletedCommand({ taskToken: decision.taskToken, decisions: [] }),
       ),
       'UnknownResourceFault',
     );
     const token = activity.taskToken;
     await expectFault(
-      swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: token })),
+      server.swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: token })),
       'UnknownResourceFault',
     );
     await expectFault(
-      swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
+      server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
       'UnknownResourceFault',
     );
     await expectFault(
-      swf.send(new RespondActivityTaskFailedCommand({ taskToken: token })),
+      server.swf.send(new RespondActivityTaskFailedCommand({ taskToken: token })),
       'UnknownResourceFault',
     );
     await expectFault(
-      swf.send(new RespondActivityTaskCanceledCommand({ taskToken: token })),
+      server.swf.send(new RespondActivityTaskCanceledCommand({ taskToken: token })),
       'UnknownResourceFault',
     );
 
     expect(
       (
-        await swf.send(
+        await server.swf.send(
           new CountPendingActivityTasksCommand({ domain, taskList: { name: workers } }),
         )
       ).count,
     ).toBe(0);
     expect(
       (
-        await swf.send(
+        await server.swf.send(
           new CountPendingDecisionTasksCommand({ domain, taskList: { name: taskList } }),
         )
       ).count,
     ).toBe(0);
-    const empty = await swf.send(
+    const empty = await server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
     );
     expect(empty.taskToken).toBeFalsy();
     expect(empty.startedEventId).toBe(0);
-    const noDecision = await swf.send(
+    const noDecision = await server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
     );
     expect(noDecision.taskToken).toBeFalsy();
@@ -422,36 +409,41 @@ describe('TerminateWorkflowExecution', () => {
     // a closed execution takes no more signals, cancel requests or terminations
     const target = { domain, workflowId: execution.workflowId, runId: execution.runId };
     await expectFault(
-      swf.send(new SignalWorkflowExecutionCommand({ ...target, signalName: 's' })),
+      server.swf.send(new SignalWorkflowExecutionCommand({ ...target, signalName: 's' })),
       'UnknownResourceFault',
     );
     await expectFault(
-      swf.send(new RequestCancelWorkflowExecutionCommand(target)),
+      server.swf.send(new RequestCancelWorkflowExecutionCommand(target)),
       'UnknownResourceFault',
     );
     await expectFault(
-      swf.send(new TerminateWorkflowExecutionCommand(target)),
+      server.swf.send(new TerminateWorkflowExecutionCommand(target)),
       'UnknownResourceFault',
     );
     await expectFault(
-      swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId: execution.workflowId })),
+      server.swf.send(
+        new TerminateWorkflowExecutionCommand({ domain, workflowId: execution.workflowId }),
+      ),
       'UnknownResourceFault',
     );
     // the history is final
-    expect(eventIds(await driver.history(execution))).toEqual(eventIds(history));
+    expect(eventIds(await server.driver.history(execution))).toEqual(eventIds(history));
   });
 
   it("records the execution's own child policy when the request gives none", async () => {
-    const { execution } = await driver.start(full, { childPolicy: 'REQUEST_CANCEL' });
-    await swf.send(
+    const { execution } = await server.driver.start(full, { childPolicy: 'REQUEST_CANCEL' });
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({ domain, workflowId: execution.workflowId }),
     );
-    const terminated = single(await driver.history(execution), 'WorkflowExecutionTerminated');
+    const terminated = single(
+      await server.driver.history(execution),
+      'WorkflowExecutionTerminated',
+    );
     expect(terminated.workflowExecutionTerminatedEventAttributes?.childPolicy).toBe(
       'REQUEST_CANCEL',
     );
     expect(terminated.workflowExecutionTerminatedEventAttributes?.reason).toBeUndefined();
-    expect(eventTypes(await driver.history(execution))).toEqual([
+    expect(eventTypes(await server.driver.history(execution))).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
       'WorkflowExecutionTerminated',

@@ -11,24 +11,14 @@ import {
   RespondDecisionTaskCompletedCommand,
   SignalWorkflowExecutionCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { keys } from '../../lib/adapters/dynamodb/keys.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
-import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.js';
-import {
-  at,
-  decide,
-  eventIds,
-  eventTypes,
-  expectFault,
-  type SwfDriver,
-  sleep,
-  uid,
-} from '../support/decider.js';
+import { LOCAL_REGION } from '../../lib/local/local-service.js';
+import { at, decide, eventIds, eventTypes, expectFault, sleep, uid } from '../support/decider.js';
 import {
   bare,
   bareConfig,
@@ -38,26 +28,19 @@ import {
   old,
   serveExecutions,
 } from '../support/executions.js';
+import { servedForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close, service, driver } = await serveExecutions());
-});
-afterAll(() => close());
+const server = servedForFile(serveExecutions);
 
 describe('StartWorkflowExecution', () => {
   it('resolves omitted settings from the type defaults (Started event and Describe)', async () => {
     const workflowId = uid('defaults');
-    const { runId } = await swf.send(
+    const { runId } = await server.swf.send(
       new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: full, input: 'in' }),
     );
     expect(runId).toMatch(/^.{1,64}$/);
     const execution = { workflowId, runId };
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history)).toEqual(['WorkflowExecutionStarted', 'DecisionTaskScheduled']);
     expect(eventIds(history)).toEqual([1, 2]);
     expect(history[0]?.workflowExecutionStartedEventAttributes).toEqual({
@@ -77,7 +60,7 @@ describe('StartWorkflowExecution', () => {
       startToCloseTimeout: '45',
     });
 
-    const detail = await driver.describe(execution);
+    const detail = await server.driver.describe(execution);
     expect(detail.executionConfiguration).toEqual({
       taskStartToCloseTimeout: '45',
       executionStartToCloseTimeout: '3600',
@@ -102,11 +85,11 @@ describe('StartWorkflowExecution', () => {
       openChildWorkflowExecutions: 0,
       openLambdaFunctions: 0,
     });
-    await swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, runId }));
+    await server.swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, runId }));
   });
 
   it('prefers the request values over the type defaults', async () => {
-    const { execution } = await driver.start(full, {
+    const { execution } = await server.driver.start(full, {
       executionStartToCloseTimeout: '600',
       taskStartToCloseTimeout: '15',
       childPolicy: 'REQUEST_CANCEL',
@@ -114,7 +97,7 @@ describe('StartWorkflowExecution', () => {
       lambdaRole: 'arn:aws:iam::000000000000:role/other',
       tagList: ['a', 'b'],
     });
-    const detail = await driver.describe(execution);
+    const detail = await server.driver.describe(execution);
     expect(detail.executionConfiguration).toMatchObject({
       taskStartToCloseTimeout: '15',
       executionStartToCloseTimeout: '600',
@@ -123,7 +106,7 @@ describe('StartWorkflowExecution', () => {
       lambdaRole: 'arn:aws:iam::000000000000:role/other',
     });
     expect(detail.executionInfo?.tagList).toEqual(['a', 'b']);
-    const [started] = await driver.history(execution);
+    const [started] = await server.driver.history(execution);
     expect(started?.workflowExecutionStartedEventAttributes).toMatchObject({
       taskPriority: '-3',
       childPolicy: 'REQUEST_CANCEL',
@@ -140,7 +123,7 @@ describe('StartWorkflowExecution', () => {
     const { [field]: _omitted, ...rest } = bareConfig;
     const workflowId = uid('undefined');
     const error = await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: bare, ...rest }),
       ),
       'DefaultUndefinedFault',
@@ -148,14 +131,14 @@ describe('StartWorkflowExecution', () => {
     expect(error.message).toContain(field);
     // nothing was started under that workflowId
     await expectFault(
-      swf.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: 's' })),
+      server.swf.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: 's' })),
       'UnknownResourceFault',
     );
   });
 
   it('starts a type without defaults when the request supplies everything', async () => {
-    const { execution } = await driver.start(bare, bareConfig);
-    const detail = await driver.describe(execution);
+    const { execution } = await server.driver.start(bare, bareConfig);
+    const detail = await server.driver.describe(execution);
     expect(detail.executionConfiguration).toMatchObject({
       taskList: { name: bareConfig.taskList.name },
       executionStartToCloseTimeout: '120',
@@ -168,7 +151,7 @@ describe('StartWorkflowExecution', () => {
 
   it('refuses a deprecated type with TypeDeprecatedFault', async () => {
     const error = await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({ domain, workflowId: uid('old'), workflowType: old }),
       ),
       'TypeDeprecatedFault',
@@ -178,7 +161,7 @@ describe('StartWorkflowExecution', () => {
 
   it('refuses an unknown type or domain with UnknownResourceFault', async () => {
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain,
           workflowId: uid('x'),
@@ -189,7 +172,7 @@ describe('StartWorkflowExecution', () => {
       'Unknown type: WorkflowType=[name=nope, version=1]',
     );
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain,
           workflowId: uid('x'),
@@ -200,7 +183,7 @@ describe('StartWorkflowExecution', () => {
       'Unknown type: WorkflowType=[name=full, version=2]',
     );
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain: 'no-such-domain',
           workflowId: uid('x'),
@@ -213,9 +196,9 @@ describe('StartWorkflowExecution', () => {
   });
 
   it('refuses a second open execution with the same workflowId, and reuses the id once closed', async () => {
-    const { execution, taskList } = await driver.start(full);
+    const { execution, taskList } = await server.driver.start(full);
     const again = () =>
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain,
           workflowId: execution.workflowId,
@@ -225,24 +208,24 @@ describe('StartWorkflowExecution', () => {
       );
     await expectFault(again(), 'WorkflowExecutionAlreadyStartedFault');
 
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.complete('done')]);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.complete('done')]);
 
     const { runId } = await again();
     expect(runId).toBeTruthy();
     expect(runId).not.toBe(execution.runId);
-    expect((await driver.describe(execution)).executionInfo).toMatchObject({
+    expect((await server.driver.describe(execution)).executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'COMPLETED',
     });
     expect(
-      (await driver.describe({ workflowId: execution.workflowId, runId })).executionInfo
+      (await server.driver.describe({ workflowId: execution.workflowId, runId })).executionInfo
         ?.executionStatus,
     ).toBe('OPEN');
     // a third start while the second run is open is refused again
     await expectFault(again(), 'WorkflowExecutionAlreadyStartedFault');
     // a terminated run frees the id as well
-    await swf.send(
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({ domain, workflowId: execution.workflowId }),
     );
     const third = await again();
@@ -251,13 +234,13 @@ describe('StartWorkflowExecution', () => {
 
   it('reuses a workflowId at once in a domain of retention 0, whose closed run is already gone', async () => {
     const gone = 'executions-no-retention';
-    await swf.send(
+    await server.swf.send(
       new RegisterDomainCommand({ name: gone, workflowExecutionRetentionPeriodInDays: '0' }),
     );
-    await swf.send(new RegisterWorkflowTypeCommand({ domain: gone, ...bare }));
+    await server.swf.send(new RegisterWorkflowTypeCommand({ domain: gone, ...bare }));
     const workflowId = uid('no-retention');
     const start = () =>
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain: gone,
           workflowId,
@@ -274,7 +257,7 @@ describe('StartWorkflowExecution', () => {
         execution: { workflowId, runId },
       });
       for (let waited = 0; ; waited += 100) {
-        const found = await swf.send(describe).then(
+        const found = await server.swf.send(describe).then(
           () => true,
           (error: Error) => error.name !== 'UnknownResourceFault',
         );
@@ -284,13 +267,13 @@ describe('StartWorkflowExecution', () => {
       }
     };
     await runAndForget((runId) =>
-      swf.send(new TerminateWorkflowExecutionCommand({ domain: gone, workflowId, runId })),
+      server.swf.send(new TerminateWorkflowExecutionCommand({ domain: gone, workflowId, runId })),
     );
     await runAndForget(async () => {
-      const task = await swf.send(
+      const task = await server.swf.send(
         new PollForDecisionTaskCommand({ domain: gone, taskList: bareConfig.taskList }),
       );
-      await swf.send(
+      await server.swf.send(
         new RespondDecisionTaskCompletedCommand({
           taskToken: task.taskToken,
           decisions: [decide.complete('done')],
@@ -303,18 +286,18 @@ describe('StartWorkflowExecution', () => {
   });
 
   it('treats a workflowId whose pointer still names a closed run (its removal failed) as having no open run', async () => {
-    const { execution, taskList } = await driver.start(full);
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.complete('done')]);
+    const { execution, taskList } = await server.driver.start(full);
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.complete('done')]);
     // The close left the pointer; write it again, as a pointer left by an older close would read.
     const client = createDocumentClient({
-      endpoint: service.dynamoEndpoint,
+      endpoint: server.service.dynamoEndpoint,
       region: LOCAL_REGION,
       credentials: localCredentials,
     });
     try {
       await client.put({
-        TableName: service.tableName,
+        TableName: server.service.tableName,
         Item: {
           ...keys.openRun(domain, execution.workflowId),
           entity: 'OpenRun',
@@ -326,7 +309,7 @@ describe('StartWorkflowExecution', () => {
       client.destroy();
     }
     const byWorkflowId = { domain, workflowId: execution.workflowId };
-    const listed = await swf.send(
+    const listed = await server.swf.send(
       new ListOpenWorkflowExecutionsCommand({
         domain,
         startTimeFilter: { oldestDate: new Date(0) },
@@ -336,49 +319,51 @@ describe('StartWorkflowExecution', () => {
     expect(listed.executionInfos).toEqual([]);
     const unknown = `Unknown execution, workflowId = ${execution.workflowId}`;
     await expectFault(
-      swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 's' })),
+      server.swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 's' })),
       'UnknownResourceFault',
       unknown,
     );
     await expectFault(
-      swf.send(new TerminateWorkflowExecutionCommand(byWorkflowId)),
+      server.swf.send(new TerminateWorkflowExecutionCommand(byWorkflowId)),
       'UnknownResourceFault',
       unknown,
     );
     // The next start takes the workflowId over, and the pointer then names the new run.
-    const next = await swf.send(
+    const next = await server.swf.send(
       new StartWorkflowExecutionCommand({
         ...byWorkflowId,
         workflowType: full,
         taskList: { name: taskList },
       }),
     );
-    await swf.send(new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 'here' }));
-    const events = await driver.history({
+    await server.swf.send(
+      new SignalWorkflowExecutionCommand({ ...byWorkflowId, signalName: 'here' }),
+    );
+    const events = await server.driver.history({
       workflowId: execution.workflowId,
       runId: next.runId ?? '',
     });
     expect(eventTypes(events)).toContain('WorkflowExecutionSignaled');
-    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
+    expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('CLOSED');
   });
 
   it('accepts 5 tags and refuses 6 with ValidationException', async () => {
     const tags = ['t1', 't2', 't3', 't4', 't5'];
-    const { execution } = await driver.start(full, { tagList: tags });
-    expect((await driver.describe(execution)).executionInfo?.tagList).toEqual(tags);
+    const { execution } = await server.driver.start(full, { tagList: tags });
+    expect((await server.driver.describe(execution)).executionInfo?.tagList).toEqual(tags);
     await expectFault(
-      driver.start(full, { tagList: [...tags, 't6'] }),
+      server.driver.start(full, { tagList: [...tags, 't6'] }),
       'ValidationException',
       /tagList/,
     );
   });
 
   it('accepts an input of 32768 characters and refuses 32769 with ValidationException', async () => {
-    const { execution } = await driver.start(full, { input: 'x'.repeat(32768) });
-    const [started] = await driver.history(execution);
+    const { execution } = await server.driver.start(full, { input: 'x'.repeat(32768) });
+    const [started] = await server.driver.history(execution);
     expect(started?.workflowExecutionStartedEventAttributes?.input).toHaveLength(32768);
     await expectFault(
-      driver.start(full, { input: 'x'.repeat(32769) }),
+      server.driver.start(full, { input: 'x'.repeat(32769) }),
       'ValidationException',
       /input/,
     );

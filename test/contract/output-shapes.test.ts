@@ -31,7 +31,6 @@ import {
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
-  type SWFClient,
   TagResourceCommand,
   TerminateWorkflowExecutionCommand,
   UndeprecateActivityTypeCommand,
@@ -39,10 +38,11 @@ import {
   UndeprecateWorkflowTypeCommand,
   UntagResourceCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.js';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_REGION } from '../../lib/local/local-service.js';
 import { unique } from '../support/contract.js';
-import { decide, type SwfDriver, SwfDriver as SwfDriverFor, uid } from '../support/decider.js';
+import { decide, SwfDriver as SwfDriverFor, uid } from '../support/decider.js';
+import { servedForFile } from '../support/local.js';
 import {
   activity,
   cancelExternal,
@@ -53,7 +53,6 @@ import {
   knownDifferences,
   lambda,
   lambdaRole,
-  type ShapesCheck,
   serveShapes,
   signalExternal,
   twoPages,
@@ -67,21 +66,12 @@ import {
   pendingDecisions,
 } from '../support/waiting.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let service: LocalService;
-let close: () => Promise<void>;
-let shapes: ShapesCheck;
-
-beforeAll(async () => {
-  ({ swf, driver, service, close, shapes } = await serveShapes());
-});
-afterAll(() => close());
+const server = servedForFile(serveShapes);
 
 describe('answers conform to the output shapes', () => {
   it('registry: domains, types, tags, deprecations, pages', async () => {
     const name = unique('shapes-reg');
-    await swf.send(
+    await server.swf.send(
       new RegisterDomainCommand({
         name,
         description: 'a domain',
@@ -89,16 +79,16 @@ describe('answers conform to the output shapes', () => {
         tags: [{ key: 'team', value: 'shapes' }],
       }),
     );
-    const { domainInfo } = await swf.send(new DescribeDomainCommand({ name }));
+    const { domainInfo } = await server.swf.send(new DescribeDomainCommand({ name }));
     const resourceArn = domainInfo?.arn ?? '';
-    await swf.send(new TagResourceCommand({ resourceArn, tags: [{ key: 'k' }] }));
-    await swf.send(new ListTagsForResourceCommand({ resourceArn }));
-    await swf.send(new UntagResourceCommand({ resourceArn, tagKeys: ['k'] }));
+    await server.swf.send(new TagResourceCommand({ resourceArn, tags: [{ key: 'k' }] }));
+    await server.swf.send(new ListTagsForResourceCommand({ resourceArn }));
+    await server.swf.send(new UntagResourceCommand({ resourceArn, tagKeys: ['k'] }));
     await twoPages((page) =>
-      swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED', ...page })),
+      server.swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED', ...page })),
     );
     for (const version of ['1', '2']) {
-      await swf.send(
+      await server.swf.send(
         new RegisterWorkflowTypeCommand({
           domain: name,
           name: 'w',
@@ -112,7 +102,7 @@ describe('answers conform to the output shapes', () => {
           defaultLambdaRole: lambdaRole,
         }),
       );
-      await swf.send(
+      await server.swf.send(
         new RegisterActivityTypeCommand({
           domain: name,
           name: 'a',
@@ -129,41 +119,41 @@ describe('answers conform to the output shapes', () => {
     }
     const workflowType = { name: 'w', version: '1' };
     const activityType = { name: 'a', version: '1' };
-    await swf.send(new DescribeWorkflowTypeCommand({ domain: name, workflowType }));
-    await swf.send(new DescribeActivityTypeCommand({ domain: name, activityType }));
+    await server.swf.send(new DescribeWorkflowTypeCommand({ domain: name, workflowType }));
+    await server.swf.send(new DescribeActivityTypeCommand({ domain: name, activityType }));
     await twoPages((page) =>
-      swf.send(
+      server.swf.send(
         new ListWorkflowTypesCommand({ domain: name, registrationStatus: 'REGISTERED', ...page }),
       ),
     );
-    await swf.send(new DeprecateWorkflowTypeCommand({ domain: name, workflowType }));
-    await swf.send(new DeprecateActivityTypeCommand({ domain: name, activityType }));
-    await swf.send(new DescribeWorkflowTypeCommand({ domain: name, workflowType }));
-    await swf.send(new DescribeActivityTypeCommand({ domain: name, activityType }));
-    await swf.send(
+    await server.swf.send(new DeprecateWorkflowTypeCommand({ domain: name, workflowType }));
+    await server.swf.send(new DeprecateActivityTypeCommand({ domain: name, activityType }));
+    await server.swf.send(new DescribeWorkflowTypeCommand({ domain: name, workflowType }));
+    await server.swf.send(new DescribeActivityTypeCommand({ domain: name, activityType }));
+    await server.swf.send(
       new ListWorkflowTypesCommand({ domain: name, registrationStatus: 'DEPRECATED' }),
     );
-    await swf.send(
+    await server.swf.send(
       new ListActivityTypesCommand({ domain: name, registrationStatus: 'DEPRECATED', name: 'a' }),
     );
-    await swf.send(new UndeprecateWorkflowTypeCommand({ domain: name, workflowType }));
-    await swf.send(new UndeprecateActivityTypeCommand({ domain: name, activityType }));
-    await swf.send(new DeprecateWorkflowTypeCommand({ domain: name, workflowType }));
-    await swf.send(new DeprecateActivityTypeCommand({ domain: name, activityType }));
-    await swf.send(new DeleteWorkflowTypeCommand({ domain: name, workflowType }));
-    await swf.send(new DeleteActivityTypeCommand({ domain: name, activityType }));
-    await swf.send(
+    await server.swf.send(new UndeprecateWorkflowTypeCommand({ domain: name, workflowType }));
+    await server.swf.send(new UndeprecateActivityTypeCommand({ domain: name, activityType }));
+    await server.swf.send(new DeprecateWorkflowTypeCommand({ domain: name, workflowType }));
+    await server.swf.send(new DeprecateActivityTypeCommand({ domain: name, activityType }));
+    await server.swf.send(new DeleteWorkflowTypeCommand({ domain: name, workflowType }));
+    await server.swf.send(new DeleteActivityTypeCommand({ domain: name, activityType }));
+    await server.swf.send(
       new ListActivityTypesCommand({ domain: name, registrationStatus: 'REGISTERED' }),
     );
-    await swf.send(new DeprecateDomainCommand({ name }));
-    await swf.send(new DescribeDomainCommand({ name }));
-    await swf.send(new ListDomainsCommand({ registrationStatus: 'DEPRECATED' }));
-    await swf.send(new UndeprecateDomainCommand({ name }));
-    shapes.expectConforming();
+    await server.swf.send(new DeprecateDomainCommand({ name }));
+    await server.swf.send(new DescribeDomainCommand({ name }));
+    await server.swf.send(new ListDomainsCommand({ registrationStatus: 'DEPRECATED' }));
+    await server.swf.send(new UndeprecateDomainCommand({ name }));
+    server.shapes.expectConforming();
   });
 
   it('activities, timers, markers, signals, Lambda functions and each decision failure', async () => {
-    const { execution, taskList } = await driver.start(wf, {
+    const { execution, taskList } = await server.driver.start(wf, {
       lambdaRole,
       input: 'in',
       tagList: ['a', 'b'],
@@ -178,8 +168,8 @@ describe('answers conform to the output shapes', () => {
       idle: uid('idle'),
       cancel: uid('cancel'),
     };
-    await driver.respond(
-      (await driver.pollDecision(taskList, { identity: 'decider' })).taskToken,
+    await server.driver.respond(
+      (await server.driver.pollDecision(taskList, { identity: 'decider' })).taskToken,
       [
         activity('done', lists.done, { input: 'x', control: 'c', heartbeatTimeout: '600' }),
         activity('failed', lists.failed),
@@ -206,34 +196,36 @@ describe('answers conform to the output shapes', () => {
       ],
       { executionContext: 'ctx' },
     );
-    const done = await driver.pollActivity(lists.done, 'worker');
-    await swf.send(
+    const done = await server.driver.pollActivity(lists.done, 'worker');
+    await server.swf.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: done.taskToken, details: 'd' }),
     );
-    await swf.send(
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: done.taskToken, result: 'r' }),
     );
-    const failed = await driver.pollActivity(lists.failed);
-    await swf.send(
+    const failed = await server.driver.pollActivity(lists.failed);
+    await server.swf.send(
       new RespondActivityTaskFailedCommand({
         taskToken: failed.taskToken,
         reason: 'r',
         details: 'd',
       }),
     );
-    const canceled = await driver.pollActivity(lists.cancel);
-    await driver.signal(execution, 'poke', 'payload');
-    const second = await driver.pollDecision(taskList);
-    await driver.respond(second.taskToken, [
+    const canceled = await server.driver.pollActivity(lists.cancel);
+    await server.driver.signal(execution, 'poke', 'payload');
+    const second = await server.driver.pollDecision(taskList);
+    await server.driver.respond(second.taskToken, [
       decide.requestCancelActivity('cancel'),
       decide.cancelTimer('canceled'),
     ]);
-    await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: canceled.taskToken }));
-    await swf.send(
+    await server.swf.send(
+      new RecordActivityTaskHeartbeatCommand({ taskToken: canceled.taskToken }),
+    );
+    await server.swf.send(
       new RespondActivityTaskCanceledCommand({ taskToken: canceled.taskToken, details: 'd' }),
     );
     await awaitHistory(
-      driver,
+      server.driver,
       execution,
       has(
         'TimerFired',
@@ -246,41 +238,41 @@ describe('answers conform to the output shapes', () => {
         'RequestCancelExternalWorkflowExecutionFailed',
       ),
     );
-    await pendingDecisions(driver, taskList);
-    await pendingActivities(driver, lists.idle);
-    await driver.describe(execution);
+    await pendingDecisions(server.driver, taskList);
+    await pendingActivities(server.driver, lists.idle);
+    await server.driver.describe(execution);
     // A decision task in pages: the first page, then the next by its token.
-    const paged = await swf.send(
+    const paged = await server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, maximumPageSize: 5 }),
     );
     expect(paged.nextPageToken).toBeDefined();
-    await swf.send(
+    await server.swf.send(
       new PollForDecisionTaskCommand({
         domain,
         taskList: { name: taskList },
         nextPageToken: paged.nextPageToken,
       }),
     );
-    await driver.respond(paged.taskToken ?? '', [decide.complete('done')]);
-    await driver.describe(execution);
-    shapes.expectConforming();
+    await server.driver.respond(paged.taskToken ?? '', [decide.complete('done')]);
+    await server.driver.describe(execution);
+    server.shapes.expectConforming();
   });
 
   it('closes and their failures, continue-as-new, cancellation, termination, timeouts', async () => {
     // Each close decision while a signal waits unseen fails with UNHANDLED_DECISION.
-    const run = await driver.start(wf, { lambdaRole });
+    const run = await server.driver.start(wf, { lambdaRole });
     for (const close of [
       decide.complete('r'),
       decide.fail('r', 'd'),
       decide.cancel('d'),
       decide.continueAsNew({ input: 'again' }),
     ]) {
-      const task = await driver.pollDecision(run.taskList);
-      await driver.signal(run.execution);
-      await driver.respond(task.taskToken, [close]);
+      const task = await server.driver.pollDecision(run.taskList);
+      await server.driver.signal(run.execution);
+      await server.driver.respond(task.taskToken, [close]);
     }
-    const last = await driver.pollDecision(run.taskList);
-    await driver.respond(last.taskToken, [
+    const last = await server.driver.pollDecision(run.taskList);
+    await server.driver.respond(last.taskToken, [
       decide.continueAsNew({
         input: 'again',
         tagList: ['t'],
@@ -289,24 +281,24 @@ describe('answers conform to the output shapes', () => {
         taskList: { name: run.taskList },
       }),
     ]);
-    const next = await driver.pollDecision(run.taskList);
-    await driver.respond(next.taskToken, [decide.fail('r', 'd')]);
+    const next = await server.driver.pollDecision(run.taskList);
+    await server.driver.respond(next.taskToken, [decide.fail('r', 'd')]);
 
-    const canceled = await driver.start(wf);
-    await swf.send(
+    const canceled = await server.driver.start(wf);
+    await server.swf.send(
       new RequestCancelWorkflowExecutionCommand({
         domain,
         workflowId: canceled.execution.workflowId,
       }),
     );
     // Without a lambdaRole a Lambda function cannot be scheduled (a named exception, above).
-    await driver.respond((await driver.pollDecision(canceled.taskList)).taskToken, [
+    await server.driver.respond((await server.driver.pollDecision(canceled.taskList)).taskToken, [
       lambda('no-role', 'upper'),
       decide.cancel('d'),
     ]);
 
-    const terminated = await driver.start(wf);
-    await swf.send(
+    const terminated = await server.driver.start(wf);
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
         workflowId: terminated.execution.workflowId,
@@ -316,32 +308,32 @@ describe('answers conform to the output shapes', () => {
       }),
     );
 
-    const timedOut = await driver.start(wf, { executionStartToCloseTimeout: '1' });
-    const slow = await driver.start(wf, { taskStartToCloseTimeout: '1' });
-    await driver.pollDecision(slow.taskList);
-    await awaitHistory(driver, timedOut.execution, has('WorkflowExecutionTimedOut'), 5_000);
-    await awaitHistory(driver, slow.execution, has('DecisionTaskTimedOut'), 5_000);
-    const again = await awaitDecision(driver, slow.taskList);
-    await driver.respond(again.taskToken, [decide.complete()]);
+    const timedOut = await server.driver.start(wf, { executionStartToCloseTimeout: '1' });
+    const slow = await server.driver.start(wf, { taskStartToCloseTimeout: '1' });
+    await server.driver.pollDecision(slow.taskList);
+    await awaitHistory(server.driver, timedOut.execution, has('WorkflowExecutionTimedOut'), 5_000);
+    await awaitHistory(server.driver, slow.execution, has('DecisionTaskTimedOut'), 5_000);
+    const again = await awaitDecision(server.driver, slow.taskList);
+    await server.driver.respond(again.taskToken, [decide.complete()]);
     const continued = {
       execution: { ...run.execution, runId: next.workflowExecution?.runId ?? '' },
     };
     for (const { execution } of [run, continued, canceled, terminated, timedOut, slow]) {
-      await driver.describe(execution);
-      await driver.history(execution);
+      await server.driver.describe(execution);
+      await server.driver.history(execution);
     }
-    shapes.expectConforming();
+    server.shapes.expectConforming();
   });
 
   it('children: each close a parent hears of, signals and cancel requests between runs', async () => {
-    const parent = await driver.start(wf);
+    const parent = await server.driver.start(wf);
     const kids = ['ok', 'failed', 'timeout', 'canceled', 'terminated'].map((name) => ({
       name,
       workflowId: uid(`child-${name}`),
       taskList: uid(`child-${name}`),
     }));
-    await driver.respond(
-      (await driver.pollDecision(parent.taskList)).taskToken,
+    await server.driver.respond(
+      (await server.driver.pollDecision(parent.taskList)).taskToken,
       kids.map((k) =>
         child(k.workflowId, k.taskList, {
           control: k.name,
@@ -351,7 +343,7 @@ describe('answers conform to the output shapes', () => {
       ),
     );
     await awaitHistory(
-      driver,
+      server.driver,
       parent.execution,
       (events) =>
         events.filter((e) => e.eventType === 'ChildWorkflowExecutionStarted').length ===
@@ -359,24 +351,24 @@ describe('answers conform to the output shapes', () => {
     );
     const [ok, failed, , canceled, terminated] = kids;
     if (!ok || !failed || !canceled || !terminated) throw new Error('five children');
-    await driver.respond((await awaitDecision(driver, parent.taskList)).taskToken, [
+    await server.driver.respond((await awaitDecision(server.driver, parent.taskList)).taskToken, [
       signalExternal(canceled.workflowId),
       cancelExternal(canceled.workflowId),
     ]);
-    await driver.decide(ok.taskList, () => [decide.complete('r')]);
-    await driver.decide(failed.taskList, () => [decide.fail('r', 'd')]);
-    await swf.send(
+    await server.driver.decide(ok.taskList, () => [decide.complete('r')]);
+    await server.driver.decide(failed.taskList, () => [decide.fail('r', 'd')]);
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({ domain, workflowId: terminated.workflowId }),
     );
     await awaitHistory(
-      driver,
+      server.driver,
       parent.execution,
       has('ExternalWorkflowExecutionSignaled', 'ExternalWorkflowExecutionCancelRequested'),
     );
-    const canceledTask = await driver.pollDecision(canceled.taskList);
-    await driver.respond(canceledTask.taskToken, [decide.cancel()]);
+    const canceledTask = await server.driver.pollDecision(canceled.taskList);
+    await server.driver.respond(canceledTask.taskToken, [decide.cancel()]);
     await awaitHistory(
-      driver,
+      server.driver,
       parent.execution,
       has(
         'ChildWorkflowExecutionCompleted',
@@ -389,17 +381,17 @@ describe('answers conform to the output shapes', () => {
       ),
       5_000,
     );
-    await driver.describe(parent.execution);
-    await driver.respond((await awaitDecision(driver, parent.taskList)).taskToken, [
+    await server.driver.describe(parent.execution);
+    await server.driver.respond((await awaitDecision(server.driver, parent.taskList)).taskToken, [
       decide.complete(),
     ]);
-    shapes.expectConforming();
+    server.shapes.expectConforming();
   });
 
   it("a marker the decider's access policy refuses (RecordMarkerFailed)", async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const refused = new swfCommands.SWFClient({
-      endpoint: service.endpoint,
+      endpoint: server.service.endpoint,
       region: LOCAL_REGION,
       credentials: { accessKeyId: 'no-markers', secretAccessKey: 'not-checked' },
     });
@@ -413,19 +405,23 @@ describe('answers conform to the output shapes', () => {
     } finally {
       refused.destroy();
     }
-    await awaitHistory(driver, execution, has('RecordMarkerFailed', 'DecisionTaskScheduled'));
-    await driver.history(execution);
-    shapes.expectConforming();
-    expect(shapes.seenEventTypes.has('RecordMarkerFailed')).toBe(true);
+    await awaitHistory(
+      server.driver,
+      execution,
+      has('RecordMarkerFailed', 'DecisionTaskScheduled'),
+    );
+    await server.driver.history(execution);
+    server.shapes.expectConforming();
+    expect(server.shapes.seenEventTypes.has('RecordMarkerFailed')).toBe(true);
   });
 
   it('shows every event type the local server can record', () => {
     const eventType = outputShapes.EventType;
     const all = eventType?.type === 'string' ? (eventType.enum ?? []) : [];
     expect(all).toHaveLength(54);
-    expect(all.filter((type) => !shapes.seenEventTypes.has(type))).toEqual([]);
+    expect(all.filter((type) => !server.shapes.seenEventTypes.has(type))).toEqual([]);
     // Each named exception outside error answers was met (none is left standing once its
     // difference is gone); output-shapes-listings-errors.test.ts meets those of error answers.
-    expect([...shapes.excusedDifferences.keys()]).toEqual(knownDifferences(false));
+    expect([...server.shapes.excusedDifferences.keys()]).toEqual(knownDifferences(false));
   });
 });

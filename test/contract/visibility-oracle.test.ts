@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { servedForFile } from '../support/local.js';
 import {
   type FilterPart,
   fromSdk,
@@ -12,7 +13,6 @@ import {
   expected,
   expectedInfo,
   infoDifferences,
-  type OracleWorld,
   type TimeFilter,
   type VisibilityAction,
   type VisibilityRequest,
@@ -22,26 +22,14 @@ import {
   driverOf,
   GONE,
   LONG_TAG,
-  type Made,
   ORDER_1,
   OTHER,
   serveWorkload,
   TAGS,
   TYPES,
-  type VisibilityWorkload,
 } from '../support/visibility-workload.js';
 
-let workload: VisibilityWorkload;
-let swf: VisibilityWorkload['swf'];
-let service: VisibilityWorkload['service'];
-let made: readonly Made[];
-let world: OracleWorld;
-
-beforeAll(async () => {
-  workload = await serveWorkload();
-  ({ swf, service, made, world } = workload);
-}, 60_000);
-afterAll(() => workload.close());
+const workload = servedForFile(serveWorkload, 60_000);
 
 /** Runs requests a few at a time; returns every difference. */
 async function check(
@@ -55,9 +43,11 @@ async function check(
       if (c === undefined) return;
       const outcome =
         c.wire === true
-          ? await viaWire(service.endpoint, c.action, c.request)
-          : await viaSdk(swf, c.action, c.request);
-      problems.push(...judge(c.action, c.request, outcome, expected(c.action, c.request, world)));
+          ? await viaWire(workload.service.endpoint, c.action, c.request)
+          : await viaSdk(workload.swf, c.action, c.request);
+      problems.push(
+        ...judge(c.action, c.request, outcome, expected(c.action, c.request, workload.world)),
+      );
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
@@ -69,7 +59,7 @@ async function check(
 
 /** Every filter value worth asking: the workload's ids, types, tags and statuses, and some unknown. */
 function filters(closed: boolean): FilterPart[] {
-  const ids = [...new Set(made.map((m) => m.execution.workflowId)), 'nobody'];
+  const ids = [...new Set(workload.made.map((m) => m.execution.workflowId)), 'nobody'];
   return [
     {},
     ...ids.map((workflowId) => ({ executionFilter: { workflowId } })),
@@ -100,15 +90,15 @@ function ranges(times: readonly number[]): TimeFilter[] {
 }
 
 const openTimes = () =>
-  world.executions
+  workload.world.executions
     .filter((e) => e.domain === DOMAIN && e.closeStatus === undefined)
     .map((e) => e.startMs);
 const closedStarts = () =>
-  world.executions
+  workload.world.executions
     .filter((e) => e.domain === DOMAIN && e.closeStatus !== undefined)
     .map((e) => e.startMs);
 const closedCloses = () =>
-  world.executions
+  workload.world.executions
     .filter((e) => e.domain === DOMAIN && e.closeStatus !== undefined)
     .map((e) => e.closeMs ?? 0);
 
@@ -166,19 +156,19 @@ function countCases(
 
 describe('the workload', () => {
   it('has what it set out to have: every close status, children, chains, several runs of one id', () => {
-    const statuses = new Set(made.map((m) => m.closeStatus));
+    const statuses = new Set(workload.made.map((m) => m.closeStatus));
     for (const status of CLOSE_STATUSES) expect(statuses).toContain(status);
-    expect(made.filter((m) => m.parent !== undefined).length).toBeGreaterThanOrEqual(5);
-    expect(made.filter((m) => m.execution.workflowId === 'same')).toHaveLength(4);
-    expect(made.length).toBeGreaterThanOrEqual(40);
-    for (const m of made) expect(m.startMs, m.execution.workflowId).not.toBeNaN();
+    expect(workload.made.filter((m) => m.parent !== undefined).length).toBeGreaterThanOrEqual(5);
+    expect(workload.made.filter((m) => m.execution.workflowId === 'same')).toHaveLength(4);
+    expect(workload.made.length).toBeGreaterThanOrEqual(40);
+    for (const m of workload.made) expect(m.startMs, m.execution.workflowId).not.toBeNaN();
   });
 });
 
 describe('DescribeWorkflowExecution', () => {
   it('shows each execution as the oracle does, and a closed one of a domain keeping nothing is gone', async () => {
     const problems: string[] = [];
-    for (const e of world.executions) {
+    for (const e of workload.world.executions) {
       const driver = driverOf(e.domain);
       const gone = e.domain === GONE && e.closeStatus !== undefined;
       try {

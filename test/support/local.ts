@@ -120,29 +120,46 @@ export async function startTestServer(
 }
 
 /**
+ * What `serve` starts (a test server, with whatever it registers), for the calling test file: started
+ * before its tests and closed after them. Its members are read once the tests run; reading one while
+ * the file is still being collected throws, as the server is not up yet. `startTimeoutMs` is for a
+ * `serve` that runs a workload longer than a hook's default timeout.
+ */
+export function servedForFile<Served extends { close: () => Promise<void> }>(
+  serve: () => Promise<Served>,
+  startTimeoutMs?: number,
+): Readonly<Omit<Served, 'close'>> {
+  let served: Served | undefined;
+  beforeAll(async () => {
+    served = await serve();
+  }, startTimeoutMs);
+  afterAll(() => served?.close());
+  // A stand-in whose members are the served value's: the value exists only once beforeAll has run.
+  return new Proxy({} as Omit<Served, 'close'>, {
+    get(_standIn, member) {
+      if (served === undefined)
+        throw new Error(`read ${String(member)} of the file's server before it was started`);
+      return Reflect.get(served, member);
+    },
+  });
+}
+
+/**
  * The test server of the calling test file (startTestServer): started before its tests, closed after
  * them. Its members are read once the tests run.
  */
 export function serverForFile(options: Parameters<typeof startTestServer>[0] = {}) {
-  let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
-  beforeAll(async () => {
-    server = await startTestServer(options);
-  });
-  afterAll(() => server?.close());
-  const started = () => {
-    if (server === undefined) throw new Error('the server is started before the tests');
-    return server;
-  };
+  const server = servedForFile(() => startTestServer(options));
   return {
     get swf(): SWFClient {
-      return started().swf;
+      return server.swf;
     },
     get service(): LocalService {
-      return started().service;
+      return server.service;
     },
     /** The SWF endpoint, for raw HTTP calls. */
     get endpoint(): string {
-      return started().service.endpoint;
+      return server.service.endpoint;
     },
   };
 }
