@@ -4,61 +4,41 @@
  * would send them: an official SWF client over HTTP → payload 2.0 events; DynamoDB Local's stream →
  * Lambda stream records, filtered with the synthesized event source mapping's FilterCriteria; an
  * emulated SQS queue and Scheduler; Lambda's asynchronous Invoke of the Lambda-task function. No
- * local stream poller or local timer runs: whatever the workflows get, these functions did.
+ * local stream poller or local timer runs: whatever the workflows get, these functions did. The
+ * emulated AWS is test/support/emulated-deployment.ts.
  */
-import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import {
   type Decision,
   type HistoryEvent,
   ListClosedWorkflowExecutionsCommand,
   RecordActivityTaskHeartbeatCommand,
-  RegisterActivityTypeCommand,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   StartWorkflowExecutionCommand,
   SWFClient,
 } from '@aws-sdk/client-swf';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEventV2WithIAMAuthorizer } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createApiHandler } from '../../functions/shared/api-handler.js';
-import { SwfStack } from '../../infra/swf-stack.js';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
+import { decide, eventTypes, sleep, uid } from '../support/decider.js';
 import {
-  EmulatedQueue,
-  type EmulatedSchedule,
-  parseAt,
-  StreamPump,
-  TimerPump,
-} from '../support/aws-emulator.js';
-import { decide, eventTypes, SwfDriver, sleep, uid } from '../support/decider.js';
+  ACCOUNT,
+  API_FUNCTION,
+  child,
+  decisionWhen,
+  domain,
+  emulatedDeployment,
+  GROUP,
+  LAMBDA_ROLE,
+  parent,
+  QUEUE_ARN,
+  REGION,
+  SCHEDULER_ROLE,
+  work,
+} from '../support/emulated-deployment.js';
 import { iamAuthorizer, lambdaContext } from '../support/lambda-events.js';
-import { dynamoClient, dynamoEndpoint, freshTable } from '../support/local.js';
-import {
-  answersProblems,
-  isEmptyPoll,
-  type RawAnswer,
-  recordAnswers,
-} from '../support/output-shapes.js';
+import { dynamoEndpoint } from '../support/local.js';
+import { answersProblems, isEmptyPoll } from '../support/output-shapes.js';
 
 // The functions' DynamoDB client goes to DynamoDB Local instead of dynamodb.<region>.amazonaws.com.
 vi.mock('../../functions/shared/config.js', async (importOriginal) => {
@@ -78,369 +58,18 @@ vi.mock('../../functions/shared/config.js', async (importOriginal) => {
   };
 });
 
-const ACCOUNT = '000000000000';
-const REGION = 'us-east-1';
-const QUEUE_ARN = `arn:aws:sqs:${REGION}:${ACCOUNT}:SwfStack-OutboxTimerQueue`;
-const QUEUE_URL = `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/SwfStack-OutboxTimerQueue`;
-const GROUP = 'SwfStack-Outbox-ScheduleGroup-91EBFE44';
-const SCHEDULER_ROLE = `arn:aws:iam::${ACCOUNT}:role/SwfStack-OutboxSchedulerRole`;
-const LAMBDA_TASK_FUNCTION = 'SwfStack-OutboxLambdaTaskHandler';
-const API_FUNCTION = 'SwfStack-ApiHandler';
-const LAMBDA_ROLE = `arn:aws:iam::${ACCOUNT}:role/swf-lambda`;
-
-const sqsMock = mockClient(SQSClient);
-const schedulerMock = mockClient(SchedulerClient);
-const lambdaMock = mockClient(LambdaClient);
-const stsMock = mockClient(STSClient);
-
-const queue = new EmulatedQueue(2_000, 5);
-const schedules = new Map<string, EmulatedSchedule>();
-const scheduleCalls: { op: 'create' | 'delete'; name: string; group: string }[] = [];
-const userFunctionCalls: { name: string; payload: string }[] = [];
-const lambdaTaskEvents: unknown[] = [];
-const asyncInvocations: Promise<unknown>[] = [];
-
-let table: Awaited<ReturnType<typeof freshTable>>;
-let streams: DynamoDBStreamsClient;
-let streamPump: StreamPump;
-let timerPump: TimerPump;
-let server: Server;
-let swf: SWFClient;
-/** The raw answers the SDK client was given through the API function (test/support/output-shapes). */
-let answers: RawAnswer[] = [];
-let driver: SwfDriver;
-let filters: Record<string, unknown>[];
-let apiHandler: typeof import('../../functions/api.js').handler;
-const apiEvents: APIGatewayProxyEventV2WithIAMAuthorizer[] = [];
-/** The audit lines functions/api.ts logged. */
-const auditLines: string[] = [];
-let base64Next = false;
-let sqsOutageUntil = 0;
-let sqsThrottled = 0;
-
-/**
- * The API function's access policies: the test's client (sessions of the role `test`) may do
- * everything; sessions of `readers` (configured with its path) may only read.
- */
-const ACCESS_POLICIES = {
-  [`arn:aws:iam::${ACCOUNT}:role/test`]: {
-    Version: '2012-10-17',
-    Statement: { Effect: 'Allow', Action: '*', Resource: '*' },
-  },
-  [`arn:aws:iam::${ACCOUNT}:role/team/readers`]: {
-    Version: '2012-10-17',
-    Statement: {
-      Effect: 'Allow',
-      Action: ['swf:List*', 'swf:Describe*', 'swf:Get*', 'swf:Count*'],
-      Resource: `arn:aws:swf:${REGION}:${ACCOUNT}:/domain/*`,
-    },
-  },
-};
-function accessPoliciesFile(): string {
-  const file = join(tmpdir(), `${uid('emulated-access')}.json`);
-  writeFileSync(file, JSON.stringify(ACCESS_POLICIES));
-  return file;
-}
-
-const domain = 'emulated';
-const parent = { name: 'emu-parent', version: '1' };
-const child = { name: 'emu-child', version: '1' };
-const work = { name: 'emu-work', version: '1' };
-
-beforeAll(async () => {
-  // The event source mapping's filters as synthesized (bundling skipped: only the template matters).
-  const template = Template.fromStack(
-    new SwfStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'FilterStack'),
-  );
-  const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
-  const withFilters = mappings.find((m) => m.Properties.FilterCriteria !== undefined);
-  filters = withFilters?.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) =>
-    JSON.parse(f.Pattern),
-  );
-  expect(filters.length).toBeGreaterThan(0);
-
-  table = await freshTable('emu');
-  const env: Record<string, string> = {
-    AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'secret',
-    AWS_LAMBDA_FUNCTION_NAME: API_FUNCTION,
-    TABLE_NAME: table.tableName,
-    ACCOUNT_ID: ACCOUNT,
-    POLL_MAX_WAIT_MS: '2000',
-    POLL_RECHECK_MS: '150',
-    TIMER_QUEUE_URL: QUEUE_URL,
-    TIMER_QUEUE_ARN: QUEUE_ARN,
-    SCHEDULE_GROUP: GROUP,
-    SCHEDULER_ROLE_ARN: SCHEDULER_ROLE,
-    LAMBDA_TASK_FUNCTION,
-    // The deployed path's access control: callers are the sessions API Gateway authenticated.
-    SWF_ACCESS_POLICIES_FILE: accessPoliciesFile(),
-    SWF_LAMBDA_TASK_ROLES: JSON.stringify([LAMBDA_ROLE]),
-  };
-  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
-  // functions/api.ts writes one audit line per call to its log (stdout): kept here, for the test
-  // that reads them, instead of filling the test's output.
-  const log = console.log.bind(console);
-  vi.spyOn(console, 'log').mockImplementation((line?: unknown, ...rest: unknown[]) => {
-    if (typeof line === 'string' && line.startsWith('{"audit":"swf-call"')) auditLines.push(line);
-    else log(line, ...rest);
-  });
-
-  sqsMock.on(SendMessageCommand).callsFake((input) => {
-    expect(input.QueueUrl).toBe(QUEUE_URL);
-    if (Date.now() < sqsOutageUntil) {
-      sqsThrottled++;
-      throw Object.assign(new Error('Rate exceeded'), {
-        name: 'ThrottlingException',
-        $fault: 'client',
-        $retryable: { throttling: true },
-        $metadata: { httpStatusCode: 400 },
-      });
-    }
-    return { MessageId: queue.send(input.MessageBody ?? '', input.DelaySeconds ?? 0) };
-  });
-  schedulerMock.on(CreateScheduleCommand).callsFake((input) => {
-    const name = input.Name ?? '';
-    scheduleCalls.push({ op: 'create', name, group: input.GroupName ?? 'default' });
-    if (!/^[0-9a-zA-Z-_.]{1,64}$/.test(name)) throw new Error(`bad schedule name ${name}`);
-    const key = `${input.GroupName}/${name}`;
-    if (schedules.has(key))
-      throw new ConflictException({ Message: 'exists', message: 'exists', $metadata: {} });
-    const fireAtMs = parseAt(input.ScheduleExpression ?? '', input.ScheduleExpressionTimezone);
-    if (fireAtMs <= Date.now()) throw new Error('ValidationException: at() in the past');
-    schedules.set(key, {
-      name,
-      group: input.GroupName ?? 'default',
-      expression: input.ScheduleExpression ?? '',
-      timezone: input.ScheduleExpressionTimezone,
-      fireAtMs,
-      input: input.Target?.Input ?? '',
-      targetArn: input.Target?.Arn ?? '',
-      roleArn: input.Target?.RoleArn ?? '',
-      actionAfterCompletion: input.ActionAfterCompletion,
-    });
-    return { ScheduleArn: `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/${key}` };
-  });
-  schedulerMock.on(DeleteScheduleCommand).callsFake((input) => {
-    const key = `${input.GroupName}/${input.Name}`;
-    scheduleCalls.push({ op: 'delete', name: input.Name ?? '', group: input.GroupName ?? '' });
-    if (!schedules.delete(key))
-      throw new ResourceNotFoundException({
-        Message: 'no such schedule',
-        message: 'no such schedule',
-        $metadata: {},
-      });
-    return {};
-  });
-  stsMock.on(AssumeRoleCommand).resolves({
-    Credentials: {
-      AccessKeyId: 'ASIA',
-      SecretAccessKey: 's',
-      SessionToken: 't',
-      Expiration: new Date(Date.now() + 3_600_000),
-    },
-  });
-
-  const { handler: api } = await import('../../functions/api.js');
-  const { handler: stream } = await import('../../functions/stream.js');
-  const { handler: timer } = await import('../../functions/timer.js');
-  const { handler: lambdaTask } = await import('../../functions/lambda-task.js');
-  apiHandler = api;
-
-  lambdaMock.on(InvokeCommand).callsFake(async (input) => {
-    const payload = Buffer.from(input.Payload ?? new Uint8Array()).toString('utf8');
-    if (input.FunctionName === LAMBDA_TASK_FUNCTION) {
-      expect(input.InvocationType).toBe('Event');
-      const event = JSON.parse(payload);
-      lambdaTaskEvents.push(event);
-      // Lambda queues the event and runs the function later, at least once: here twice at once.
-      for (let i = 0; i < 2; i++)
-        asyncInvocations.push(
-          sleep(20).then(() =>
-            lambdaTask(event, lambdaContext({ remainingMs: 900_000, name: LAMBDA_TASK_FUNCTION })),
-          ),
-        );
-      return { StatusCode: 202 };
-    }
-    userFunctionCalls.push({ name: input.FunctionName ?? '', payload });
-    if (input.FunctionName === 'upper')
-      return { StatusCode: 200, Payload: Buffer.from(JSON.stringify(payload.toUpperCase())) };
-    return {
-      StatusCode: 200,
-      FunctionError: 'Unhandled',
-      Payload: Buffer.from('{"errorMessage":"nope"}'),
-    };
-  });
-
-  // The front door: HTTP as API Gateway's HTTP API receives it → a payload 2.0 event.
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers))
-        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
-      base64Next = !base64Next;
-      const event: APIGatewayProxyEventV2WithIAMAuthorizer = {
-        version: '2.0',
-        routeKey: 'POST /',
-        rawPath: req.url ?? '/',
-        rawQueryString: '',
-        headers,
-        requestContext: {
-          accountId: ACCOUNT,
-          apiId: 'abc123',
-          domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
-          domainPrefix: 'abc123',
-          http: {
-            method: req.method ?? 'POST',
-            path: req.url ?? '/',
-            protocol: 'HTTP/1.1',
-            sourceIp: '203.0.113.7',
-            userAgent: headers['user-agent'] ?? '',
-          },
-          requestId: uid('req'),
-          routeKey: 'POST /',
-          stage: '$default',
-          time: new Date().toUTCString(),
-          timeEpoch: Date.now(),
-          authorizer: iamAuthorizer(headers.authorization),
-        },
-        isBase64Encoded: base64Next,
-        ...(raw.length === 0
-          ? {}
-          : { body: base64Next ? raw.toString('base64') : raw.toString('utf8') }),
-      };
-      apiEvents.push(event);
-      void api(event, lambdaContext({ remainingMs: 28_000, name: API_FUNCTION })).then(
-        (result) => {
-          const r = typeof result === 'string' ? { statusCode: 200, body: result } : result;
-          res.writeHead(r.statusCode ?? 200, (r.headers ?? {}) as Record<string, string>);
-          res.end(r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : (r.body ?? ''));
-        },
-        (error: unknown) => {
-          res.writeHead(502);
-          res.end(String(error));
-        },
-      );
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  swf = new SWFClient({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: REGION,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    maxAttempts: 1,
-  });
-  driver = new SwfDriver(swf, domain);
-  answers = recordAnswers(swf);
-
-  streams = new DynamoDBStreamsClient({
-    endpoint: dynamoEndpoint(),
-    region: REGION,
-    credentials: localCredentials,
-  });
-  streamPump = new StreamPump({
-    dynamo: dynamoClient(),
-    streams,
-    tableName: table.tableName,
-    filters,
-    batchSize: 100,
-    handler: stream,
-    duplicate: true,
-  });
-  streamPump.start();
-  timerPump = new TimerPump(queue, timer, schedules, true);
-  timerPump.start();
-
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  const defaults = {
-    domain,
-    defaultTaskList: { name: 'unused' },
-    defaultExecutionStartToCloseTimeout: '3600',
-    defaultTaskStartToCloseTimeout: '60',
-    defaultChildPolicy: 'TERMINATE' as const,
-    defaultLambdaRole: LAMBDA_ROLE,
-  };
-  await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...parent }));
-  await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...child }));
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...work,
-      defaultTaskList: { name: 'unused' },
-      defaultTaskScheduleToStartTimeout: '60',
-      defaultTaskScheduleToCloseTimeout: '120',
-      defaultTaskStartToCloseTimeout: '60',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
-}, 120_000);
-
-afterAll(async () => {
-  await streamPump?.stop();
-  await timerPump?.stop();
-  await Promise.allSettled(asyncInvocations);
-  swf?.destroy();
-  streams?.destroy();
-  server?.close();
-  table?.doc.destroy();
-  table?.client.destroy();
-  sqsMock.restore();
-  schedulerMock.restore();
-  lambdaMock.restore();
-  stsMock.restore();
-  vi.unstubAllEnvs();
-});
-
-/** Polls for a decision task until one comes whose history satisfies `ready`. */
-async function decisionWhen(
-  taskList: string,
-  ready: (events: HistoryEvent[]) => boolean,
-  withinMs = 20_000,
-) {
-  const deadline = Date.now() + withinMs;
-  let last: HistoryEvent[] = [];
-  while (Date.now() < deadline) {
-    const task = await driver.swf.send(
-      new (await import('@aws-sdk/client-swf')).PollForDecisionTaskCommand({
-        domain,
-        taskList: { name: taskList },
-      }),
-    );
-    if (task.taskToken) {
-      // What the decision task was started with: an event recorded after it (a timeout that fires
-      // as the task starts) is the next task's, and a decision that counted it would be refused.
-      const events = (
-        await driver.history({
-          workflowId: task.workflowExecution?.workflowId ?? '',
-          runId: task.workflowExecution?.runId ?? '',
-        })
-      ).filter((e) => (e.eventId ?? 0) <= (task.startedEventId ?? 0));
-      last = events;
-      if (ready(events)) return { taskToken: task.taskToken, events };
-      await driver.respond(task.taskToken, []);
-    }
-  }
-  throw new Error(`not ready within ${withinMs} ms: ${eventTypes(last).join(', ')}`);
-}
+const aws = emulatedDeployment();
 
 const count = (events: HistoryEvent[], type: string) =>
   events.filter((e) => e.eventType === type).length;
 
 describe('a workflow run by the deployed functions alone', () => {
   it('gets its timer, timeouts, child and signal exactly once, and closes', async () => {
-    const { execution, taskList } = await driver.start(parent);
+    const { execution, taskList } = await aws.driver.start(parent);
     const childList = uid('child-deciders');
     const activities = uid('workers');
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const first = await aws.driver.pollDecision(taskList);
+    await aws.driver.respond(first.taskToken, [
       decide.startTimer('t1', '2'),
       decide.scheduleActivity({
         activityId: 'hb',
@@ -465,25 +94,25 @@ describe('a workflow run by the deployed functions alone', () => {
     ] satisfies Decision[]);
 
     // The activity worker starts the heartbeat activity, beats once, then goes silent.
-    const task = await driver.pollActivity(activities);
-    await swf.send(
+    const task = await aws.driver.pollActivity(activities);
+    await aws.swf.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: task.taskToken, details: 'beat' }),
     );
     // The child's decider completes it.
-    const childTask = await driver.pollDecision(childList);
-    await driver.respond(childTask.taskToken, [decide.complete('child done')]);
-    await driver.signal(execution, 'poke', 'hello');
+    const childTask = await aws.driver.pollDecision(childList);
+    await aws.driver.respond(childTask.taskToken, [decide.complete('child done')]);
+    await aws.driver.signal(execution, 'poke', 'hello');
 
     const done = (events: HistoryEvent[]) =>
       count(events, 'TimerFired') === 1 &&
       count(events, 'ActivityTaskTimedOut') === 2 &&
       count(events, 'ChildWorkflowExecutionCompleted') === 1 &&
       count(events, 'WorkflowExecutionSignaled') === 1;
-    const ready = await decisionWhen(taskList, done, 25_000);
-    await driver.respond(ready.taskToken, [decide.complete('ok')]);
+    const ready = await decisionWhen(aws.driver, taskList, done, 25_000);
+    await aws.driver.respond(ready.taskToken, [decide.complete('ok')]);
 
     await sleep(3_000);
-    const history = await driver.history(execution);
+    const history = await aws.driver.history(execution);
     const types = eventTypes(history);
     for (const once of [
       'TimerStarted',
@@ -506,7 +135,7 @@ describe('a workflow run by the deployed functions alone', () => {
     );
     expect(hb?.activityTaskTimedOutEventAttributes?.details).toBe('beat');
     // Visibility rows are the stream's work: the closed run is listed.
-    const listed = await swf.send(
+    const listed = await aws.swf.send(
       new ListClosedWorkflowExecutionsCommand({
         domain,
         startTimeFilter: { oldestDate: new Date(Date.now() - 600_000) },
@@ -514,16 +143,16 @@ describe('a workflow run by the deployed functions alone', () => {
       }),
     );
     expect(listed.executionInfos?.map((i) => i.closeStatus)).toEqual(['COMPLETED']);
-    expect(queue.deadLetters).toEqual([]);
-    expect(streamPump.errors).toEqual([]);
-    expect(timerPump.errors).toEqual([]);
+    expect(aws.queue.deadLetters).toEqual([]);
+    expect(aws.streamPump.errors).toEqual([]);
+    expect(aws.timerPump.errors).toEqual([]);
   }, 60_000);
 
   it('runs its Lambda tasks: each function invoked once, its outcome recorded', async () => {
-    const { execution, taskList } = await driver.start(parent, { lambdaRole: LAMBDA_ROLE });
-    const first = await driver.pollDecision(taskList);
-    const calls = userFunctionCalls.length;
-    await driver.respond(first.taskToken, [
+    const { execution, taskList } = await aws.driver.start(parent, { lambdaRole: LAMBDA_ROLE });
+    const first = await aws.driver.pollDecision(taskList);
+    const calls = aws.userFunctionCalls.length;
+    await aws.driver.respond(first.taskToken, [
       {
         decisionType: 'ScheduleLambdaFunction',
         scheduleLambdaFunctionDecisionAttributes: {
@@ -537,7 +166,7 @@ describe('a workflow run by the deployed functions alone', () => {
     const deadline = Date.now() + 8_000;
     let history: HistoryEvent[] = [];
     while (Date.now() < deadline) {
-      history = await driver.history(execution);
+      history = await aws.driver.history(execution);
       if (count(history, 'LambdaFunctionCompleted') + count(history, 'LambdaFunctionTimedOut') > 0)
         break;
       await sleep(200);
@@ -551,31 +180,35 @@ describe('a workflow run by the deployed functions alone', () => {
       'LambdaFunctionStarted',
       'LambdaFunctionCompleted',
     ]);
-    expect(userFunctionCalls.slice(calls).map((c) => c.name)).toEqual(['upper']);
+    expect(aws.userFunctionCalls.slice(calls).map((c) => c.name)).toEqual(['upper']);
   }, 30_000);
 
   it('arms a deadline over 15 minutes away as a one-time schedule, and deletes it when cancelled', async () => {
     // Decision tasks of 2 s: the run's alarm, left at the first task's timeout, fires soon and moves
     // to the timer (the alarm is brought forward at once, and moved back only when it fires).
-    const { execution, taskList } = await driver.start(parent, { taskStartToCloseTimeout: '2' });
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [decide.startTimer('long', '1200')]);
+    const { execution, taskList } = await aws.driver.start(parent, {
+      taskStartToCloseTimeout: '2',
+    });
+    const first = await aws.driver.pollDecision(taskList);
+    await aws.driver.respond(first.taskToken, [decide.startTimer('long', '1200')]);
     const started = async () =>
-      (await driver.history(execution)).find((e) => e.eventType === 'TimerStarted');
+      (await aws.driver.history(execution)).find((e) => e.eventType === 'TimerStarted');
     const fireAt = ((await started())?.eventTimestamp?.getTime() ?? 0) + 1_200_000;
     const timerSchedule = () =>
-      [...schedules.entries()].find(([, s]) => Math.abs(s.fireAtMs - (fireAt - 60_000)) < 2_000);
+      [...aws.schedules.entries()].find(
+        ([, s]) => Math.abs(s.fireAtMs - (fireAt - 60_000)) < 2_000,
+      );
     const deadline = Date.now() + 10_000;
     while (timerSchedule() === undefined && Date.now() < deadline) await sleep(50);
     const found = timerSchedule();
     expect(
       found,
       JSON.stringify({
-        s: [...schedules.values()],
-        calls: scheduleCalls,
-        errors: streamPump.errors.map(String),
-        failures: streamPump.failures,
-        sent: queue.sent.slice(-5),
+        s: [...aws.schedules.values()],
+        calls: aws.scheduleCalls,
+        errors: aws.streamPump.errors.map(String),
+        failures: aws.streamPump.failures,
+        sent: aws.queue.sent.slice(-5),
         fireAt,
       }),
     ).toBeDefined();
@@ -589,24 +222,24 @@ describe('a workflow run by the deployed functions alone', () => {
       actionAfterCompletion: 'DELETE',
     });
     expect(JSON.parse(schedule?.input ?? '{}')).toMatchObject({ runId: execution.runId });
-    await driver.signal(execution);
-    const next = await driver.pollDecision(taskList);
-    await driver.respond(next.taskToken, [decide.cancelTimer('long')]);
+    await aws.driver.signal(execution);
+    const next = await aws.driver.pollDecision(taskList);
+    await aws.driver.respond(next.taskToken, [decide.cancelTimer('long')]);
     const until = Date.now() + 10_000;
-    while (schedules.has(key) && Date.now() < until) await sleep(50);
-    expect(schedules.has(key)).toBe(false);
+    while (aws.schedules.has(key) && Date.now() < until) await sleep(50);
+    expect(aws.schedules.has(key)).toBe(false);
   }, 40_000);
 });
 
 describe('through an SQS outage and duplicate fires', () => {
   it('hands the failed stream records back (batchItemFailures) and still fires each deadline once', async () => {
-    queue.duplicateOnSend = true;
+    aws.queue.duplicateOnSend = true;
     try {
-      const { execution, taskList } = await driver.start(parent);
-      const first = await driver.pollDecision(taskList);
-      const failuresBefore = streamPump.failures.length;
-      sqsOutageUntil = Date.now() + 3_000;
-      await driver.respond(first.taskToken, [
+      const { execution, taskList } = await aws.driver.start(parent);
+      const first = await aws.driver.pollDecision(taskList);
+      const failuresBefore = aws.streamPump.failures.length;
+      aws.sqsOutageUntil = Date.now() + 3_000;
+      await aws.driver.respond(first.taskToken, [
         decide.startTimer('t1', '1'),
         decide.startTimer('t2', '2'),
         decide.scheduleActivity({
@@ -618,19 +251,19 @@ describe('through an SQS outage and duplicate fires', () => {
       ]);
       const done = (events: HistoryEvent[]) =>
         count(events, 'TimerFired') === 2 && count(events, 'ActivityTaskTimedOut') === 1;
-      const ready = await decisionWhen(taskList, done, 25_000);
-      await driver.respond(ready.taskToken, [decide.complete()]);
+      const ready = await decisionWhen(aws.driver, taskList, done, 25_000);
+      await aws.driver.respond(ready.taskToken, [decide.complete()]);
       await sleep(2_000);
-      const history = await driver.history(execution);
+      const history = await aws.driver.history(execution);
       expect(count(history, 'TimerFired')).toBe(2);
       expect(count(history, 'ActivityTaskTimedOut')).toBe(1);
       expect(count(history, 'WorkflowExecutionCompleted')).toBe(1);
-      expect(sqsThrottled).toBeGreaterThan(0);
-      expect(streamPump.failures.length).toBeGreaterThan(failuresBefore);
-      expect(streamPump.errors).toEqual([]);
-      expect(timerPump.errors).toEqual([]);
+      expect(aws.sqsThrottled).toBeGreaterThan(0);
+      expect(aws.streamPump.failures.length).toBeGreaterThan(failuresBefore);
+      expect(aws.streamPump.errors).toEqual([]);
+      expect(aws.timerPump.errors).toEqual([]);
     } finally {
-      queue.duplicateOnSend = false;
+      aws.queue.duplicateOnSend = false;
     }
   }, 40_000);
 });
@@ -674,7 +307,7 @@ describe('the API function behind API Gateway', () => {
       : { body: extra.base64 === true ? Buffer.from(body).toString('base64') : body }),
   });
   const call = async (e: APIGatewayProxyEventV2WithIAMAuthorizer, remainingMs = 28_000) => {
-    const r = await apiHandler(e, lambdaContext({ remainingMs, name: API_FUNCTION }));
+    const r = await aws.apiHandler(e, lambdaContext({ remainingMs, name: API_FUNCTION }));
     if (typeof r === 'string') throw new Error('string result');
     return { ...r, json: r.body === undefined || r.body === '' ? {} : JSON.parse(r.body) };
   };
@@ -736,7 +369,7 @@ describe('the API function behind API Gateway', () => {
     onTestFinished(() => otherDoc.destroy());
     const other = createApiHandler({
       doc: otherDoc,
-      tableName: table.tableName,
+      tableName: aws.table.tableName,
       region: REGION,
       accountId: ACCOUNT,
     });
@@ -770,16 +403,16 @@ describe('the API function behind API Gateway', () => {
   });
 
   it('saw both plain and base64 bodies, with lower-case header names', () => {
-    expect(apiEvents.some((e) => e.isBase64Encoded)).toBe(true);
-    expect(apiEvents.some((e) => !e.isBase64Encoded)).toBe(true);
-    expect(Object.keys(apiEvents[0]?.headers ?? {})).toContain('x-amz-target');
-    void apiHandler;
+    expect(aws.apiEvents.some((e) => e.isBase64Encoded)).toBe(true);
+    expect(aws.apiEvents.some((e) => !e.isBase64Encoded)).toBe(true);
+    expect(Object.keys(aws.apiEvents[0]?.headers ?? {})).toContain('x-amz-target');
+    void aws.apiHandler;
   });
 });
 
 describe('the API function, judging the caller API Gateway authenticated', () => {
   it("lets a readers' session read, refuses it a start, and refuses a caller no policy names", async () => {
-    const endpoint = await swf.config.endpoint?.();
+    const endpoint = await aws.swf.config.endpoint?.();
     const as = (accessKeyId: string) =>
       new SWFClient({
         endpoint: `${endpoint?.protocol}//${endpoint?.hostname}:${endpoint?.port}`,
@@ -817,7 +450,7 @@ describe('the API function, judging the caller API Gateway authenticated', () =>
     });
     // Each call's audit line: the session API Gateway authenticated, the action, the domain, how
     // it ended, and the Lambda invocation it was.
-    const lines = auditLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = aws.auditLines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toContainEqual({
       audit: 'swf-call',
       requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -841,7 +474,7 @@ describe('the API function, judging the caller API Gateway authenticated', () =>
 
 describe("the API function's answers", () => {
   it('each conform to its output shape in the service model (empty polls excused)', () => {
-    const checked = answers.filter((answer) => !isEmptyPoll(answer));
+    const checked = aws.answers.filter((answer) => !isEmptyPoll(answer));
     expect(checked.filter((answer) => answer.status === 200).length).toBeGreaterThan(20);
     expect(answersProblems(checked)).toEqual([]);
   });
