@@ -11,37 +11,23 @@ import {
   RespondActivityTaskCanceledCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decide,
-  eventsOf,
-  eventTypes,
-  expectFault,
-  type SwfDriver,
-  single,
-  uid,
-} from '../support/decider.js';
-import { registerTaskTypes, serveDomain } from '../support/local.js';
+import { describe, expect, it } from 'vitest';
+import { decide, eventsOf, eventTypes, expectFault, single, uid } from '../support/decider.js';
+import { domainForFile, registerTaskTypes } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'activities';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 const POLL_WAIT_MS = 1_000;
 
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: POLL_WAIT_MS } }, async ({ swf }) => {
   await registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '30' });
 });
-afterAll(() => close());
 
 const pending = async (kind: 'activity' | 'decision', taskList: string) =>
   (
-    await swf.send(
+    await server.swf.send(
       kind === 'activity'
         ? new CountPendingActivityTasksCommand({ domain, taskList: { name: taskList } })
         : new CountPendingDecisionTasksCommand({ domain, taskList: { name: taskList } }),
@@ -57,14 +43,14 @@ const schedule = (
 
 /** Starts an execution whose first decision schedules `decisions`. */
 async function withActivities(decisions: Decision[]) {
-  const started = await driver.start(wf);
-  const task = await driver.pollDecision(started.taskList);
-  await driver.respond(task.taskToken, decisions);
+  const started = await server.driver.start(wf);
+  const task = await server.driver.pollDecision(started.taskList);
+  await server.driver.respond(task.taskToken, decisions);
   return started;
 }
 
 const emptyPoll = (taskList: string) =>
-  swf.send(new PollForActivityTaskCommand({ domain, taskList: { name: taskList } }));
+  server.swf.send(new PollForActivityTaskCommand({ domain, taskList: { name: taskList } }));
 
 describe('PollForActivityTask', () => {
   it('hands the task to one worker and records ActivityTaskStarted without a decision task', async () => {
@@ -74,8 +60,8 @@ describe('PollForActivityTask', () => {
     ]);
     expect(await pending('activity', workers)).toBe(1);
 
-    const task = await driver.pollActivity(workers, 'worker-7');
-    const history = await driver.history(execution);
+    const task = await server.driver.pollActivity(workers, 'worker-7');
+    const history = await server.driver.history(execution);
     const started = single(history, 'ActivityTaskStarted');
     const scheduled = single(history, 'ActivityTaskScheduled');
     expect(task).toMatchObject({
@@ -122,13 +108,15 @@ describe('PollForActivityTask', () => {
     ]);
     await withActivities([schedule('high-later', workers, { taskPriority: '50' })]);
     const order: (string | undefined)[] = [];
-    for (let i = 0; i < 5; i++) order.push((await driver.pollActivity(workers)).activityId);
+    for (let i = 0; i < 5; i++) order.push((await server.driver.pollActivity(workers)).activityId);
     expect(order).toEqual(['high', 'high-later', 'low', 'default', 'negative']);
   });
 
   it('wakes a waiting worker as soon as the activity is scheduled', async () => {
     const workers = uid('wake');
-    const poll = swf.send(new PollForActivityTaskCommand({ domain, taskList: { name: workers } }));
+    const poll = server.swf.send(
+      new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     await withActivities([schedule('soon', workers)]);
     expect((await poll).activityId).toBe('soon');
@@ -139,11 +127,11 @@ describe('responding to an activity task', () => {
   it('RespondActivityTaskCompleted records ActivityTaskCompleted and schedules a decision task', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('a', workers)]);
-    const task = await driver.pollActivity(workers);
-    await swf.send(
+    const task = await server.driver.pollActivity(workers);
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'done' }),
     );
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const scheduled = single(history, 'ActivityTaskScheduled');
     expect(eventTypes(history).slice(-2)).toEqual([
       'ActivityTaskCompleted',
@@ -155,21 +143,21 @@ describe('responding to an activity task', () => {
       startedEventId: task.startedEventId,
     });
     expect(await pending('decision', taskList)).toBe(1);
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
   });
 
   it('RespondActivityTaskFailed records ActivityTaskFailed with reason and details', async () => {
     const workers = uid('workers');
     const { execution } = await withActivities([schedule('a', workers)]);
-    const task = await driver.pollActivity(workers);
-    await swf.send(
+    const task = await server.driver.pollActivity(workers);
+    await server.swf.send(
       new RespondActivityTaskFailedCommand({
         taskToken: task.taskToken,
         reason: 'card declined',
         details: 'd',
       }),
     );
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual(['ActivityTaskFailed', 'DecisionTaskScheduled']);
     expect(history.at(-2)?.activityTaskFailedEventAttributes).toEqual({
       reason: 'card declined',
@@ -185,25 +173,25 @@ describe('responding to an activity task', () => {
       schedule('a', workers),
       schedule('b', workers),
     ]);
-    const a = await driver.pollActivity(workers);
-    const b = await driver.pollActivity(workers);
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: a.taskToken }));
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: b.taskToken }));
-    const history = await driver.history(execution);
+    const a = await server.driver.pollActivity(workers);
+    const b = await server.driver.pollActivity(workers);
+    await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: a.taskToken }));
+    await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: b.taskToken }));
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-3)).toEqual([
       'ActivityTaskCompleted',
       'DecisionTaskScheduled',
       'ActivityTaskCompleted',
     ]);
     expect(await pending('decision', taskList)).toBe(1);
-    expect((await driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openDecisionTasks).toBe(1);
   });
 
   it('refuses a details string over 2048 characters on heartbeat with ValidationException', async () => {
     const workers = uid('workers');
     await withActivities([schedule('a', workers)]);
-    const task = await driver.pollActivity(workers);
-    const ok = await swf.send(
+    const task = await server.driver.pollActivity(workers);
+    const ok = await server.swf.send(
       new RecordActivityTaskHeartbeatCommand({
         taskToken: task.taskToken,
         details: 'x'.repeat(2048),
@@ -211,7 +199,7 @@ describe('responding to an activity task', () => {
     );
     expect(ok.cancelRequested).toBe(false);
     await expectFault(
-      swf.send(
+      server.swf.send(
         new RecordActivityTaskHeartbeatCommand({
           taskToken: task.taskToken,
           details: 'x'.repeat(2049),
@@ -227,12 +215,15 @@ describe('RequestCancelActivityTask', () => {
   it('cancels an unstarted activity at once; no worker ever gets it', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('ship', workers)]);
-    const scheduledId = single(await driver.history(execution), 'ActivityTaskScheduled').eventId;
-    await driver.signal(execution, 'CancelOrder');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
+    const scheduledId = single(
+      await server.driver.history(execution),
+      'ActivityTaskScheduled',
+    ).eventId;
+    await server.driver.signal(execution, 'CancelOrder');
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
 
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-4)).toEqual([
       'DecisionTaskCompleted',
       'ActivityTaskCancelRequested',
@@ -251,41 +242,41 @@ describe('RequestCancelActivityTask', () => {
       latestCancelRequestedEventId: requested?.eventId,
     });
     expect(await pending('activity', workers)).toBe(0);
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
     const poll = await emptyPoll(workers);
     expect(poll.taskToken).toBeFalsy();
-    expect(eventTypes(await driver.history(execution))).toEqual(eventTypes(history));
+    expect(eventTypes(await server.driver.history(execution))).toEqual(eventTypes(history));
   });
 
   it('flags a started activity: heartbeat reports cancelRequested; the worker may still complete', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('ship', workers)]);
-    const activity = await driver.pollActivity(workers);
+    const activity = await server.driver.pollActivity(workers);
     const beat = () =>
-      swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
+      server.swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
     expect((await beat()).cancelRequested).toBe(false);
 
-    await driver.signal(execution, 'CancelOrder');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
-    let history = await driver.history(execution);
+    await server.driver.signal(execution, 'CancelOrder');
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
+    let history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual([
       'DecisionTaskCompleted',
       'ActivityTaskCancelRequested',
     ]);
     expect(eventsOf(history, 'ActivityTaskCanceled')).toHaveLength(0);
     expect(await pending('decision', taskList)).toBe(0);
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
 
     expect((await beat()).cancelRequested).toBe(true);
     expect((await beat()).cancelRequested).toBe(true);
-    await swf.send(
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({
         taskToken: activity.taskToken,
         result: 'shipped anyway',
       }),
     );
-    history = await driver.history(execution);
+    history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual([
       'ActivityTaskCompleted',
       'DecisionTaskScheduled',
@@ -296,15 +287,15 @@ describe('RequestCancelActivityTask', () => {
   it('a started activity that honours the request ends with ActivityTaskCanceled naming the request', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('ship', workers)]);
-    const activity = await driver.pollActivity(workers);
-    await driver.signal(execution, 'CancelOrder');
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
-    const requested = single(await driver.history(execution), 'ActivityTaskCancelRequested');
-    await swf.send(
+    const activity = await server.driver.pollActivity(workers);
+    await server.driver.signal(execution, 'CancelOrder');
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [decide.requestCancelActivity('ship')]);
+    const requested = single(await server.driver.history(execution), 'ActivityTaskCancelRequested');
+    await server.swf.send(
       new RespondActivityTaskCanceledCommand({ taskToken: activity.taskToken, details: 'stopped' }),
     );
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual([
       'ActivityTaskCanceled',
       'DecisionTaskScheduled',
@@ -320,14 +311,16 @@ describe('RequestCancelActivityTask', () => {
   it('records RequestCancelActivityTaskFailed ACTIVITY_ID_UNKNOWN for no open activity of that id', async () => {
     const workers = uid('workers');
     const { execution, taskList } = await withActivities([schedule('done', workers)]);
-    const activity = await driver.pollActivity(workers);
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }));
-    const task = await driver.pollDecision(taskList);
-    await driver.respond(task.taskToken, [
+    const activity = await server.driver.pollActivity(workers);
+    await server.swf.send(
+      new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }),
+    );
+    const task = await server.driver.pollDecision(taskList);
+    await server.driver.respond(task.taskToken, [
       decide.requestCancelActivity('done'),
       decide.requestCancelActivity('never'),
     ]);
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const completedId = (task.startedEventId ?? 0) + 1;
     expect(
       eventsOf(history, 'RequestCancelActivityTaskFailed').map(
@@ -354,27 +347,27 @@ describe('activity task tokens', () => {
   it('refuses a token once its task has closed, for every call that takes one', async () => {
     const workers = uid('workers');
     await withActivities([schedule('a', workers)]);
-    const task = await driver.pollActivity(workers);
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
+    const task = await server.driver.pollActivity(workers);
+    await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
     const token = task.taskToken;
     const unknown = /^Unknown activity, scheduledEventId = \d+$/;
     await expectFault(
-      swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
+      server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
       'UnknownResourceFault',
       unknown,
     );
     await expectFault(
-      swf.send(new RespondActivityTaskFailedCommand({ taskToken: token })),
+      server.swf.send(new RespondActivityTaskFailedCommand({ taskToken: token })),
       'UnknownResourceFault',
       unknown,
     );
     await expectFault(
-      swf.send(new RespondActivityTaskCanceledCommand({ taskToken: token })),
+      server.swf.send(new RespondActivityTaskCanceledCommand({ taskToken: token })),
       'UnknownResourceFault',
       unknown,
     );
     await expectFault(
-      swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: token })),
+      server.swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: token })),
       'UnknownResourceFault',
       unknown,
     );
@@ -383,27 +376,29 @@ describe('activity task tokens', () => {
   it('refuses a tampered token with UnknownResourceFault', async () => {
     const workers = uid('workers');
     const { execution } = await withActivities([schedule('a', workers)]);
-    const task = await driver.pollActivity(workers);
+    const task = await server.driver.pollActivity(workers);
     const tamper = (token: string, at: number) =>
       `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
     for (const at of [0, Math.floor(task.taskToken.length / 2), task.taskToken.length - 1]) {
       await expectFault(
-        swf.send(
+        server.swf.send(
           new RespondActivityTaskCompletedCommand({ taskToken: tamper(task.taskToken, at) }),
         ),
         'UnknownResourceFault',
       );
     }
     // the genuine token still works
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
-    expect(eventsOf(await driver.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
+    await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
+    expect(eventsOf(await server.driver.history(execution), 'ActivityTaskCompleted')).toHaveLength(
+      1,
+    );
   });
 
   it('refuses a decision task token for activity calls', async () => {
-    const { taskList } = await driver.start(wf);
-    const decision = await driver.pollDecision(taskList);
+    const { taskList } = await server.driver.start(wf);
+    const decision = await server.driver.pollDecision(taskList);
     await expectFault(
-      swf.send(new RespondActivityTaskCompletedCommand({ taskToken: decision.taskToken })),
+      server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: decision.taskToken })),
       'UnknownResourceFault',
     );
   });

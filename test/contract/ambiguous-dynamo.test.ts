@@ -9,37 +9,33 @@ import {
   PollForDecisionTaskCommand,
   RespondActivityTaskCompletedCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { describe, expect, it } from 'vitest';
 import { ambiguousOutcomes, isStatePut, itemKey } from '../support/ambiguous-outcomes.js';
-import { decide, eventsOf, eventTypes, type SwfDriver, sleep, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { decide, eventsOf, eventTypes, sleep, uid } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
 const domain = 'ambiguous';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 const ambiguous = ambiguousOutcomes();
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-let service: LocalService;
 const invoked: string[] = [];
 
-beforeAll(async () => {
-  ({ swf, driver, close, service } = await serveDomain(domain, {
+const server = domainForFile(
+  domain,
+  {
     dynamoIntercept: ambiguous.intercept,
     polling: { maxWaitMs: 2_000 },
-  }));
-  await driver.registerTypes(wf, act);
-  service.lambda.register('echo', async (input) => {
-    invoked.push(input ?? '');
-    return `echo ${input}`;
-  });
-});
-afterAll(() => close());
+  },
+  async ({ driver, service }) => {
+    await driver.registerTypes(wf, act);
+    service.lambda.register('echo', async (input) => {
+      invoked.push(input ?? '');
+      return `echo ${input}`;
+    });
+  },
+);
 
 /** Settles a call: its value or its error's name. */
 const settle = (call: Promise<unknown>) =>
@@ -50,7 +46,7 @@ const settle = (call: Promise<unknown>) =>
 
 /** StartWorkflowExecution of `wf` with the given workflowId, on a task list of its own. */
 const startById = (workflowId: string) =>
-  swf.send(
+  server.swf.send(
     new StartWorkflowExecutionCommand({
       domain,
       workflowId,
@@ -61,11 +57,11 @@ const startById = (workflowId: string) =>
 
 describe('SignalWorkflowExecution whose state write lands and is retried by the DynamoDB client', () => {
   it('records the signal once', async () => {
-    const { execution } = await driver.start(wf);
+    const { execution } = await server.driver.start(wf);
     ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
-    const answer = await settle(driver.signal(execution, 'once'));
+    const answer = await settle(server.driver.signal(execution, 'once'));
     ambiguous.clear();
-    const signals = eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled');
+    const signals = eventsOf(await server.driver.history(execution), 'WorkflowExecutionSignaled');
     expect({ answer, signals: signals.length }).toEqual({ answer: 'ok', signals: 1 });
   });
 });
@@ -81,7 +77,7 @@ describe('StartWorkflowExecution whose state write lands and is retried by the D
     ambiguous.clear();
     // The caller does what SWF's clients do with a 5xx: it tries the start again.
     const again = await settle(startById(workflowId));
-    const signalled = await settle(driver.signal({ workflowId }, 'by-id'));
+    const signalled = await settle(server.driver.signal({ workflowId }, 'by-id'));
     expect({ first: first.startsWith('runId') ? 'started' : first, again, signalled }).toEqual({
       first: 'started',
       again: 'WorkflowExecutionAlreadyStartedFault',
@@ -96,16 +92,16 @@ describe('StartWorkflowExecution whose state write lands and is retried by the D
  * reached the waiting poller or else the next one, and the run's history.
  */
 async function activityForWaitingPoller(kind: 'landed-retried' | 'landed-500') {
-  const { execution, taskList } = await driver.start(wf);
+  const { execution, taskList } = await server.driver.start(wf);
   const workers = uid('workers');
-  const task = await driver.pollDecision(taskList);
-  const poll = swf.send(
+  const task = await server.driver.pollDecision(taskList);
+  const poll = server.swf.send(
     new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'waiting' }),
   );
   await sleep(300);
   ambiguous.add({ match: isStatePut, outcome: kind });
   const answered = await settle(
-    driver.respond(task.taskToken, [
+    server.driver.respond(task.taskToken, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'a1',
@@ -116,11 +112,11 @@ async function activityForWaitingPoller(kind: 'landed-retried' | 'landed-500') {
   );
   ambiguous.clear();
   const handedOut = await handedOutOnce(poll, () =>
-    swf.send(
+    server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
     ),
   );
-  return { answered, handedOut, history: eventTypes(await driver.history(execution)) };
+  return { answered, handedOut, history: eventTypes(await server.driver.history(execution)) };
 }
 
 describe('a decision whose commit starts an activity for a waiting poller, landed and retried', () => {
@@ -140,20 +136,20 @@ describe('a decision whose commit starts an activity for a waiting poller, lande
 
 describe('RespondActivityTaskCompleted whose state write lands and is retried', () => {
   it('records one completion, and the worker is not told the task is unknown', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const workers = uid('workers');
-    await driver.decide(taskList, () => [
+    await server.driver.decide(taskList, () => [
       decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
     ]);
-    const activity = await driver.pollActivity(workers);
+    const activity = await server.driver.pollActivity(workers);
     ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
     const answer = await settle(
-      swf.send(
+      server.swf.send(
         new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken, result: 'r' }),
       ),
     );
     ambiguous.clear();
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect({
       answer,
       completed: eventsOf(history, 'ActivityTaskCompleted').length,
@@ -163,14 +159,14 @@ describe('RespondActivityTaskCompleted whose state write lands and is retried', 
 
 describe('PollForDecisionTask whose claim lands and is retried by the DynamoDB client', () => {
   it('answers with the task it started', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     await sleep(100);
     ambiguous.add({ match: isStatePut, outcome: 'landed-retried' });
-    const polled = await swf.send(
+    const polled = await server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'p1' }),
     );
     ambiguous.clear();
-    const history = eventTypes(await driver.history(execution));
+    const history = eventTypes(await server.driver.history(execution));
     expect({ token: (polled.taskToken ?? '') !== '', history }).toEqual({
       token: true,
       history: ['WorkflowExecutionStarted', 'DecisionTaskScheduled', 'DecisionTaskStarted'],
@@ -186,7 +182,7 @@ describe('StartWorkflowExecution whose state write lands but answers a 500', () 
     ambiguous.clear();
     const written = ambiguous.log.at(-1)?.key ?? '';
     const firstRunId = written.slice('RUN|'.length, written.indexOf('/'));
-    const described = await driver.describe({ workflowId, runId: firstRunId });
+    const described = await server.driver.describe({ workflowId, runId: firstRunId });
     const again = await settle(startById(workflowId));
     expect({ first, firstRun: described.executionInfo?.executionStatus, again }).toEqual({
       first: 'ok',
@@ -221,10 +217,10 @@ describe('a Lambda task whose writes meet ambiguous outcomes', () => {
     ],
   ] as const)('runs the function once %s', async (_, which, kind) => {
     const input = uid(which);
-    const { execution, taskList } = await driver.start(wf, {
+    const { execution, taskList } = await server.driver.start(wf, {
       lambdaRole: 'arn:aws:iam::000000000000:role/swf-lambda',
     });
-    const task = await driver.pollDecision(taskList);
+    const task = await server.driver.pollDecision(taskList);
     ambiguous.add(
       which === 'start'
         ? // the decision's own commit goes first; the stream's start of the task is the next
@@ -234,9 +230,9 @@ describe('a Lambda task whose writes meet ambiguous outcomes', () => {
             outcome: kind,
           },
     );
-    await driver.respond(task.taskToken, [scheduleEcho(input)]);
+    await server.driver.respond(task.taskToken, [scheduleEcho(input)]);
     const history = await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (events) => events.some((e) => e.eventType === 'LambdaFunctionCompleted'),
       5_000,
@@ -245,7 +241,7 @@ describe('a Lambda task whose writes meet ambiguous outcomes', () => {
     expect({
       invoked: invoked.filter((i) => i === input).length,
       completed: history !== undefined,
-      started: eventsOf(await driver.history(execution), 'LambdaFunctionStarted').length,
+      started: eventsOf(await server.driver.history(execution), 'LambdaFunctionStarted').length,
     }).toEqual({ invoked: 1, completed: true, started: 1 });
   });
 });
@@ -261,22 +257,22 @@ async function handedOutOnce(
 
 describe('a change that starts a task for a waiting poller, whose write lands but answers a 500', () => {
   it('a signal: the store reads its landed commit back, and the waiting decider gets the decision task', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, []);
-    const poll = swf.send(
+    const { execution, taskList } = await server.driver.start(wf);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, []);
+    const poll = server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'waiting' }),
     );
     await sleep(300);
     ambiguous.add({ match: isStatePut, outcome: 'landed-500' });
-    const signalled = await settle(driver.signal(execution, 'landed'));
+    const signalled = await settle(server.driver.signal(execution, 'landed'));
     ambiguous.clear();
     const handedOut = await handedOutOnce(poll, () =>
-      swf.send(
+      server.swf.send(
         new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'next' }),
       ),
     );
-    const history = eventTypes(await driver.history(execution));
+    const history = eventTypes(await server.driver.history(execution));
     expect({ signalled, handedOut, tail: history.slice(-3) }).toEqual({
       signalled: 'ok',
       handedOut: true,
@@ -296,16 +292,16 @@ describe('a change that starts a task for a waiting poller, whose write lands bu
 
 describe('a write that lands, then another request changes the run before the client retries it', () => {
   it('SignalWorkflowExecution: its signal is recorded once', async () => {
-    const { execution } = await driver.start(wf);
+    const { execution } = await server.driver.start(wf);
     ambiguous.add({
       match: isStatePut,
       outcome: 'landed-retried',
       // another caller's signal commits while the first one's answer is lost
-      between: () => driver.signal(execution, 'other'),
+      between: () => server.driver.signal(execution, 'other'),
     });
-    const answer = await settle(driver.signal(execution, 'once'));
+    const answer = await settle(server.driver.signal(execution, 'once'));
     ambiguous.clear();
-    const names = eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled').map(
+    const names = eventsOf(await server.driver.history(execution), 'WorkflowExecutionSignaled').map(
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName,
     );
     expect({ answer, names: names.sort() }).toEqual({ answer: 'ok', names: ['once', 'other'] });
@@ -314,15 +310,20 @@ describe('a write that lands, then another request changes the run before the cl
 
 describe('a commit of two runs (a continue-as-new) whose transaction lands but answers a 500', () => {
   it('is answered as recorded (the store reads its landed commit back), and the new run is open', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
     ambiguous.add({ match: (op) => op === 'TransactWriteItems', outcome: 'landed-500' });
-    const answered = await settle(driver.respond(task.taskToken, [decide.continueAsNew({})]));
+    const answered = await settle(
+      server.driver.respond(task.taskToken, [decide.continueAsNew({})]),
+    );
     ambiguous.clear();
-    const closed = await driver.describe(execution);
-    const history = await driver.history(execution);
+    const closed = await server.driver.describe(execution);
+    const history = await server.driver.history(execution);
     const next = history.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    const open = await driver.describe({ workflowId: execution.workflowId, runId: next ?? '' });
+    const open = await server.driver.describe({
+      workflowId: execution.workflowId,
+      runId: next ?? '',
+    });
     expect({
       answered,
       closed: closed.executionInfo?.closeStatus,

@@ -5,32 +5,31 @@
  * own (test/support/ambiguous-outcomes.ts, 'lost-retried'): each call's change is recorded, and a task
  * goes to one poll only.
  */
-import { PollForDecisionTaskCommand, type SWFClient } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PollForDecisionTaskCommand } from '@aws-sdk/client-swf';
+import { describe, expect, it } from 'vitest';
 import { ambiguousOutcomes, isStatePut } from '../support/ambiguous-outcomes.js';
-import { eventsOf, type SwfDriver, sleep } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { eventsOf, sleep } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 
 const domain = 'ambiguous-identical-commits';
 const wf = { name: 'wf', version: '1' };
 const ambiguous = ambiguousOutcomes();
 /** While set, the service's clock stands still: two calls made then stamp the same millisecond. */
 let frozenAt: number | undefined;
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 
-beforeAll(async () => {
-  ({ swf, driver, close } = await serveDomain(domain, {
+const server = domainForFile(
+  domain,
+  {
     dynamoIntercept: ambiguous.intercept,
     clock: { now: () => frozenAt ?? Date.now() },
     // Polls race for a task as the deployed API's containers do, unaware of each other.
     requestsApart: true,
     polling: { maxWaitMs: 1_000 },
-  }));
-  await driver.registerTypes(wf, { name: 'act', version: '1' });
-});
-afterAll(() => close());
+  },
+  async ({ driver }) => {
+    await driver.registerTypes(wf, { name: 'act', version: '1' });
+  },
+);
 
 /** Runs `call` on a clock stopped at one millisecond. */
 async function frozen<T>(call: () => Promise<T>): Promise<T> {
@@ -44,24 +43,26 @@ async function frozen<T>(call: () => Promise<T>): Promise<T> {
 
 describe('SignalWorkflowExecution lost on its way, while an identical signal commits before the retry', () => {
   it('records both signals', async () => {
-    const { execution } = await driver.start(wf);
+    const { execution } = await server.driver.start(wf);
     ambiguous.add({
       match: isStatePut,
       outcome: 'lost-retried',
-      between: () => driver.signal(execution, 'identical', 'same'),
+      between: () => server.driver.signal(execution, 'identical', 'same'),
     });
-    await frozen(() => driver.signal(execution, 'identical', 'same'));
+    await frozen(() => server.driver.signal(execution, 'identical', 'same'));
     ambiguous.clear();
-    expect(eventsOf(await driver.history(execution), 'WorkflowExecutionSignaled')).toHaveLength(2);
+    expect(
+      eventsOf(await server.driver.history(execution), 'WorkflowExecutionSignaled'),
+    ).toHaveLength(2);
   });
 });
 
 describe("a poll's claim lost on its way, while the same worker's other poll claims the same task", () => {
   it('hands the decision task to one poll', async () => {
-    const { taskList } = await driver.start(wf);
+    const { taskList } = await server.driver.start(wf);
     await sleep(100);
     const poll = () =>
-      swf.send(
+      server.swf.send(
         new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'w1' }),
       );
     let identical: Awaited<ReturnType<typeof poll>> | undefined;

@@ -6,23 +6,18 @@
 import {
   type Decision,
   RegisterWorkflowTypeCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
   type WorkflowExecution,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOf, eventTypes, type SwfDriver, single, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { describe, expect, it } from 'vitest';
+import { eventsOf, eventTypes, single, uid } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 import { awaitHistory } from '../support/waiting.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'cross';
 const wf = { name: 'wf', version: '1' };
 
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 5_000 } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: 5_000 } }, async ({ swf }) => {
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -34,7 +29,6 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => close());
 
 const signalExternal = (
   workflowId: string,
@@ -69,8 +63,8 @@ type Run = {
 
 /** An execution whose first decision task has been answered: it waits with no decision task open. */
 async function idle(): Promise<Run> {
-  const run = await driver.start(wf);
-  await driver.decide(run.taskList, () => []);
+  const run = await server.driver.start(wf);
+  await server.driver.decide(run.taskList, () => []);
   return run;
 }
 
@@ -79,8 +73,8 @@ async function idle(): Promise<Run> {
  * id of that task's DecisionTaskCompleted event.
  */
 async function send(decisions: Decision[]): Promise<Run & { completedEventId: number }> {
-  const run = await driver.start(wf);
-  const first = await driver.decide(run.taskList, () => decisions);
+  const run = await server.driver.start(wf);
+  const first = await server.driver.decide(run.taskList, () => decisions);
   return { ...run, completedEventId: (first.startedEventId ?? 0) + 1 };
 }
 
@@ -96,7 +90,7 @@ describe('SignalExternalWorkflowExecution', () => {
       }),
     ]);
 
-    const senderTask = await driver.pollDecision(sender.taskList);
+    const senderTask = await server.driver.pollDecision(sender.taskList);
     expect(eventTypes(senderTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'SignalExternalWorkflowExecutionInitiated',
@@ -118,7 +112,7 @@ describe('SignalExternalWorkflowExecution', () => {
         .externalWorkflowExecutionSignaledEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
 
-    const targetTask = await driver.pollDecision(target.taskList);
+    const targetTask = await server.driver.pollDecision(target.taskList);
     expect(eventTypes(targetTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'WorkflowExecutionSignaled',
@@ -142,7 +136,7 @@ describe('SignalExternalWorkflowExecution', () => {
       signalExternal(target.execution.workflowId, { signalName: 'no-run-id' }),
     ]);
 
-    const senderTask = await driver.pollDecision(sender.taskList);
+    const senderTask = await server.driver.pollDecision(sender.taskList);
     const initiated = single(senderTask.events, 'SignalExternalWorkflowExecutionInitiated');
     expect(initiated.signalExternalWorkflowExecutionInitiatedEventAttributes).toEqual({
       workflowId: target.execution.workflowId,
@@ -154,7 +148,7 @@ describe('SignalExternalWorkflowExecution', () => {
         .externalWorkflowExecutionSignaledEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
 
-    const targetTask = await driver.pollDecision(target.taskList);
+    const targetTask = await server.driver.pollDecision(target.taskList);
     expect(
       single(targetTask.events, 'WorkflowExecutionSignaled')
         .workflowExecutionSignaledEventAttributes,
@@ -166,11 +160,11 @@ describe('SignalExternalWorkflowExecution', () => {
   });
 
   it('adds no second decision task to a target whose decision task is already scheduled', async () => {
-    const target = await driver.start(wf);
+    const target = await server.driver.start(wf);
     const sender = await send([signalExternal(target.execution.workflowId)]);
-    await driver.pollDecision(sender.taskList);
+    await server.driver.pollDecision(sender.taskList);
 
-    const targetTask = await driver.pollDecision(target.taskList);
+    const targetTask = await server.driver.pollDecision(target.taskList);
     expect(eventTypes(targetTask.events)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -183,7 +177,7 @@ describe('SignalExternalWorkflowExecution', () => {
     const workflowId = uid('nobody');
     const sender = await send([signalExternal(workflowId, { control: 'c1' })]);
 
-    const senderTask = await driver.pollDecision(sender.taskList);
+    const senderTask = await server.driver.pollDecision(sender.taskList);
     expect(eventTypes(senderTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'SignalExternalWorkflowExecutionInitiated',
@@ -205,22 +199,22 @@ describe('SignalExternalWorkflowExecution', () => {
   });
 
   it('fails for a closed target, with or without its runId, and leaves its history alone', async () => {
-    const target = await driver.start(wf);
-    await swf.send(
+    const target = await server.driver.start(wf);
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
         workflowId: target.execution.workflowId,
         runId: target.execution.runId,
       }),
     );
-    const closedHistory = await driver.history(target.execution);
+    const closedHistory = await server.driver.history(target.execution);
     const sender = await send([
       signalExternal(target.execution.workflowId, { runId: target.execution.runId }),
       signalExternal(target.execution.workflowId),
     ]);
 
     const events = await awaitHistory(
-      driver,
+      server.driver,
       sender.execution,
       (h) => eventsOf(h, 'SignalExternalWorkflowExecutionFailed').length === 2,
     );
@@ -246,7 +240,7 @@ describe('SignalExternalWorkflowExecution', () => {
       ]),
     );
     expect(eventsOf(events, 'ExternalWorkflowExecutionSignaled')).toEqual([]);
-    expect(await driver.history(target.execution)).toEqual(closedHistory);
+    expect(await server.driver.history(target.execution)).toEqual(closedHistory);
   });
 
   it('fails for a runId that belongs to another workflowId', async () => {
@@ -256,25 +250,25 @@ describe('SignalExternalWorkflowExecution', () => {
       signalExternal(target.execution.workflowId, { runId: other.execution.runId }),
     ]);
 
-    const senderTask = await driver.pollDecision(sender.taskList);
+    const senderTask = await server.driver.pollDecision(sender.taskList);
     expect(
       single(senderTask.events, 'SignalExternalWorkflowExecutionFailed')
         .signalExternalWorkflowExecutionFailedEventAttributes,
     ).toMatchObject({ cause: 'UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION', runId: other.execution.runId });
-    const untouched = [other, target].map((r) => driver.history(r.execution));
+    const untouched = [other, target].map((r) => server.driver.history(r.execution));
     for (const history of await Promise.all(untouched)) {
       expect(eventsOf(history, 'WorkflowExecutionSignaled')).toEqual([]);
     }
   });
 
   it('lets an execution signal itself: it sees the signal and the outcome in one new decision task', async () => {
-    const sender = await driver.start(wf);
-    const first = await driver.decide(sender.taskList, () => [
+    const sender = await server.driver.start(wf);
+    const first = await server.driver.decide(sender.taskList, () => [
       signalExternal(sender.execution.workflowId, { signalName: 'self', input: 'me' }),
     ]);
     const completedEventId = (first.startedEventId ?? 0) + 1;
 
-    const task = await driver.pollDecision(sender.taskList);
+    const task = await server.driver.pollDecision(sender.taskList);
     const after = eventTypes(task.events).slice(3);
     expect(after.slice(0, 2)).toEqual([
       'DecisionTaskCompleted',
@@ -314,7 +308,7 @@ describe('SignalExternalWorkflowExecution', () => {
       cancelExternal(b.execution.workflowId),
     ]);
     const events = await awaitHistory(
-      driver,
+      server.driver,
       sender.execution,
       (h) =>
         eventsOf(h, 'ExternalWorkflowExecutionSignaled').length === 2 &&
@@ -339,7 +333,7 @@ describe('SignalExternalWorkflowExecution', () => {
     ).toBe(initiated[2]);
 
     const bHistory = await awaitHistory(
-      driver,
+      server.driver,
       b.execution,
       (h) =>
         eventsOf(h, 'WorkflowExecutionSignaled').length === 1 &&
@@ -351,7 +345,7 @@ describe('SignalExternalWorkflowExecution', () => {
     ).toBe('to-b');
     expect(eventsOf(bHistory, 'DecisionTaskScheduled')).toHaveLength(2);
     const aHistory = await awaitHistory(
-      driver,
+      server.driver,
       a.execution,
       (h) => eventsOf(h, 'WorkflowExecutionSignaled').length === 1,
     );
@@ -372,7 +366,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       }),
     ]);
 
-    const senderTask = await driver.pollDecision(sender.taskList);
+    const senderTask = await server.driver.pollDecision(sender.taskList);
     expect(eventTypes(senderTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'RequestCancelExternalWorkflowExecutionInitiated',
@@ -392,7 +386,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
         .externalWorkflowExecutionCancelRequestedEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
 
-    const targetTask = await driver.pollDecision(target.taskList);
+    const targetTask = await server.driver.pollDecision(target.taskList);
     expect(eventTypes(targetTask.events).slice(3)).toEqual([
       'DecisionTaskCompleted',
       'WorkflowExecutionCancelRequested',
@@ -406,7 +400,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       externalWorkflowExecution: sender.execution,
       externalInitiatedEventId: initiated.eventId,
     });
-    const described = await driver.describe(target.execution);
+    const described = await server.driver.describe(target.execution);
     expect(described.executionInfo).toMatchObject({
       executionStatus: 'OPEN',
       cancelRequested: true,
@@ -416,7 +410,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
   it('without a runId reaches the open run of the workflowId', async () => {
     const target = await idle();
     const sender = await send([cancelExternal(target.execution.workflowId)]);
-    const senderTask = await driver.pollDecision(sender.taskList);
+    const senderTask = await server.driver.pollDecision(sender.taskList);
     const initiated = single(senderTask.events, 'RequestCancelExternalWorkflowExecutionInitiated');
     expect(initiated.requestCancelExternalWorkflowExecutionInitiatedEventAttributes).toEqual({
       workflowId: target.execution.workflowId,
@@ -426,12 +420,14 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       single(senderTask.events, 'ExternalWorkflowExecutionCancelRequested')
         .externalWorkflowExecutionCancelRequestedEventAttributes,
     ).toEqual({ workflowExecution: target.execution, initiatedEventId: initiated.eventId });
-    expect((await driver.describe(target.execution)).executionInfo?.cancelRequested).toBe(true);
+    expect((await server.driver.describe(target.execution)).executionInfo?.cancelRequested).toBe(
+      true,
+    );
   });
 
   it('fails with UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION for an unknown or closed target', async () => {
-    const closed = await driver.start(wf);
-    await swf.send(
+    const closed = await server.driver.start(wf);
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({
         domain,
         workflowId: closed.execution.workflowId,
@@ -444,7 +440,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       cancelExternal(closed.execution.workflowId, { runId: closed.execution.runId }),
     ]);
     const events = await awaitHistory(
-      driver,
+      server.driver,
       sender.execution,
       (h) => eventsOf(h, 'RequestCancelExternalWorkflowExecutionFailed').length === 2,
     );
@@ -472,7 +468,7 @@ describe('RequestCancelExternalWorkflowExecution', () => {
       ]),
     );
     expect(eventsOf(events, 'ExternalWorkflowExecutionCancelRequested')).toEqual([]);
-    const described = await driver.describe(closed.execution);
+    const described = await server.driver.describe(closed.execution);
     expect(described.executionInfo).toMatchObject({
       closeStatus: 'TERMINATED',
       cancelRequested: false,

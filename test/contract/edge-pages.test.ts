@@ -8,18 +8,13 @@
  */
 import {
   RegisterActivityTypeCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { describe, expect, it } from 'vitest';
 import { expectCallFault, rawCall, wireType } from '../support/contract.js';
 import { SwfDriver, uid } from '../support/decider.js';
-import { registerDomain, registerWorkflowType, serveDomain } from '../support/local.js';
+import { domainForFile, registerDomain, registerWorkflowType } from '../support/local.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let close: () => Promise<void>;
 const A = 'edge-pages-a';
 const B = 'edge-pages-b';
 const wf = { name: 'wf', version: '1' };
@@ -27,8 +22,7 @@ const SINCE = { oldestDate: 0 };
 const executions: Record<string, { workflowId: string; runId: string }[]> = {};
 const deciders: Record<string, string> = {};
 
-beforeAll(async () => {
-  ({ swf, close, service } = await serveDomain(A, { polling: { maxWaitMs: 300 } }));
+const server = domainForFile(A, { polling: { maxWaitMs: 300 } }, async ({ swf, service }) => {
   for (const d of [B, `${A}-x`, `${A}-y`]) await registerDomain(swf, d);
   for (const d of [A, B]) {
     for (const [name, version] of [
@@ -61,7 +55,6 @@ beforeAll(async () => {
   // visibility is eventually consistent
   await service.streamCaughtUp();
 });
-afterAll(() => close());
 
 type Body = Record<string, unknown>;
 interface Listing {
@@ -109,7 +102,7 @@ const listings = (): Listing[] => {
 };
 
 async function call(action: string, body: Body) {
-  const response = await rawCall(service.endpoint, action, body);
+  const response = await rawCall(server.service.endpoint, action, body);
   return {
     status: response.status,
     text: response.text,
@@ -118,7 +111,7 @@ async function call(action: string, body: Body) {
 }
 
 const expectValidation = (action: string, body: Body) =>
-  expectCallFault(service.endpoint, action, body, wireType.validation);
+  expectCallFault(server.service.endpoint, action, body, wireType.validation);
 
 /** Every item of a listing, page by page; `pageSize` is one size, or the size of each page by its index. */
 async function all(
@@ -262,7 +255,7 @@ describe('page tokens', () => {
       nextPageToken: token,
     });
     // same run, wrong domain in the request (the run is not in B: UnknownResourceFault is also fine)
-    await expectCallFault(service.endpoint, 'GetWorkflowExecutionHistory', {
+    await expectCallFault(server.service.endpoint, 'GetWorkflowExecutionHistory', {
       domain: B,
       execution: e1,
       nextPageToken: token,

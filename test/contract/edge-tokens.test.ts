@@ -7,9 +7,7 @@
  * responses with one token: exactly one wins.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SWFClient } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { expectCallFault, expectSwfFault, rawCall, wireType } from '../support/contract.js';
 import {
   decide,
@@ -20,36 +18,28 @@ import {
   SwfDriver,
   uid,
 } from '../support/decider.js';
-import { dynamoClient, registerDomain, serveDomain, tableItems } from '../support/local.js';
+import { domainForFile, dynamoClient, registerDomain, tableItems } from '../support/local.js';
 import { awaitDecision } from '../support/waiting.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let close: () => Promise<void>;
 let dynamo: DynamoDBClient;
-let driver: SwfDriver;
 let driverB: SwfDriver;
 const domain = 'edge-tokens-a';
 const domainB = 'edge-tokens-b';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 
-beforeAll(async () => {
-  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: 300 } }, async ({ swf, driver }) => {
   dynamo = dynamoClient();
   await registerDomain(swf, domainB);
   driverB = new SwfDriver(swf, domainB);
   for (const k of [driver, driverB]) await k.registerTypes(wf, act);
 });
-afterAll(async () => {
-  dynamo.destroy();
-  await close();
-});
+afterAll(() => dynamo.destroy());
 
 /** Every item of the table, once the stream has caught up with what was written. */
 async function scanTable(): Promise<string[]> {
-  await service.streamCaughtUp();
-  return tableItems(dynamo, service.tableName);
+  await server.service.streamCaughtUp();
+  return tableItems(dynamo, server.service.tableName);
 }
 
 const TOKEN_ACTIONS = [
@@ -139,16 +129,16 @@ const overLimit = (token: string) => [
 ];
 
 const expectRefused = (action: string, taskToken: string, type: string) =>
-  expectCallFault(service.endpoint, action, { taskToken }, type);
+  expectCallFault(server.service.endpoint, action, { taskToken }, type);
 
 const UNKNOWN = wireType.fault('UnknownResourceFault');
 const VALIDATION = wireType.validation;
 
 describe('tampered task tokens', () => {
   it('every variant of a live decision or activity token is UnknownResourceFault and changes nothing', async () => {
-    const live = await liveRun(driver, wf, act);
+    const live = await liveRun(server.driver, wf, act);
     const liveB = await liveRun(driverB, wf, act);
-    const history = await driver.history(live.execution);
+    const history = await server.driver.history(live.execution);
     const historyB = await driverB.history(liveB.execution);
     const before = await scanTable();
     for (const token of [live.decision.taskToken, live.activity.taskToken]) {
@@ -162,16 +152,16 @@ describe('tampered task tokens', () => {
     for (const action of TOKEN_ACTIONS.slice(1))
       await expectRefused(action, live.decision.taskToken, UNKNOWN);
     await expectRefused('RespondDecisionTaskCompleted', live.activity.taskToken, UNKNOWN);
-    expect(await driver.history(live.execution)).toStrictEqual(history);
+    expect(await server.driver.history(live.execution)).toStrictEqual(history);
     expect(await driverB.history(liveB.execution)).toStrictEqual(historyB);
     expect(await scanTable()).toStrictEqual(before);
     // genuine tokens still work
-    const hb = await rawCall(service.endpoint, 'RecordActivityTaskHeartbeat', {
+    const hb = await rawCall(server.service.endpoint, 'RecordActivityTaskHeartbeat', {
       taskToken: live.activity.taskToken,
     });
     expect(hb.status, hb.text).toBe(200);
-    await driver.respond(live.decision.taskToken, []);
-    const done = await rawCall(service.endpoint, 'RespondActivityTaskCompleted', {
+    await server.driver.respond(live.decision.taskToken, []);
+    const done = await rawCall(server.service.endpoint, 'RespondActivityTaskCompleted', {
       taskToken: live.activity.taskToken,
       result: 'ok',
     });
@@ -179,9 +169,9 @@ describe('tampered task tokens', () => {
   }, 300_000);
 
   it("an earlier attempt's activity token (timed out, rescheduled under the same activityId) is refused", async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const workers = uid('workers');
-    await driver.decide(taskList, () => [
+    await server.driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'same',
@@ -189,42 +179,42 @@ describe('tampered task tokens', () => {
         startToCloseTimeout: '1',
       }),
     ]);
-    const first = await driver.pollActivity(workers);
+    const first = await server.driver.pollActivity(workers);
     // the START_TO_CLOSE timeout, and the decision task it schedules
-    const task = await awaitDecision(driver, taskList, 10_000);
+    const task = await awaitDecision(server.driver, taskList, 10_000);
     expect(eventTypes(task.events)).toContain('ActivityTaskTimedOut');
-    await driver.respond(task.taskToken, [
+    await server.driver.respond(task.taskToken, [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'same',
         taskList: { name: workers },
       }),
     ]);
-    const second = await driver.pollActivity(workers);
+    const second = await server.driver.pollActivity(workers);
     expect(second.activityId).toBe('same');
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const before = await scanTable();
     for (const action of TOKEN_ACTIONS.slice(1))
       await expectRefused(action, first.taskToken, UNKNOWN);
-    expect(await driver.history(execution)).toStrictEqual(history);
+    expect(await server.driver.history(execution)).toStrictEqual(history);
     expect(await scanTable()).toStrictEqual(before);
-    const ok = await rawCall(service.endpoint, 'RecordActivityTaskHeartbeat', {
+    const ok = await rawCall(server.service.endpoint, 'RecordActivityTaskHeartbeat', {
       taskToken: second.taskToken,
     });
     expect(ok.status, ok.text).toBe(200);
   }, 60_000);
 
   it("an earlier attempt's decision token (task timed out, rescheduled) is refused", async () => {
-    const { execution, taskList } = await driver.start(wf, { taskStartToCloseTimeout: '1' });
-    const first = await driver.pollDecision(taskList);
+    const { execution, taskList } = await server.driver.start(wf, { taskStartToCloseTimeout: '1' });
+    const first = await server.driver.pollDecision(taskList);
     // the first task times out, and the decision task scheduled again is handed out
-    const second = await awaitDecision(driver, taskList, 10_000);
-    const history = await driver.history(execution);
+    const second = await awaitDecision(server.driver, taskList, 10_000);
+    const history = await server.driver.history(execution);
     const before = await scanTable();
     for (const action of TOKEN_ACTIONS) await expectRefused(action, first.taskToken, UNKNOWN);
-    expect(await driver.history(execution)).toStrictEqual(history);
+    expect(await server.driver.history(execution)).toStrictEqual(history);
     expect(await scanTable()).toStrictEqual(before);
-    await driver.respond(second.taskToken, [decide.complete('done')]);
+    await server.driver.respond(second.taskToken, [decide.complete('done')]);
     // closed: every token of it is refused
     for (const action of TOKEN_ACTIONS) await expectRefused(action, second.taskToken, UNKNOWN);
   }, 60_000);
@@ -233,7 +223,7 @@ describe('tampered task tokens', () => {
 describe('one token, many concurrent uses', () => {
   it('exactly one of concurrent responses with one token wins; the rest are UnknownResourceFault', async () => {
     for (let round = 0; round < 3; round++) {
-      const live = await liveRun(driver, wf, act);
+      const live = await liveRun(server.driver, wf, act);
       const actions = [
         ['RespondActivityTaskCompleted', { result: 'r' }],
         ['RespondActivityTaskFailed', { reason: 'f' }],
@@ -241,10 +231,13 @@ describe('one token, many concurrent uses', () => {
       ] as const;
       const calls = Array.from({ length: 12 }, (_, i) => {
         const [action, extra] = actions[i % 3] ?? actions[0];
-        return rawCall(service.endpoint, action, { taskToken: live.activity.taskToken, ...extra });
+        return rawCall(server.service.endpoint, action, {
+          taskToken: live.activity.taskToken,
+          ...extra,
+        });
       });
       const decisions = Array.from({ length: 6 }, () =>
-        rawCall(service.endpoint, 'RespondDecisionTaskCompleted', {
+        rawCall(server.service.endpoint, 'RespondDecisionTaskCompleted', {
           taskToken: live.decision.taskToken,
           decisions: [decide.marker('m')],
         }),
@@ -257,7 +250,7 @@ describe('one token, many concurrent uses', () => {
       }
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
       expect(dresults.filter((r) => r.status === 200)).toHaveLength(1);
-      const h = await driver.history(live.execution);
+      const h = await server.driver.history(live.execution);
       const closed = h.filter((e) =>
         ['ActivityTaskCompleted', 'ActivityTaskFailed', 'ActivityTaskCanceled'].includes(
           e.eventType ?? '',

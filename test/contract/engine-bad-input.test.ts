@@ -18,43 +18,34 @@ import {
   RespondDecisionTaskCompletedCommand,
   SignalWorkflowExecutionCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectWireError, rawCall, rawRequest, wireType } from '../support/contract.js';
-import { decide, eventTypes, expectFault, liveRun, type SwfDriver } from '../support/decider.js';
-import { registerTaskTypes, serveDomain } from '../support/local.js';
+import { decide, eventTypes, expectFault, liveRun } from '../support/decider.js';
+import { domainForFile, registerTaskTypes } from '../support/local.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'engine-bad-input';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 const big = (n: number) => 'x'.repeat(n);
 
-beforeAll(async () => {
-  const server = await serveDomain(domain, { polling: { maxWaitMs: 300 } });
-  ({ swf, close, driver } = server);
-  endpoint = server.service.endpoint;
-  await registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '300' });
-});
-afterAll(() => close());
+const server = domainForFile(domain, { polling: { maxWaitMs: 300 } }, ({ swf }) =>
+  registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '300' }),
+);
 
 describe('refused calls on an execution', () => {
   it('leave its history unchanged, and its tokens usable', async () => {
-    const { execution, activity, decision } = await liveRun(driver, wf, act);
+    const { execution, activity, decision } = await liveRun(server.driver, wf, act);
     const { workflowId } = execution;
-    const before = await driver.history(execution);
+    const before = await server.driver.history(execution);
     const otherRun = 'r'.repeat(20);
 
     // Sent one at a time: each call is made only when its turn comes, so no refusal goes unobserved.
     const refused: [() => Promise<unknown>, string, RegExp?][] = [
       [
         () =>
-          swf.send(
+          server.swf.send(
             new SignalWorkflowExecutionCommand({
               domain,
               workflowId,
@@ -67,7 +58,7 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: big(257) }),
           ),
         'ValidationException',
@@ -75,7 +66,7 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new SignalWorkflowExecutionCommand({
               domain,
               workflowId,
@@ -90,7 +81,7 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new SignalWorkflowExecutionCommand({
               domain: 'no-such-domain',
               workflowId,
@@ -102,20 +93,22 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new RequestCancelWorkflowExecutionCommand({ domain, workflowId, runId: otherRun }),
           ),
         'UnknownResourceFault',
       ],
       [
         () =>
-          swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, reason: big(257) })),
+          server.swf.send(
+            new TerminateWorkflowExecutionCommand({ domain, workflowId, reason: big(257) }),
+          ),
         'ValidationException',
         /reason/,
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new TerminateWorkflowExecutionCommand({ domain, workflowId, details: big(32769) }),
           ),
         'ValidationException',
@@ -123,16 +116,21 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(new TerminateWorkflowExecutionCommand({ domain, workflowId, runId: otherRun })),
+          server.swf.send(
+            new TerminateWorkflowExecutionCommand({ domain, workflowId, runId: otherRun }),
+          ),
         'UnknownResourceFault',
       ],
       [
-        () => swf.send(new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf })),
+        () =>
+          server.swf.send(
+            new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf }),
+          ),
         'WorkflowExecutionAlreadyStartedFault',
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new RespondActivityTaskCompletedCommand({
               taskToken: activity.taskToken,
               result: big(32769),
@@ -143,7 +141,7 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new RespondActivityTaskFailedCommand({
               taskToken: activity.taskToken,
               reason: big(257),
@@ -154,7 +152,7 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new RecordActivityTaskHeartbeatCommand({
               taskToken: activity.taskToken,
               details: big(2049),
@@ -165,7 +163,7 @@ describe('refused calls on an execution', () => {
       ],
       [
         () =>
-          swf.send(
+          server.swf.send(
             new RespondDecisionTaskCompletedCommand({
               taskToken: decision.taskToken,
               decisions: [],
@@ -178,7 +176,7 @@ describe('refused calls on an execution', () => {
     ];
     for (const [call, name, message] of refused) await expectFault(call(), name, message);
 
-    const wrongTypes = await rawCall(endpoint, 'TerminateWorkflowExecution', {
+    const wrongTypes = await rawCall(server.service.endpoint, 'TerminateWorkflowExecution', {
       domain,
       workflowId,
       childPolicy: 'DESTROY',
@@ -188,7 +186,7 @@ describe('refused calls on an execution', () => {
       wireType.validation,
       /enum value set: \[TERMINATE, REQUEST_CANCEL, ABANDON\]/,
     );
-    const notAString = await rawCall(endpoint, 'SignalWorkflowExecution', {
+    const notAString = await rawCall(server.service.endpoint, 'SignalWorkflowExecution', {
       domain,
       workflowId,
       signalName: 's',
@@ -196,18 +194,22 @@ describe('refused calls on an execution', () => {
     });
     expectWireError(notAString, wireType.serialization, /'input'/);
     // Half of a surrogate pair has no UTF-8 form: stored, it would become U+FFFD.
-    const halfPair = await rawRequest(endpoint, {
+    const halfPair = await rawRequest(server.service.endpoint, {
       target: 'SimpleWorkflowService.SignalWorkflowExecution',
       body: `{"domain":${JSON.stringify(domain)},"workflowId":${JSON.stringify(workflowId)},"signalName":"s\\ud800"}`,
     });
     expectWireError(halfPair, wireType.serialization, /'signalName' .* surrogate pair/);
 
-    expect(await driver.history(execution)).toStrictEqual(before);
-    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
-    await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
-    await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }));
-    await driver.respond(decision.taskToken, []);
-    expect(eventTypes(await driver.history(execution)).slice(before.length)).toStrictEqual([
+    expect(await server.driver.history(execution)).toStrictEqual(before);
+    expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    await server.swf.send(
+      new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }),
+    );
+    await server.swf.send(
+      new RespondActivityTaskCompletedCommand({ taskToken: activity.taskToken }),
+    );
+    await server.driver.respond(decision.taskToken, []);
+    expect(eventTypes(await server.driver.history(execution)).slice(before.length)).toStrictEqual([
       'ActivityTaskCompleted',
       'DecisionTaskCompleted',
       'DecisionTaskScheduled',
@@ -266,29 +268,29 @@ describe('refused calls on an execution', () => {
   ])(
     'a response with %s is refused whole; the history is unchanged',
     async (_, decisions, message) => {
-      const { execution, decision } = await liveRun(driver, wf, act);
-      const before = await driver.history(execution);
+      const { execution, decision } = await liveRun(server.driver, wf, act);
+      const before = await server.driver.history(execution);
 
       await expectFault(
-        driver.respond(decision.taskToken, [decide.marker('fine'), ...decisions]),
+        server.driver.respond(decision.taskToken, [decide.marker('fine'), ...decisions]),
         'ValidationException',
         message,
       );
 
-      expect(await driver.history(execution)).toStrictEqual(before);
-      await driver.respond(decision.taskToken, [decide.marker('fine')]);
+      expect(await server.driver.history(execution)).toStrictEqual(before);
+      await server.driver.respond(decision.taskToken, [decide.marker('fine')]);
       expect(
-        eventTypes(await driver.history(execution)).slice(before.length, before.length + 2),
+        eventTypes(await server.driver.history(execution)).slice(before.length, before.length + 2),
       ).toStrictEqual(['DecisionTaskCompleted', 'MarkerRecorded']);
     },
   );
 
   it('a refused StartWorkflowExecution leaves the open run of that workflowId alone', async () => {
-    const { execution } = await liveRun(driver, wf, act);
-    const before = await driver.history(execution);
+    const { execution } = await liveRun(server.driver, wf, act);
+    const before = await server.driver.history(execution);
 
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain,
           workflowId: execution.workflowId,
@@ -299,7 +301,7 @@ describe('refused calls on an execution', () => {
       'ValidationException',
     );
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({
           domain,
           workflowId: execution.workflowId,
@@ -311,7 +313,7 @@ describe('refused calls on an execution', () => {
       /tagList/,
     );
 
-    expect(await driver.history(execution)).toStrictEqual(before);
+    expect(await server.driver.history(execution)).toStrictEqual(before);
   });
 });
 
@@ -321,17 +323,22 @@ describe('an unknown domain or execution', () => {
     const taskList = { name: 'anything' };
     const execution = { workflowId: 'w', runId: 'r' };
     const unknownDomain: (() => Promise<unknown>)[] = [
-      () => swf.send(new CountPendingActivityTasksCommand({ domain: missing, taskList })),
-      () => swf.send(new CountPendingDecisionTasksCommand({ domain: missing, taskList })),
-      () => swf.send(new PollForActivityTaskCommand({ domain: missing, taskList })),
-      () => swf.send(new PollForDecisionTaskCommand({ domain: missing, taskList })),
-      () => swf.send(new DescribeWorkflowExecutionCommand({ domain: missing, execution })),
-      () => swf.send(new GetWorkflowExecutionHistoryCommand({ domain: missing, execution })),
+      () => server.swf.send(new CountPendingActivityTasksCommand({ domain: missing, taskList })),
+      () => server.swf.send(new CountPendingDecisionTasksCommand({ domain: missing, taskList })),
+      () => server.swf.send(new PollForActivityTaskCommand({ domain: missing, taskList })),
+      () => server.swf.send(new PollForDecisionTaskCommand({ domain: missing, taskList })),
+      () => server.swf.send(new DescribeWorkflowExecutionCommand({ domain: missing, execution })),
+      () => server.swf.send(new GetWorkflowExecutionHistoryCommand({ domain: missing, execution })),
       () =>
-        swf.send(new RequestCancelWorkflowExecutionCommand({ domain: missing, workflowId: 'w' })),
-      () => swf.send(new TerminateWorkflowExecutionCommand({ domain: missing, workflowId: 'w' })),
+        server.swf.send(
+          new RequestCancelWorkflowExecutionCommand({ domain: missing, workflowId: 'w' }),
+        ),
       () =>
-        swf.send(
+        server.swf.send(
+          new TerminateWorkflowExecutionCommand({ domain: missing, workflowId: 'w' }),
+        ),
+      () =>
+        server.swf.send(
           new StartWorkflowExecutionCommand({ domain: missing, workflowId: 'w', workflowType: wf }),
         ),
     ];
@@ -339,21 +346,21 @@ describe('an unknown domain or execution', () => {
       await expectFault(call(), 'UnknownResourceFault', `Unknown domain: ${missing}`);
     }
 
-    const { execution: real } = await driver.start(wf);
+    const { execution: real } = await server.driver.start(wf);
     const unknownRun = { workflowId: real.workflowId, runId: 'r'.repeat(10) };
     const message = `Unknown execution: WorkflowExecution=[workflowId=${real.workflowId}, runId=${unknownRun.runId}]`;
     await expectFault(
-      swf.send(new DescribeWorkflowExecutionCommand({ domain, execution: unknownRun })),
+      server.swf.send(new DescribeWorkflowExecutionCommand({ domain, execution: unknownRun })),
       'UnknownResourceFault',
       message,
     );
     await expectFault(
-      swf.send(new GetWorkflowExecutionHistoryCommand({ domain, execution: unknownRun })),
+      server.swf.send(new GetWorkflowExecutionHistoryCommand({ domain, execution: unknownRun })),
       'UnknownResourceFault',
       message,
     );
     await expectFault(
-      swf.send(
+      server.swf.send(
         new SignalWorkflowExecutionCommand({
           domain,
           workflowId: 'never-started',

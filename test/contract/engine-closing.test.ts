@@ -16,29 +16,23 @@ import {
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
   RespondDecisionTaskCompletedCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventTypes, expectFault, type SwfDriver, uid } from '../support/decider.js';
-import { registerTaskTypes, serveDomain } from '../support/local.js';
+import { describe, expect, it } from 'vitest';
+import { decide, eventTypes, expectFault, uid } from '../support/decider.js';
+import { domainForFile, registerTaskTypes } from '../support/local.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'engine-closing';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 300 } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: 300 } }, async ({ swf }) => {
   await registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '300' });
 });
-afterAll(() => close());
 
 const count = async (kind: 'activity' | 'decision', taskList: string) =>
   (
-    await swf.send(
+    await server.swf.send(
       kind === 'activity'
         ? new CountPendingActivityTasksCommand({ domain, taskList: { name: taskList } })
         : new CountPendingDecisionTasksCommand({ domain, taskList: { name: taskList } }),
@@ -48,10 +42,10 @@ const count = async (kind: 'activity' | 'decision', taskList: string) =>
 /** Every call that takes an activity token, each of which must now fail. */
 /** Every call an activity worker makes with its token, each made only when the caller asks. */
 const activityCalls = (taskToken: string): (() => Promise<unknown>)[] => [
-  () => swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken, details: 'late' })),
-  () => swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'late' })),
-  () => swf.send(new RespondActivityTaskFailedCommand({ taskToken, reason: 'late' })),
-  () => swf.send(new RespondActivityTaskCanceledCommand({ taskToken, details: 'late' })),
+  () => server.swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken, details: 'late' })),
+  () => server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'late' })),
+  () => server.swf.send(new RespondActivityTaskFailedCommand({ taskToken, reason: 'late' })),
+  () => server.swf.send(new RespondActivityTaskCanceledCommand({ taskToken, details: 'late' })),
 ];
 
 /**
@@ -59,16 +53,16 @@ const activityCalls = (taskToken: string): (() => Promise<unknown>)[] => [
  * task is out, one more signal: everything a close must clean up.
  */
 async function busyExecution() {
-  const { execution, taskList } = await driver.start(wf);
+  const { execution, taskList } = await server.driver.start(wf);
   const workers = uid('workers');
-  await driver.decide(taskList, () =>
+  await server.driver.decide(taskList, () =>
     ['started', 'queued-1', 'queued-2'].map((activityId) =>
       decide.scheduleActivity({ activityType: act, activityId, taskList: { name: workers } }),
     ),
   );
-  const activity = await driver.pollActivity(workers);
+  const activity = await server.driver.pollActivity(workers);
   expect(await count('activity', workers)).toBe(2);
-  await driver.signal(execution, 'wake');
+  await server.driver.signal(execution, 'wake');
   return { execution, taskList, workers, activity };
 }
 
@@ -80,28 +74,28 @@ const closings: [
   [
     'CompleteWorkflowExecution',
     'COMPLETED',
-    ({ taskToken }) => driver.respond(taskToken, [decide.complete('done')]),
+    ({ taskToken }) => server.driver.respond(taskToken, [decide.complete('done')]),
   ],
   [
     'FailWorkflowExecution',
     'FAILED',
-    ({ taskToken }) => driver.respond(taskToken, [decide.fail('broken', 'details')]),
+    ({ taskToken }) => server.driver.respond(taskToken, [decide.fail('broken', 'details')]),
   ],
   [
     'CancelWorkflowExecution',
     'CANCELED',
-    ({ taskToken }) => driver.respond(taskToken, [decide.cancel('stop')]),
+    ({ taskToken }) => server.driver.respond(taskToken, [decide.cancel('stop')]),
   ],
   [
     'ContinueAsNewWorkflowExecution',
     'CONTINUED_AS_NEW',
-    ({ taskToken }) => driver.respond(taskToken, [decide.continueAsNew({ input: 'next' })]),
+    ({ taskToken }) => server.driver.respond(taskToken, [decide.continueAsNew({ input: 'next' })]),
   ],
   [
     'TerminateWorkflowExecution (a decision task started)',
     'TERMINATED',
     ({ execution }) =>
-      swf
+      server.swf
         .send(
           new TerminateWorkflowExecutionCommand({
             domain,
@@ -116,11 +110,11 @@ const closings: [
 describe.each(closings)('closing with %s', (_name, closeStatus, closeIt) => {
   it('withdraws queued activity tasks, kills every token and freezes the history', async () => {
     const { execution, taskList, workers, activity } = await busyExecution();
-    const decision = await driver.pollDecision(taskList);
+    const decision = await server.driver.pollDecision(taskList);
 
     await closeIt({ taskToken: decision.taskToken, execution });
 
-    const described = await driver.describe(execution);
+    const described = await server.driver.describe(execution);
     expect(described.executionInfo?.executionStatus).toBe('CLOSED');
     expect(described.executionInfo?.closeStatus).toBe(closeStatus);
     expect(described.openCounts).toMatchObject({
@@ -129,19 +123,19 @@ describe.each(closings)('closing with %s', (_name, closeStatus, closeIt) => {
       openTimers: 0,
     });
     expect(await count('activity', workers)).toBe(0);
-    const final = await driver.history(execution);
+    const final = await server.driver.history(execution);
 
-    const poll = await swf.send(
+    const poll = await server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
     );
     expect(poll.taskToken).toBeUndefined();
     for (const call of activityCalls(activity.taskToken)) {
       await expectFault(call(), 'UnknownResourceFault');
     }
-    await expectFault(driver.respond(decision.taskToken, []), 'UnknownResourceFault');
-    await expectFault(driver.signal(execution, 'too-late'), 'UnknownResourceFault');
+    await expectFault(server.driver.respond(decision.taskToken, []), 'UnknownResourceFault');
+    await expectFault(server.driver.signal(execution, 'too-late'), 'UnknownResourceFault');
 
-    expect(await driver.history(execution)).toStrictEqual(final);
+    expect(await server.driver.history(execution)).toStrictEqual(final);
     expect(eventTypes(final).filter((t) => t === 'ActivityTaskStarted')).toHaveLength(1);
   });
 });
@@ -151,13 +145,13 @@ describe('closing with TerminateWorkflowExecution (a decision task scheduled)', 
     const { execution, taskList, workers, activity } = await busyExecution();
     expect(await count('decision', taskList)).toBe(1);
 
-    await swf.send(
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({ domain, workflowId: execution.workflowId }),
     );
 
     expect(await count('decision', taskList)).toBe(0);
     expect(await count('activity', workers)).toBe(0);
-    const poll = await swf.send(
+    const poll = await server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList } }),
     );
     expect(poll.taskToken).toBeUndefined();
@@ -180,8 +174,8 @@ describe('task tokens', () => {
 
   it('refuses forged tokens, garbage and a token with parts added, changing nothing', async () => {
     const { execution, taskList, activity } = await busyExecution();
-    const decision = await driver.pollDecision(taskList);
-    const before = await driver.history(execution);
+    const decision = await server.driver.pollDecision(taskList);
+    const before = await server.driver.history(execution);
     const runId = execution.runId;
     const bad = [
       forged(`D.${runId}.${(decision.startedEventId ?? 0) - 1}.${decision.startedEventId}`),
@@ -193,22 +187,24 @@ describe('task tokens', () => {
     ];
 
     for (const token of bad) {
-      await expectFault(driver.respond(token, [decide.complete()]), 'UnknownResourceFault');
+      await expectFault(server.driver.respond(token, [decide.complete()]), 'UnknownResourceFault');
       await expectFault(
-        swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
+        server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: token })),
         'UnknownResourceFault',
       );
     }
 
-    expect(await driver.history(execution)).toStrictEqual(before);
+    expect(await server.driver.history(execution)).toStrictEqual(before);
     // The genuine tokens still work.
-    await swf.send(new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }));
-    await driver.respond(decision.taskToken, []);
+    await server.swf.send(
+      new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }),
+    );
+    await server.driver.respond(decision.taskToken, []);
   });
 
   it('refuses a token over 1024 characters with ValidationException', async () => {
     await expectFault(
-      swf.send(new RespondActivityTaskCompletedCommand({ taskToken: 't'.repeat(1025) })),
+      server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: 't'.repeat(1025) })),
       'ValidationException',
       /at 'taskToken' failed to satisfy constraint: Member must have length less than or equal to 1024/,
     );
@@ -216,11 +212,11 @@ describe('task tokens', () => {
 
   it('refuses an activity token for decision calls and a decision token for activity calls', async () => {
     const { execution, taskList, activity } = await busyExecution();
-    const decision = await driver.pollDecision(taskList);
-    const before = await driver.history(execution);
+    const decision = await server.driver.pollDecision(taskList);
+    const before = await server.driver.history(execution);
 
     await expectFault(
-      swf.send(
+      server.swf.send(
         new RespondDecisionTaskCompletedCommand({
           taskToken: activity.taskToken,
           decisions: [decide.complete()],
@@ -232,33 +228,38 @@ describe('task tokens', () => {
       await expectFault(call(), 'UnknownResourceFault');
     }
 
-    expect(await driver.history(execution)).toStrictEqual(before);
+    expect(await server.driver.history(execution)).toStrictEqual(before);
   });
 
   it('refuses a stale decision token: the task of an earlier attempt, once a later one started', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, []);
-    await driver.signal(execution, 'again');
-    const second = await driver.pollDecision(taskList);
-    const before = await driver.history(execution);
+    const { execution, taskList } = await server.driver.start(wf);
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, []);
+    await server.driver.signal(execution, 'again');
+    const second = await server.driver.pollDecision(taskList);
+    const before = await server.driver.history(execution);
 
-    await expectFault(driver.respond(first.taskToken, [decide.complete()]), 'UnknownResourceFault');
+    await expectFault(
+      server.driver.respond(first.taskToken, [decide.complete()]),
+      'UnknownResourceFault',
+    );
 
-    expect(await driver.history(execution)).toStrictEqual(before);
-    await driver.respond(second.taskToken, [decide.complete()]);
+    expect(await server.driver.history(execution)).toStrictEqual(before);
+    await server.driver.respond(second.taskToken, [decide.complete()]);
   });
 
   it('refuses a reused activity token after the task was canceled', async () => {
     const { execution, taskList, activity } = await busyExecution();
-    const decision = await driver.pollDecision(taskList);
-    await driver.respond(decision.taskToken, [decide.requestCancelActivity('started')]);
-    const heartbeat = await swf.send(
+    const decision = await server.driver.pollDecision(taskList);
+    await server.driver.respond(decision.taskToken, [decide.requestCancelActivity('started')]);
+    const heartbeat = await server.swf.send(
       new RecordActivityTaskHeartbeatCommand({ taskToken: activity.taskToken }),
     );
     expect(heartbeat.cancelRequested).toBe(true);
-    await swf.send(new RespondActivityTaskCanceledCommand({ taskToken: activity.taskToken }));
-    const before = await driver.history(execution);
+    await server.swf.send(
+      new RespondActivityTaskCanceledCommand({ taskToken: activity.taskToken }),
+    );
+    const before = await server.driver.history(execution);
 
     for (const call of activityCalls(activity.taskToken)) {
       await expectFault(
@@ -268,27 +269,27 @@ describe('task tokens', () => {
       );
     }
 
-    expect(await driver.history(execution)).toStrictEqual(before);
+    expect(await server.driver.history(execution)).toStrictEqual(before);
   });
 });
 
 describe('decisions that cannot be applied', () => {
   it('leave the run open with their failure events; nothing else changes', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const decisions: Decision[] = [
       decide.cancelTimer('never-started'),
       decide.requestCancelActivity('never-scheduled'),
       decide.scheduleActivity({ activityType: { name: 'missing', version: '1' }, activityId: 'm' }),
     ];
-    await driver.decide(taskList, () => decisions);
+    await server.driver.decide(taskList, () => decisions);
 
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expect(eventTypes(events).slice(-4)).toStrictEqual([
       'CancelTimerFailed',
       'RequestCancelActivityTaskFailed',
       'ScheduleActivityTaskFailed',
       'DecisionTaskScheduled',
     ]);
-    expect((await driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
+    expect((await server.driver.describe(execution)).executionInfo?.executionStatus).toBe('OPEN');
   });
 });

@@ -5,43 +5,38 @@
  */
 import net from 'node:net';
 import { PollForActivityTaskCommand } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { decide, type SwfDriver, sleep, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { expect, it } from 'vitest';
+import { decide, sleep, uid } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 
 const domain = 'handout-fin';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
-let driver: SwfDriver;
-let endpoint: string;
-let close: () => Promise<void>;
 /**
  * While set, the store's answer to a DeleteItem (the claimed task's queue entry removed, the last
  * call before the poll's answer is built) is held until it resolves.
  */
 let held: Promise<void> | undefined;
 
-beforeAll(async () => {
-  ({
-    driver,
-    close,
-    service: { endpoint },
-  } = await serveDomain(domain, {
+const server = domainForFile(
+  domain,
+  {
     polling: { maxWaitMs: 2_000 },
     dynamoIntercept: async (operation, _input, send) => {
       const out = await send();
       if (operation === 'DeleteItem' && held !== undefined) await held;
       return out;
     },
-  }));
-  await driver.registerTypes(wf, act);
-});
-afterAll(() => close());
+  },
+  async ({ driver }) => {
+    await driver.registerTypes(wf, act);
+  },
+);
 
 it('hands a task whose start landed between the caller FIN and the socket close to the next poll', async () => {
-  const { taskList } = await driver.start(wf);
+  const { taskList } = await server.driver.start(wf);
   const workers = uid('workers');
-  await driver.decide(taskList, () => [
+  await server.driver.decide(taskList, () => [
     decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
   ]);
 
@@ -60,7 +55,7 @@ it('hands a task whose start landed between the caller FIN and the socket close 
   } as typeof emit;
   try {
     const body = JSON.stringify({ domain, taskList: { name: workers }, identity: 'gone' });
-    const socket = net.connect(Number(new URL(endpoint).port), '127.0.0.1');
+    const socket = net.connect(Number(new URL(server.service.endpoint).port), '127.0.0.1');
     socket.on('error', () => {});
     socket.write(
       `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: SimpleWorkflowService.PollForActivityTask\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
@@ -74,7 +69,7 @@ it('hands a task whose start landed between the caller FIN and the socket close 
     release();
   }
 
-  const next = await driver.swf.send(
+  const next = await server.driver.swf.send(
     new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
   );
   expect(next.activityId).toBe('a1');

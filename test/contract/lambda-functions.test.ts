@@ -7,18 +7,12 @@ import {
   type Decision,
   ListOpenWorkflowExecutionsCommand,
   RegisterWorkflowTypeCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
-import { eventsOf, eventTypes, type SwfDriver, single, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { describe, expect, it } from 'vitest';
+import { eventsOf, eventTypes, single, uid } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'lambda-functions';
 const wf = { name: 'with-lambdas', version: '1' };
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
@@ -26,31 +20,33 @@ const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 /** Functions that wait until the test lets them go. */
 const held = new Map<string, () => void>();
 
-beforeAll(async () => {
-  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultExecutionStartToCloseTimeout: '600',
-      defaultTaskStartToCloseTimeout: '60',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
-  service.lambda.register('upper', async (input) => input?.toUpperCase());
-  service.lambda.register('boom', async () => {
-    throw Object.assign(new Error('it went wrong'), { name: 'Boom' });
-  });
-  service.lambda.register('huge', async () => 'x'.repeat(40_000));
-  service.lambda.register(
-    'held',
-    (input) =>
-      new Promise((resolve) => {
-        held.set(input ?? '', () => resolve(`released ${input}`));
+const server = domainForFile(
+  domain,
+  { polling: { maxWaitMs: 1_000 } },
+  async ({ swf, service }) => {
+    await swf.send(
+      new RegisterWorkflowTypeCommand({
+        domain,
+        ...wf,
+        defaultExecutionStartToCloseTimeout: '600',
+        defaultTaskStartToCloseTimeout: '60',
+        defaultChildPolicy: 'TERMINATE',
       }),
-  );
-});
-afterAll(() => close());
+    );
+    service.lambda.register('upper', async (input) => input?.toUpperCase());
+    service.lambda.register('boom', async () => {
+      throw Object.assign(new Error('it went wrong'), { name: 'Boom' });
+    });
+    service.lambda.register('huge', async () => 'x'.repeat(40_000));
+    service.lambda.register(
+      'held',
+      (input) =>
+        new Promise((resolve) => {
+          held.set(input ?? '', () => resolve(`released ${input}`));
+        }),
+    );
+  },
+);
 
 const lambda = (id: string, name: string, extra: { input?: string; timeout?: string } = {}) =>
   ({
@@ -65,19 +61,19 @@ const lambda = (id: string, name: string, extra: { input?: string; timeout?: str
 
 /** Starts an execution (with a lambdaRole unless told otherwise) and answers its first task. */
 async function startWith(decisions: Decision[], options: { role?: boolean; tag?: string } = {}) {
-  const started = await driver.start(wf, {
+  const started = await server.driver.start(wf, {
     ...(options.role === false ? {} : { lambdaRole }),
     ...(options.tag === undefined ? {} : { tagList: [options.tag] }),
   });
-  const task = await driver.pollDecision(started.taskList);
-  await driver.respond(task.taskToken, decisions);
+  const task = await server.driver.pollDecision(started.taskList);
+  await server.driver.respond(task.taskToken, decisions);
   return started;
 }
 
 describe('ScheduleLambdaFunction', () => {
   it('runs the function: Scheduled, Started, Completed with its result, then a decision task', async () => {
     const { execution, taskList } = await startWith([lambda('l1', 'upper', { input: 'hi' })]);
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     expect(eventTypes(task.events).slice(4)).toEqual([
       'LambdaFunctionScheduled',
       'LambdaFunctionStarted',
@@ -100,12 +96,12 @@ describe('ScheduleLambdaFunction', () => {
       startedEventId: started.eventId,
       result: 'HI',
     });
-    expect((await driver.describe(execution)).openCounts?.openLambdaFunctions).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openLambdaFunctions).toBe(0);
   });
 
   it('records a function that throws as LambdaFunctionFailed with its reason and details', async () => {
     const { taskList } = await startWith([lambda('l1', 'boom')]);
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     expect(
       single(task.events, 'LambdaFunctionFailed').lambdaFunctionFailedEventAttributes,
     ).toMatchObject({ reason: 'Boom', details: 'it went wrong' });
@@ -116,38 +112,42 @@ describe('ScheduleLambdaFunction', () => {
     const { execution, taskList } = await startWith([
       lambda('l1', 'held', { input: key, timeout: '1' }),
     ]);
-    expect((await driver.describe(execution)).openCounts?.openLambdaFunctions).toBe(1);
-    const task = await awaitDecision(driver, taskList, 5_000);
+    expect((await server.driver.describe(execution)).openCounts?.openLambdaFunctions).toBe(1);
+    const task = await awaitDecision(server.driver, taskList, 5_000);
     expect(
       single(task.events, 'LambdaFunctionTimedOut').lambdaFunctionTimedOutEventAttributes,
     ).toMatchObject({ timeoutType: 'START_TO_CLOSE' });
     // Its answer after the timeout records nothing.
     held.get(key)?.();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(eventsOf(await driver.history(execution), 'LambdaFunctionCompleted')).toHaveLength(0);
+    expect(
+      eventsOf(await server.driver.history(execution), 'LambdaFunctionCompleted'),
+    ).toHaveLength(0);
   });
 
   it('cuts a result over 32768 characters to 32768, as its event holds', async () => {
     const { taskList } = await startWith([lambda('l1', 'huge')]);
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     const completed = single(task.events, 'LambdaFunctionCompleted');
     expect(completed.lambdaFunctionCompletedEventAttributes?.result).toHaveLength(32_768);
   });
 
   it('fails with OPERATION_NOT_PERMITTED in an execution without a lambdaRole', async () => {
     const { execution, taskList } = await startWith([lambda('l1', 'upper')], { role: false });
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     expect(
       single(task.events, 'ScheduleLambdaFunctionFailed')
         .scheduleLambdaFunctionFailedEventAttributes,
     ).toMatchObject({ id: 'l1', name: 'upper', cause: 'OPERATION_NOT_PERMITTED' });
-    expect(eventsOf(await driver.history(execution), 'LambdaFunctionScheduled')).toHaveLength(0);
+    expect(
+      eventsOf(await server.driver.history(execution), 'LambdaFunctionScheduled'),
+    ).toHaveLength(0);
   });
 
   it('holds up nothing else while a function runs: other functions, signals, lists', async () => {
     const key = uid('slow');
     const slow = await startWith([lambda('slow', 'held', { input: key, timeout: '60' })]);
-    await awaitHistory(driver, slow.execution, (events) =>
+    await awaitHistory(server.driver, slow.execution, (events) =>
       eventTypes(events).includes('LambdaFunctionStarted'),
     );
     const tag = uid('meanwhile');
@@ -166,7 +166,7 @@ describe('ScheduleLambdaFunction', () => {
     );
     // Both come while the slow function still runs.
     const quick = await awaitHistory(
-      driver,
+      server.driver,
       other.execution,
       (events) =>
         eventTypes(events).includes('LambdaFunctionCompleted') &&
@@ -176,7 +176,7 @@ describe('ScheduleLambdaFunction', () => {
     expect(
       single(quick, 'LambdaFunctionCompleted').lambdaFunctionCompletedEventAttributes?.result,
     ).toBe('NEXT');
-    const listed = await swf.send(
+    const listed = await server.swf.send(
       new ListOpenWorkflowExecutionsCommand({
         domain,
         startTimeFilter: { oldestDate: new Date(0) },
@@ -186,12 +186,12 @@ describe('ScheduleLambdaFunction', () => {
     expect(listed.executionInfos?.map((info) => info.execution?.runId)).toEqual([
       other.execution.runId,
     ]);
-    const signaled = await awaitHistory(driver, slow.execution, (events) =>
+    const signaled = await awaitHistory(server.driver, slow.execution, (events) =>
       eventTypes(events).includes('WorkflowExecutionSignaled'),
     );
     expect(eventsOf(signaled, 'LambdaFunctionCompleted')).toHaveLength(0);
     held.get(key)?.();
-    const done = await awaitHistory(driver, slow.execution, (events) =>
+    const done = await awaitHistory(server.driver, slow.execution, (events) =>
       eventTypes(events).includes('LambdaFunctionCompleted'),
     );
     expect(

@@ -13,19 +13,13 @@ import {
   type HistoryEvent,
   PollForDecisionTaskCommand,
   RegisterWorkflowTypeCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { describe, expect, it } from 'vitest';
 import { HISTORY_PAGE_BYTES } from '../../lib/operations/paging.js';
-import { eventIds, eventsOf, type SwfDriver, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { eventIds, eventsOf, uid } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'large-data';
 const wf = { name: 'large', version: '1' };
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
@@ -41,26 +35,28 @@ const multiByte = () =>
 /** How many decisions of 32,768 characters one response of under 1 MB can carry. */
 const FAN_OUT = 28;
 
-beforeAll(async () => {
-  ({ swf, close, service, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultExecutionStartToCloseTimeout: '600',
-      defaultTaskStartToCloseTimeout: '60',
-      defaultChildPolicy: 'ABANDON',
-    }),
-  );
-  service.lambda.register('length', async (input) => String(input?.length ?? 0));
-});
-afterAll(() => close());
+const server = domainForFile(
+  domain,
+  { polling: { maxWaitMs: 1_000 } },
+  async ({ swf, service }) => {
+    await swf.send(
+      new RegisterWorkflowTypeCommand({
+        domain,
+        ...wf,
+        defaultExecutionStartToCloseTimeout: '600',
+        defaultTaskStartToCloseTimeout: '60',
+        defaultChildPolicy: 'ABANDON',
+      }),
+    );
+    service.lambda.register('length', async (input) => String(input?.length ?? 0));
+  },
+);
 
 /** Starts an execution and answers its first decision task with `decisions`. */
 async function startWith(decisions: Decision[]) {
-  const started = await driver.start(wf, { lambdaRole });
-  const task = await driver.pollDecision(started.taskList);
-  await driver.respond(task.taskToken, decisions);
+  const started = await server.driver.start(wf, { lambdaRole });
+  const task = await server.driver.pollDecision(started.taskList);
+  await server.driver.respond(task.taskToken, decisions);
   return started;
 }
 
@@ -69,7 +65,7 @@ async function historyPages(execution: { workflowId: string; runId: string }) {
   const pages: HistoryEvent[][] = [];
   let nextPageToken: string | undefined;
   do {
-    const page = await swf.send(
+    const page = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({ domain, execution, nextPageToken }),
     );
     pages.push(page.events ?? []);
@@ -97,7 +93,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       })),
     );
     const events = await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (e) => eventsOf(e, 'ChildWorkflowExecutionStarted').length === FAN_OUT,
       15_000,
@@ -112,7 +108,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       const child = started?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.runId === undefined || child.workflowId === undefined)
         throw new Error('child not started');
-      const childEvents = await driver.history({
+      const childEvents = await server.driver.history({
         workflowId: child.workflowId,
         runId: child.runId,
       });
@@ -121,7 +117,9 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
   });
 
   it('signals executions with inputs that together pass 400 KB, each with its own input', async () => {
-    const targets = await Promise.all(Array.from({ length: FAN_OUT }, () => driver.start(wf)));
+    const targets = await Promise.all(
+      Array.from({ length: FAN_OUT }, () => server.driver.start(wf)),
+    );
     const inputs = targets.map(incompressible);
     const { execution } = await startWith(
       targets.map(({ execution: target }, i) => ({
@@ -135,7 +133,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       })),
     );
     await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (e) => eventsOf(e, 'ExternalWorkflowExecutionSignaled').length === FAN_OUT,
       15_000,
@@ -143,7 +141,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
     for (const i of [0, FAN_OUT - 1]) {
       const target = targets[i]?.execution;
       if (target === undefined) throw new Error('no target');
-      const signaled = eventsOf(await driver.history(target), 'WorkflowExecutionSignaled');
+      const signaled = eventsOf(await server.driver.history(target), 'WorkflowExecutionSignaled');
       expect(signaled.map((e) => e.workflowExecutionSignaledEventAttributes?.input)).toEqual([
         inputs[i],
       ]);
@@ -162,7 +160,7 @@ describe('a run holding more than one DynamoDB item of inputs it has not handed 
       })),
     );
     const events = await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (e) => eventsOf(e, 'LambdaFunctionCompleted').length === FAN_OUT,
       15_000,
@@ -184,7 +182,7 @@ describe('history past a megabyte', () => {
         recordMarkerDecisionAttributes: { markerName: `m${i}`, details: text },
       })),
     );
-    const markers = eventsOf(await driver.history(execution), 'MarkerRecorded');
+    const markers = eventsOf(await server.driver.history(execution), 'MarkerRecorded');
     expect(markers.map((e) => e.markerRecordedEventAttributes?.details)).toEqual(details);
   });
 
@@ -201,8 +199,8 @@ describe('history past a megabyte', () => {
         startTimerDecisionAttributes: { timerId: 't', startToFireTimeout: '0' },
       },
     ]);
-    const second = await awaitDecision(driver, taskList);
-    await driver.respond(
+    const second = await awaitDecision(server.driver, taskList);
+    await server.driver.respond(
       second.taskToken,
       Array.from({ length: FAN_OUT }, (_, i) => marker(FAN_OUT + i)),
     );
@@ -214,11 +212,11 @@ describe('history past a megabyte', () => {
     expect(eventsOf(all, 'MarkerRecorded')).toHaveLength(2 * FAN_OUT);
 
     // A decision task's history, page by page: the run is signalled for a third task.
-    await driver.signal(execution);
-    const first = await awaitDecision(driver, taskList);
+    await server.driver.signal(execution);
+    const first = await awaitDecision(server.driver, taskList);
     const taskPages = [first.events];
     for (let token = first.nextPageToken; token !== undefined; ) {
-      const page = await swf.send(
+      const page = await server.swf.send(
         new PollForDecisionTaskCommand({
           domain,
           taskList: { name: taskList },
@@ -246,15 +244,15 @@ describe('the history limit of 25,000 events', () => {
   it('terminates a run whose history a response would take past it (EVENT_LIMIT_EXCEEDED), recording nothing of the response', async () => {
     const { execution, taskList } = await startWith(markers(12_000));
     for (const count of [12_000, 1_000]) {
-      await driver.signal(execution);
-      const task = await awaitDecision(driver, taskList);
-      await driver.respond(task.taskToken, markers(count));
+      await server.driver.signal(execution);
+      const task = await awaitDecision(server.driver, taskList);
+      await server.driver.respond(task.taskToken, markers(count));
     }
     // 24,008 events before the last response; its 1,001 would make 25,009.
-    const described = await driver.describe(execution);
+    const described = await server.driver.describe(execution);
     expect(described.executionInfo?.executionStatus).toBe('CLOSED');
     expect(described.executionInfo?.closeStatus).toBe('TERMINATED');
-    const last = await swf.send(
+    const last = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({
         domain,
         execution,
@@ -286,22 +284,22 @@ describe('the history limit of 25,000 events', () => {
         },
       },
     ]);
-    const first = await awaitDecision(driver, childList);
+    const first = await awaitDecision(server.driver, childList);
     const child = { workflowId: childId, runId: first.workflowExecution?.runId ?? '' };
-    await driver.respond(first.taskToken, markers(12_000));
+    await server.driver.respond(first.taskToken, markers(12_000));
     for (const count of [12_000, 1_000]) {
-      await driver.signal(child);
-      const task = await awaitDecision(driver, childList);
-      await driver.respond(task.taskToken, markers(count));
+      await server.driver.signal(child);
+      const task = await awaitDecision(server.driver, childList);
+      await server.driver.respond(task.taskToken, markers(count));
     }
     const events = await awaitHistory(
-      driver,
+      server.driver,
       parent,
       (e) => eventsOf(e, 'ChildWorkflowExecutionTerminated').length === 1,
     );
     expect(eventsOf(events, 'ChildWorkflowExecutionTerminated')[0]).toMatchObject({
       childWorkflowExecutionTerminatedEventAttributes: { workflowExecution: child },
     });
-    await awaitDecision(driver, taskList);
+    await awaitDecision(server.driver, taskList);
   });
 });

@@ -13,10 +13,9 @@ import {
   RegisterActivityTypeCommand,
   RegisterWorkflowTypeCommand,
   RespondActivityTaskCompletedCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_API_FUNCTION, type LocalService } from '../../lib/local/local-service.js';
+import { describe, expect, it, vi } from 'vitest';
+import { LOCAL_API_FUNCTION } from '../../lib/local/local-service.js';
 import { PUSHED_EVENT_MAX_BYTES, type PushedTaskEvent } from '../../lib/ports/task-push.js';
 import {
   type Activity,
@@ -29,21 +28,15 @@ import {
   silentLogger,
   type TaskEnd,
 } from '../../lib/sdk/index.js';
-import { decide, type SwfDriver, single, sleep, uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { decide, single, sleep, uid } from '../support/decider.js';
+import { domainForFile } from '../support/local.js';
 import { awaitDecision, awaitHistory } from '../support/waiting.js';
 
 const domain = 'push-lists';
 const workflowType = { name: 'pushed-flow', version: '1' };
 const activityType = { name: 'pushed-work', version: '1' };
 
-let service: LocalService;
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ service, swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: 1_000 } }, async ({ swf }) => {
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -67,14 +60,10 @@ beforeAll(async () => {
   );
 });
 
-afterAll(async () => {
-  await close();
-});
-
 /** Events a registered function received, and a wait for the next ones. */
 function served(kind: 'activity' | 'decision', taskList: string, target: string) {
   const received: PushedTaskEvent[] = [];
-  service.push.register({ kind, domain, taskList, target }, (event) => {
+  server.service.push.register({ kind, domain, taskList, target }, (event) => {
     received.push(event);
   });
   const awaitCount = async (count: number, withinMs = 5_000) => {
@@ -99,8 +88,8 @@ describe('an activity task list served by a function', () => {
   it('starts the task for the function and hands it what PollForActivityTask answers', async () => {
     const activities = uid('pushed-activities');
     const fn = served('activity', activities, 'activity-fn');
-    const { execution, taskList } = await driver.start(workflowType);
-    await driver.decide(taskList, () => [
+    const { execution, taskList } = await server.driver.start(workflowType);
+    await server.driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityId: 'a1',
         activityType,
@@ -128,7 +117,7 @@ describe('an activity task list served by a function', () => {
     expect(task.taskToken).toEqual(expect.any(String));
 
     // Started for the function, as a poll by it would have: the function is the identity.
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const started = single(history, 'ActivityTaskStarted');
     expect(started.eventId).toBe(task.startedEventId);
     expect(started.activityTaskStartedEventAttributes).toMatchObject({
@@ -137,35 +126,35 @@ describe('an activity task list served by a function', () => {
     });
 
     // Never queued: nothing pending, nothing for a poller of the same list.
-    const pending = await swf.send(
+    const pending = await server.swf.send(
       new CountPendingActivityTasksCommand({ domain, taskList: { name: activities } }),
     );
     expect(pending.count).toBe(0);
-    const poll = await swf.send(
+    const poll = await server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: activities } }),
     );
     expect(poll.taskToken ?? '').toBe('');
 
     // The function answers through the API like any worker.
-    await swf.send(
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'done' }),
     );
-    const next = await awaitDecision(driver, taskList);
+    const next = await awaitDecision(server.driver, taskList);
     expect(
       single(next.events, 'ActivityTaskCompleted').activityTaskCompletedEventAttributes,
     ).toMatchObject({
       result: 'done',
     });
-    await driver.respond(next.taskToken, [decide.complete()]);
+    await server.driver.respond(next.taskToken, [decide.complete()]);
     expect(fn.received).toHaveLength(1);
   });
 
   it('hands each of several parallel activities to the function once', async () => {
     const activities = uid('pushed-activities');
     const fn = served('activity', activities, 'parallel-fn');
-    const { execution, taskList } = await driver.start(workflowType);
+    const { execution, taskList } = await server.driver.start(workflowType);
     const ids = Array.from({ length: 8 }, (_, i) => `p${i}`);
-    await driver.decide(taskList, () =>
+    await server.driver.decide(taskList, () =>
       ids.map((activityId) =>
         decide.scheduleActivity({ activityId, activityType, taskList: { name: activities } }),
       ),
@@ -174,7 +163,7 @@ describe('an activity task list served by a function', () => {
     await sleep(200); // nothing more comes
     const got = fn.received.map((e) => (e.task as { activityId: string }).activityId);
     expect(got.sort()).toEqual(ids);
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(history.filter((e) => e.eventType === 'ActivityTaskStarted')).toHaveLength(ids.length);
   });
 });
@@ -183,7 +172,7 @@ describe('a decision task list served by a function', () => {
   it('starts each decision task for the function, with the history a poll would give', async () => {
     const deciders = uid('pushed-deciders');
     const fn = served('decision', deciders, 'decider-fn');
-    const { execution } = await driver.start(workflowType, {
+    const { execution } = await server.driver.start(workflowType, {
       taskList: { name: deciders },
       input: 'start',
     });
@@ -218,13 +207,13 @@ describe('a decision task list served by a function', () => {
     // SWF's JSON, as the API sends it: timestamps in epoch seconds.
     expect(typeof task.events[0]?.eventTimestamp).toBe('number');
     expect(task.nextPageToken).toBeUndefined();
-    const pending = await swf.send(
+    const pending = await server.swf.send(
       new CountPendingDecisionTasksCommand({ domain, taskList: { name: deciders } }),
     );
     expect(pending.count).toBe(0);
 
-    await driver.respond(task.taskToken, [decide.complete('by the function')]);
-    const history = await awaitHistory(driver, execution, (events) =>
+    await server.driver.respond(task.taskToken, [decide.complete('by the function')]);
+    const history = await awaitHistory(server.driver, execution, (events) =>
       events.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(
@@ -237,14 +226,14 @@ describe('a decision task list served by a function', () => {
     const deciders = uid('pushed-deciders');
     const fn = served('decision', deciders, 'paging-fn');
     const big = 'x'.repeat(32_000);
-    const { execution } = await driver.start(workflowType, {
+    const { execution } = await server.driver.start(workflowType, {
       taskList: { name: deciders },
       input: big,
     });
     const first = (await fn.awaitCount(1)).task as { taskToken: string };
     // Signals that arrive while the first decision task is out make the next one's history long.
-    for (let i = 0; i < 36; i++) await driver.signal(execution, `s${i}`, big);
-    await driver.respond(first.taskToken, []);
+    for (let i = 0; i < 36; i++) await server.driver.signal(execution, `s${i}`, big);
+    await server.driver.respond(first.taskToken, []);
 
     const second = await fn.awaitCount(2);
     expect(Buffer.byteLength(JSON.stringify(second))).toBeLessThanOrEqual(PUSHED_EVENT_MAX_BYTES);
@@ -260,7 +249,7 @@ describe('a decision task list served by a function', () => {
     ];
     let token = task.nextPageToken;
     while (token !== undefined) {
-      const page = await swf.send(
+      const page = await server.swf.send(
         new PollForDecisionTaskCommand({
           domain,
           taskList: { name: deciders },
@@ -278,8 +267,8 @@ describe('a decision task list served by a function', () => {
     expect(events.filter((e) => e.eventType === 'WorkflowExecutionSignaled')).toHaveLength(36);
     expect(events.at(-1)?.eventType).toBe('DecisionTaskStarted');
 
-    await driver.respond(task.taskToken, [decide.complete()]);
-    const history: HistoryEvent[] = await awaitHistory(driver, execution, (all) =>
+    await server.driver.respond(task.taskToken, [decide.complete()]);
+    const history: HistoryEvent[] = await awaitHistory(server.driver, execution, (all) =>
       all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(history.filter((e) => e.eventType === 'DecisionTaskStarted')).toHaveLength(2);
@@ -288,7 +277,7 @@ describe('a decision task list served by a function', () => {
   it('pushes the decision task that replaces one that timed out', async () => {
     const deciders = uid('pushed-deciders');
     const fn = served('decision', deciders, 'slow-fn');
-    const { execution } = await driver.start(workflowType, {
+    const { execution } = await server.driver.start(workflowType, {
       taskList: { name: deciders },
       taskStartToCloseTimeout: '1',
     });
@@ -298,8 +287,8 @@ describe('a decision task list served by a function', () => {
       events: WireEvent[];
     };
     expect(second.events.map((e) => e.eventType)).toContain('DecisionTaskTimedOut');
-    await driver.respond(second.taskToken, [decide.complete()]);
-    await awaitHistory(driver, execution, (all) =>
+    await server.driver.respond(second.taskToken, [decide.complete()]);
+    await awaitHistory(server.driver, execution, (all) =>
       all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
   });
@@ -339,25 +328,25 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       { [activityType.name]: async (name, ctx) => `Hello, ${name} (${ctx.activityId})!` },
       (end) => ends.push(end),
     );
-    service.push.register(
+    server.service.push.register(
       { kind: 'decision', domain, taskList: lists.deciders, target: 'sdk-decider' },
       (event) => {
         events.push(event);
         return decider(event as Parameters<typeof decider>[0]);
       },
     );
-    service.push.register(
+    server.service.push.register(
       { kind: 'activity', domain, taskList: lists.activities, target: 'sdk-worker' },
       (event) => {
         events.push(event);
         return worker(event as Parameters<typeof worker>[0]);
       },
     );
-    const { execution } = await driver.start(workflowType, {
+    const { execution } = await server.driver.start(workflowType, {
       taskList: { name: lists.deciders },
       input: 'world',
     });
-    const history = await awaitHistory(driver, execution, (all) =>
+    const history = await awaitHistory(server.driver, execution, (all) =>
       all.some((e) => e.eventType === 'WorkflowExecutionCompleted'),
     );
     expect(
@@ -375,8 +364,13 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
 
   it('run a workflow end to end: decisions and activities pushed, answered through the API', async () => {
     await runGreeting((decider, activities, onTaskEnd) => ({
-      decider: decisionTaskHandler({ client: swf, decider, logger: silentLogger }),
-      worker: activityTaskHandler({ client: swf, activities, logger: silentLogger, onTaskEnd }),
+      decider: decisionTaskHandler({ client: server.swf, decider, logger: silentLogger }),
+      worker: activityTaskHandler({
+        client: server.swf,
+        activities,
+        logger: silentLogger,
+        onTaskEnd,
+      }),
     }));
   });
 
@@ -391,9 +385,9 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
         worker: activityTaskHandler({ activities, logger: silentLogger, onTaskEnd, clientOptions }),
       }));
       expect(events.map((e) => e.api)).toEqual([
-        { functionName: LOCAL_API_FUNCTION, endpoint: service.endpoint },
-        { functionName: LOCAL_API_FUNCTION, endpoint: service.endpoint },
-        { functionName: LOCAL_API_FUNCTION, endpoint: service.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: server.service.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: server.service.endpoint },
+        { functionName: LOCAL_API_FUNCTION, endpoint: server.service.endpoint },
       ]);
       expect(calls.filter((c) => c.startsWith('Respond'))).toEqual([
         'RespondDecisionTaskCompleted',
@@ -412,7 +406,7 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
     const ends: TaskEnd[] = [];
     const calls: string[] = [];
     const worker = activityTaskHandler({
-      client: swf,
+      client: server.swf,
       activities: {
         [activityType.name]: async () => {
           await sleep(5_000);
@@ -423,15 +417,15 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       logger: silentLogger,
       onTaskEnd: (end) => ends.push(end),
     });
-    service.push.register(
+    server.service.push.register(
       { kind: 'activity', domain, taskList: activities, target: 'beating-fn' },
       (event) => {
         calls.push(String(event.heartbeatTimeout));
         return worker(event as Parameters<typeof worker>[0]);
       },
     );
-    const { execution, taskList } = await driver.start(workflowType);
-    await driver.decide(taskList, () => [
+    const { execution, taskList } = await server.driver.start(workflowType);
+    await server.driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityId: 'slow',
         activityType,
@@ -440,7 +434,7 @@ describe("the SDK's Lambda handlers serving push task lists", () => {
       }),
     ]);
     const history = await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (all) =>
         all.some((e) =>

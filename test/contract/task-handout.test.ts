@@ -19,14 +19,10 @@ import {
   StartWorkflowExecutionCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventsOf, type SwfDriver, single, sleep, uid } from '../support/decider.js';
-import { serveDomain, swfClient } from '../support/local.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decide, eventsOf, single, sleep, uid } from '../support/decider.js';
+import { domainForFile, serveDomain, swfClient } from '../support/local.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'task-handout';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
@@ -40,13 +36,9 @@ const readsHistory = (input: unknown) => {
   return text.includes('RUN|') && text.includes('H|');
 };
 
-beforeAll(async () => {
-  ({
-    swf,
-    close,
-    driver,
-    service: { endpoint },
-  } = await serveDomain(domain, {
+const server = domainForFile(
+  domain,
+  {
     polling: { maxWaitMs: 3_000 },
     dynamoIntercept: async (operation, input, send) => {
       if (WRITES.has(operation) && holdWritesMs > 0) await sleep(holdWritesMs);
@@ -54,17 +46,18 @@ beforeAll(async () => {
         await sleep(holdHistoryMs);
       return send();
     },
-  }));
-  await driver.registerTypes(wf, act);
-});
-afterAll(async () => {
+  },
+  async ({ driver }) => {
+    await driver.registerTypes(wf, act);
+  },
+);
+afterAll(() => {
   holdWritesMs = 0;
-  await close();
 });
 
 /** A poll sent by a client of its own, whose caller leaves when `leave` is called. */
 function leavingPoll(command: PollForActivityTaskCommand | PollForDecisionTaskCommand) {
-  const client = swfClient(endpoint);
+  const client = swfClient(server.service.endpoint);
   const abort = new AbortController();
   const sent = (client.send as (c: typeof command, o: object) => Promise<unknown>)(command, {
     abortSignal: abort.signal,
@@ -85,8 +78,8 @@ function leavingPoll(command: PollForActivityTaskCommand | PollForDecisionTaskCo
 
 /** An execution with its decision task in hand, ready to schedule activities. */
 async function decider() {
-  const { taskList, execution } = await driver.start(wf);
-  const task = await driver.pollDecision(taskList);
+  const { taskList, execution } = await server.driver.start(wf);
+  const task = await server.driver.pollDecision(taskList);
   return { execution, token: task.taskToken };
 }
 
@@ -98,14 +91,14 @@ async function expectNextHasActivity(
   workers: string,
   execution: { workflowId: string; runId: string },
 ) {
-  const next = await swf.send(
+  const next = await server.swf.send(
     new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'next' }),
   );
   expect(next.activityId).toBe('a1');
-  const started = single(await driver.history(execution), 'ActivityTaskStarted');
+  const started = single(await server.driver.history(execution), 'ActivityTaskStarted');
   expect(next.startedEventId).toBe(started.eventId);
-  await swf.send(new RespondActivityTaskCompletedCommand({ taskToken: next.taskToken }));
-  expect(eventsOf(await driver.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
+  await server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: next.taskToken }));
+  expect(eventsOf(await server.driver.history(execution), 'ActivityTaskCompleted')).toHaveLength(1);
 }
 
 describe('a poll whose caller leaves while the commit that starts its task is landing', () => {
@@ -118,7 +111,7 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     await sleep(200); // the poll waits, taking tasks handed to it
 
     holdWritesMs = 600;
-    const scheduling = driver.respond(token, [scheduleOn(workers, 'a1')]);
+    const scheduling = server.driver.respond(token, [scheduleOn(workers, 'a1')]);
     await sleep(200); // the commit that schedules the task, and starts it for the poll, is held
     await gone.leave();
     await scheduling;
@@ -136,7 +129,7 @@ describe('a poll whose caller leaves while the commit that starts its task is la
 
     holdWritesMs = 600;
     const workflowId = uid('wf');
-    const starting = swf.send(
+    const starting = server.swf.send(
       new StartWorkflowExecutionCommand({
         domain,
         workflowId,
@@ -149,24 +142,27 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     const { runId = '' } = await starting;
     holdWritesMs = 0;
 
-    const next = await driver.pollDecision(deciders, { identity: 'next' });
+    const next = await server.driver.pollDecision(deciders, { identity: 'next' });
     expect(next.workflowExecution?.runId).toBe(runId);
-    const started = single(await driver.history({ workflowId, runId }), 'DecisionTaskStarted');
+    const started = single(
+      await server.driver.history({ workflowId, runId }),
+      'DecisionTaskStarted',
+    );
     expect(next.startedEventId).toBe(started.eventId);
-    await swf.send(
+    await server.swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: next.taskToken,
         decisions: [{ decisionType: 'CompleteWorkflowExecution' }],
       }),
     );
-    single(await driver.history({ workflowId, runId }), 'WorkflowExecutionCompleted');
+    single(await server.driver.history({ workflowId, runId }), 'WorkflowExecutionCompleted');
   });
 
   it('hands a decision task whose answer was being read from the history to the next poll', async () => {
-    const { taskList, execution } = await driver.start(wf);
-    await driver.respond((await driver.pollDecision(taskList)).taskToken, []);
+    const { taskList, execution } = await server.driver.start(wf);
+    await server.driver.respond((await server.driver.pollDecision(taskList)).taskToken, []);
     // Big and incompressible: the history outgrows the run's item, and the answer reads its chunks.
-    await driver.signal(execution, 'big', randomBytes(3_000).toString('base64'));
+    await server.driver.signal(execution, 'big', randomBytes(3_000).toString('base64'));
     holdHistoryMs = 1_000;
     const gone = leavingPoll(
       new PollForDecisionTaskCommand({ domain, taskList: { name: taskList }, identity: 'gone' }),
@@ -177,18 +173,18 @@ describe('a poll whose caller leaves while the commit that starts its task is la
     holdHistoryMs = 0;
 
     // Before, the task stayed started for the caller that left: the next poll got nothing.
-    const next = await driver.pollDecision(taskList, { identity: 'next' });
-    const started = eventsOf(await driver.history(execution), 'DecisionTaskStarted');
+    const next = await server.driver.pollDecision(taskList, { identity: 'next' });
+    const started = eventsOf(await server.driver.history(execution), 'DecisionTaskStarted');
     expect(next.startedEventId).toBe(started.at(-1)?.eventId);
   });
 
   it('hands an activity task whose input was being read from the history to the next poll', async () => {
     const { execution, token } = await decider();
     const workers = uid('workers');
-    await driver.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
+    await server.driver.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
     // Big, incompressible signals push ActivityTaskScheduled into a history chunk: the answer reads it.
     for (let i = 0; i < 3; i++)
-      await driver.signal(execution, 'big', randomBytes(3_000).toString('base64'));
+      await server.driver.signal(execution, 'big', randomBytes(3_000).toString('base64'));
     holdHistoryMs = 800;
     const gone = leavingPoll(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity: 'gone' }),
@@ -204,7 +200,7 @@ describe('a poll whose caller leaves while the commit that starts its task is la
   it('hands an activity task whose claim from the queue it had sent to the next poll', async () => {
     const { execution, token } = await decider();
     const workers = uid('workers');
-    await driver.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
+    await server.driver.respond(token, [scheduleOn(workers, 'a1')]); // queued: nobody waits
 
     holdWritesMs = 600;
     const gone = leavingPoll(
@@ -225,11 +221,13 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
     // 20 queued tasks, one per execution (their claims do not contend on one run), in order.
     for (let i = 0; i < 20; i++) {
       const d = await decider();
-      await driver.respond(d.token, [scheduleOn(workers, `old-${String(i).padStart(2, '0')}`)]);
+      await server.driver.respond(d.token, [
+        scheduleOn(workers, `old-${String(i).padStart(2, '0')}`),
+      ]);
     }
     const late = await decider();
 
-    const clients = Array.from({ length: 11 }, () => swfClient(endpoint));
+    const clients = Array.from({ length: 11 }, () => swfClient(server.service.endpoint));
     const poll = (client: SWFClient, identity: string) =>
       client.send(
         new PollForActivityTaskCommand({ domain, taskList: { name: workers }, identity }),
@@ -244,7 +242,7 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
       await sleep(300);
       holdWritesMs = 0;
       // Scheduled now: the newest task on the list.
-      await driver.respond(late.token, [scheduleOn(workers, 'new')]);
+      await server.driver.respond(late.token, [scheduleOn(workers, 'new')]);
       const got = await eleventh;
       const claimed = (await Promise.all(claimers)).map((t) => t.activityId).sort();
       expect(claimed).toEqual(
@@ -252,7 +250,9 @@ describe('a poll that finds the first 10 queued tasks being claimed by other pol
       );
       // Before, the eleventh poll was handed 'new' at once, ahead of old-10 … old-19.
       expect(got.activityId).toBe('old-10');
-      expect(eventsOf(await driver.history(late.execution), 'ActivityTaskStarted')).toHaveLength(0);
+      expect(
+        eventsOf(await server.driver.history(late.execution), 'ActivityTaskStarted'),
+      ).toHaveLength(0);
     } finally {
       holdWritesMs = 0;
       for (const c of clients) c.destroy();

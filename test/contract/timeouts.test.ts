@@ -13,34 +13,28 @@ import {
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
   type ScheduleActivityTaskDecisionAttributes,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   at,
   decide,
   eventsOf,
   eventTypes,
   expectFault,
-  type SwfDriver,
   single,
   sleep,
   uid,
 } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { domainForFile } from '../support/local.js';
 import { awaitDecision, awaitHistory, latenessMs, pendingActivities } from '../support/waiting.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'timeouts-contract';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 /** A timeout is recorded at most this late after its deadline. */
 const LATENESS_LIMIT_MS = 200;
 
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: 1_000 } }, async ({ swf }) => {
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -64,7 +58,6 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => close());
 
 type Timeouts = Pick<
   ScheduleActivityTaskDecisionAttributes,
@@ -73,10 +66,10 @@ type Timeouts = Pick<
 
 /** An execution whose first decision schedules activity `a` with `timeouts`, every other one NONE. */
 async function scheduleActivity(timeouts: Timeouts) {
-  const started = await driver.start(wf);
+  const started = await server.driver.start(wf);
   const workers = uid('workers');
-  const first = await driver.pollDecision(started.taskList);
-  await driver.respond(first.taskToken, [
+  const first = await server.driver.pollDecision(started.taskList);
+  await server.driver.respond(first.taskToken, [
     decide.scheduleActivity({
       activityType: act,
       activityId: 'a',
@@ -109,9 +102,9 @@ function expectOnTime(
 }
 
 const complete = (taskToken: string) =>
-  swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'late' }));
+  server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'late' }));
 const heartbeat = (taskToken: string, details?: string) =>
-  swf.send(
+  server.swf.send(
     new RecordActivityTaskHeartbeatCommand({
       taskToken,
       ...(details === undefined ? {} : { details }),
@@ -124,7 +117,7 @@ describe('activity SCHEDULE_TO_START', () => {
       scheduleToStartTimeout: '1',
       scheduleToCloseTimeout: '2',
     });
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -139,16 +132,16 @@ describe('activity SCHEDULE_TO_START', () => {
       'DecisionTaskStarted',
     ]);
     // withdrawn: not counted, never handed out
-    expect(await pendingActivities(driver, workers)).toBe(0);
-    const poll = await swf.send(
+    expect(await pendingActivities(server.driver, workers)).toBe(0);
+    const poll = await server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
     );
     expect(poll.taskToken).toBeUndefined();
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(0);
     // only the first expiring timeout fires: SCHEDULE_TO_CLOSE (2 s) is gone with the task
-    await driver.respond(task.taskToken, []);
+    await server.driver.respond(task.taskToken, []);
     await sleep(at(scheduled) + 2_300 - Date.now());
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     activityTimedOut(history);
     expect(eventsOf(history, 'ActivityTaskStarted')).toEqual([]);
   });
@@ -160,8 +153,8 @@ describe('activity START_TO_CLOSE', () => {
       startToCloseTimeout: '1',
       scheduleToCloseTimeout: '2',
     });
-    const work = await driver.pollActivity(workers, 'silent-worker');
-    const task = await awaitDecision(driver, taskList);
+    const work = await server.driver.pollActivity(workers, 'silent-worker');
+    const task = await awaitDecision(server.driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
@@ -173,22 +166,22 @@ describe('activity START_TO_CLOSE', () => {
     expectOnTime(timedOut, started, 1);
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
     await expectFault(heartbeat(work.taskToken), 'UnknownResourceFault');
-    await driver.respond(task.taskToken, []);
+    await server.driver.respond(task.taskToken, []);
     // only the first expiring timeout fires
     await sleep(at(scheduled) + 2_300 - Date.now());
-    activityTimedOut(await driver.history(execution));
+    activityTimedOut(await server.driver.history(execution));
   });
 
   it('carries the last heartbeat details, whatever the timeout type', async () => {
     const { taskList, workers } = await scheduleActivity({ startToCloseTimeout: '1' });
-    const work = await driver.pollActivity(workers);
+    const work = await server.driver.pollActivity(workers);
     expect(await heartbeat(work.taskToken, 'halfway')).toMatchObject({ cancelRequested: false });
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     expect(activityTimedOut(task.events).activityTaskTimedOutEventAttributes).toMatchObject({
       timeoutType: 'START_TO_CLOSE',
       details: 'halfway',
     });
-    await driver.respond(task.taskToken, [decide.complete()]);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
@@ -196,8 +189,8 @@ describe('activity SCHEDULE_TO_CLOSE', () => {
   it('times out a started task at scheduled + scheduleToClose', async () => {
     const { taskList, workers } = await scheduleActivity({ scheduleToCloseTimeout: '2' });
     await sleep(300);
-    const work = await driver.pollActivity(workers);
-    const task = await awaitDecision(driver, taskList);
+    const work = await server.driver.pollActivity(workers);
+    const task = await awaitDecision(server.driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
@@ -208,12 +201,12 @@ describe('activity SCHEDULE_TO_CLOSE', () => {
     });
     expectOnTime(timedOut, scheduled, 2);
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
-    await driver.respond(task.taskToken, [decide.complete()]);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
   });
 
   it('times out a task still queued, with startedEventId 0, and withdraws it', async () => {
     const { taskList, workers } = await scheduleActivity({ scheduleToCloseTimeout: '1' });
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     const scheduled = single(task.events, 'ActivityTaskScheduled');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -222,16 +215,16 @@ describe('activity SCHEDULE_TO_CLOSE', () => {
       startedEventId: 0,
     });
     expectOnTime(timedOut, scheduled, 1);
-    expect(await pendingActivities(driver, workers)).toBe(0);
-    await driver.respond(task.taskToken, [decide.complete()]);
+    expect(await pendingActivities(server.driver, workers)).toBe(0);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
 describe('activity HEARTBEAT', () => {
   it('times out a worker that never heartbeats', async () => {
     const { taskList, workers } = await scheduleActivity({ heartbeatTimeout: '1' });
-    const work = await driver.pollActivity(workers);
-    const task = await awaitDecision(driver, taskList);
+    const work = await server.driver.pollActivity(workers);
+    const task = await awaitDecision(server.driver, taskList);
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -241,12 +234,12 @@ describe('activity HEARTBEAT', () => {
     });
     expectOnTime(timedOut, started, 1);
     await expectFault(heartbeat(work.taskToken, 'too late'), 'UnknownResourceFault');
-    await driver.respond(task.taskToken, [decide.complete()]);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
   });
 
   it('keeps a heartbeating worker alive, then times out with the last heartbeat details', async () => {
     const { execution, taskList, workers } = await scheduleActivity({ heartbeatTimeout: '1' });
-    const work = await driver.pollActivity(workers);
+    const work = await server.driver.pollActivity(workers);
     const startedAt = Date.now();
     let beats = 0;
     let lastBeat = { sentAt: 0, answeredAt: 0 };
@@ -260,11 +253,11 @@ describe('activity HEARTBEAT', () => {
       lastBeat = { sentAt, answeredAt: Date.now() };
     }
     // alive for 3 s: no timeout, the task is still open
-    const alive = await driver.history(execution);
+    const alive = await server.driver.history(execution);
     expect(eventsOf(alive, 'ActivityTaskTimedOut')).toEqual([]);
-    expect((await driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await server.driver.describe(execution)).openCounts?.openActivityTasks).toBe(1);
     // the worker goes quiet
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     const started = single(task.events, 'ActivityTaskStarted');
     const timedOut = activityTimedOut(task.events);
     expect(timedOut.activityTaskTimedOutEventAttributes).toEqual({
@@ -277,7 +270,7 @@ describe('activity HEARTBEAT', () => {
     expect(at(timedOut)).toBeGreaterThanOrEqual(lastBeat.sentAt + 1_000);
     expect(at(timedOut)).toBeLessThan(lastBeat.answeredAt + 1_000 + LATENESS_LIMIT_MS);
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
-    await driver.respond(task.taskToken, [decide.complete()]);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
@@ -285,27 +278,27 @@ describe('NONE', () => {
   it('means no deadline: activities and decision tasks with NONE timeouts stay open', async () => {
     const queued = await scheduleActivity({});
     const running = await scheduleActivity({});
-    await driver.pollActivity(running.workers);
-    const held = await driver.start(wf, { taskStartToCloseTimeout: 'NONE' });
-    await driver.pollDecision(held.taskList);
+    await server.driver.pollActivity(running.workers);
+    const held = await server.driver.start(wf, { taskStartToCloseTimeout: 'NONE' });
+    await server.driver.pollDecision(held.taskList);
     await sleep(2_500);
     for (const { execution } of [queued, running, held]) {
-      const history = await driver.history(execution);
+      const history = await server.driver.history(execution);
       expect(eventsOf(history, 'ActivityTaskTimedOut')).toEqual([]);
       expect(eventsOf(history, 'DecisionTaskTimedOut')).toEqual([]);
     }
-    expect((await driver.describe(queued.execution)).openCounts?.openActivityTasks).toBe(1);
-    expect((await driver.describe(running.execution)).openCounts?.openActivityTasks).toBe(1);
-    expect((await driver.describe(held.execution)).openCounts?.openDecisionTasks).toBe(1);
-    expect(await pendingActivities(driver, queued.workers)).toBe(1);
+    expect((await server.driver.describe(queued.execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await server.driver.describe(running.execution)).openCounts?.openActivityTasks).toBe(1);
+    expect((await server.driver.describe(held.execution)).openCounts?.openDecisionTasks).toBe(1);
+    expect(await pendingActivities(server.driver, queued.workers)).toBe(1);
   });
 });
 
 describe('decision task START_TO_CLOSE', () => {
   it('times out a task its decider never answers, schedules a new one; a late answer is UnknownResourceFault', async () => {
-    const { execution, taskList } = await driver.start(wf, { taskStartToCloseTimeout: '1' });
-    const first = await driver.pollDecision(taskList);
-    const second = await awaitDecision(driver, taskList);
+    const { execution, taskList } = await server.driver.start(wf, { taskStartToCloseTimeout: '1' });
+    const first = await server.driver.pollDecision(taskList);
+    const second = await awaitDecision(server.driver, taskList);
     expect(eventTypes(second.events)).toEqual([
       'WorkflowExecutionStarted',
       'DecisionTaskScheduled',
@@ -327,23 +320,26 @@ describe('decision task START_TO_CLOSE', () => {
       startToCloseTimeout: '1',
     });
     expect(second.startedEventId).toBe(6);
-    await expectFault(driver.respond(first.taskToken, [decide.complete()]), 'UnknownResourceFault');
-    await driver.respond(second.taskToken, [decide.complete('on time')]);
-    const history = await driver.history(execution);
+    await expectFault(
+      server.driver.respond(first.taskToken, [decide.complete()]),
+      'UnknownResourceFault',
+    );
+    await server.driver.respond(second.taskToken, [decide.complete('on time')]);
+    const history = await server.driver.history(execution);
     expect(
       single(history, 'DecisionTaskCompleted').decisionTaskCompletedEventAttributes,
     ).toMatchObject({
       scheduledEventId: 5,
       startedEventId: 6,
     });
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
 describe('workflow executionStartToCloseTimeout', () => {
   it('closes the execution TIMED_OUT, drops everything open and invalidates every token', async () => {
     const child = uid('child');
-    const { execution, taskList } = await driver.start(wf, {
+    const { execution, taskList } = await server.driver.start(wf, {
       executionStartToCloseTimeout: '2',
       taskStartToCloseTimeout: '10',
       childPolicy: 'TERMINATE',
@@ -360,8 +356,8 @@ describe('workflow executionStartToCloseTimeout', () => {
         startToCloseTimeout: 'NONE',
         heartbeatTimeout: 'NONE',
       });
-    const first = await driver.pollDecision(taskList);
-    await driver.respond(first.taskToken, [
+    const first = await server.driver.pollDecision(taskList);
+    await server.driver.respond(first.taskToken, [
       schedule('running'),
       schedule('queued'),
       decide.startTimer('t', '60'),
@@ -376,14 +372,14 @@ describe('workflow executionStartToCloseTimeout', () => {
         },
       },
     ]);
-    const work = await driver.pollActivity(workers);
+    const work = await server.driver.pollActivity(workers);
     // a decision task (ChildWorkflowExecutionStarted) held by a decider when the execution times out
-    const held = await awaitDecision(driver, taskList);
+    const held = await awaitDecision(server.driver, taskList);
     const childRun = single(held.events, 'ChildWorkflowExecutionStarted')
       .childWorkflowExecutionStartedEventAttributes?.workflowExecution;
 
     const history = await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (e) => eventsOf(e, 'WorkflowExecutionTimedOut').length > 0,
     );
@@ -397,7 +393,7 @@ describe('workflow executionStartToCloseTimeout', () => {
     expect(eventsOf(history, 'TimerFired')).toEqual([]);
     expect(eventsOf(history, 'ActivityTaskTimedOut')).toEqual([]);
 
-    const described = await driver.describe(execution);
+    const described = await server.driver.describe(execution);
     expect(described.executionInfo).toMatchObject({
       executionStatus: 'CLOSED',
       closeStatus: 'TIMED_OUT',
@@ -411,17 +407,20 @@ describe('workflow executionStartToCloseTimeout', () => {
     });
 
     // every token is dead, the queued activity is withdrawn, the execution takes no signal
-    await expectFault(driver.respond(held.taskToken, [decide.complete()]), 'UnknownResourceFault');
+    await expectFault(
+      server.driver.respond(held.taskToken, [decide.complete()]),
+      'UnknownResourceFault',
+    );
     await expectFault(complete(work.taskToken), 'UnknownResourceFault');
     await expectFault(heartbeat(work.taskToken), 'UnknownResourceFault');
-    expect(await pendingActivities(driver, workers)).toBe(0);
-    const poll = await swf.send(
+    expect(await pendingActivities(server.driver, workers)).toBe(0);
+    const poll = await server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workers } }),
     );
     expect(poll.taskToken).toBeUndefined();
-    await expectFault(driver.signal(execution), 'UnknownResourceFault');
+    await expectFault(server.driver.signal(execution), 'UnknownResourceFault');
     await expectFault(
-      swf.send(
+      server.swf.send(
         new RespondDecisionTaskCompletedCommand({ taskToken: first.taskToken, decisions: [] }),
       ),
       'UnknownResourceFault',
@@ -430,7 +429,7 @@ describe('workflow executionStartToCloseTimeout', () => {
     // the child policy TERMINATE ends the open child
     expect(childRun?.runId).toBeTruthy();
     const childHistory = await awaitHistory(
-      driver,
+      server.driver,
       { workflowId: child, runId: childRun?.runId ?? '' },
       (e) => e.at(-1)?.eventType === 'WorkflowExecutionTerminated',
     );
@@ -440,6 +439,6 @@ describe('workflow executionStartToCloseTimeout', () => {
     });
     // and the history is final
     await sleep(300);
-    expect(await driver.history(execution)).toHaveLength(history.length);
+    expect(await server.driver.history(execution)).toHaveLength(history.length);
   });
 });

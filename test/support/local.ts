@@ -177,6 +177,24 @@ export async function serveDomain(
   return { ...server, driver: new SwfDriver(server.swf, domain) };
 }
 
+/**
+ * The calling test file's served domain (serveDomain), with whatever `prepare` registers or starts on
+ * it first: started before the file's tests, closed after them (servedForFile).
+ */
+export function domainForFile(
+  domain: string,
+  options: Parameters<typeof startTestServer>[0] = {},
+  prepare: (served: ServedDomain) => Promise<unknown> = async () => {},
+): Readonly<Omit<ServedDomain, 'close'>> {
+  return servedForFile(async () => {
+    const served = await serveDomain(domain, options);
+    await prepare(served);
+    return served;
+  });
+}
+
+export type ServedDomain = Awaited<ReturnType<typeof serveDomain>>;
+
 /** Registers a domain with a retention of 1 day. */
 export async function registerDomain(swf: SWFClient, name: string): Promise<void> {
   await swf.send(new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }));
