@@ -5,39 +5,28 @@ import { DEPLOYED_LAMBDA } from '../../bench/scenarios/cost.js';
 import { SwfStack } from '../../infra/swf-stack.js';
 import { isOutboxRecord } from '../../lib/adapters/dynamodb/stream-records.js';
 import { createTableInput, tableSchema } from '../../lib/adapters/dynamodb/table-schema.js';
+import {
+  actionsOf,
+  logWriting,
+  matchesPattern,
+  only,
+  StackResources,
+  secretReading,
+  sortByName,
+  tableActions,
+  wakeSending,
+  wakeWaiting,
+} from '../support/stack-resources.js';
 
 describe('SwfStack', () => {
   let template: Template;
+  let stack: StackResources;
 
   // One synth per file: it bundles functions/api.ts with esbuild (the project sets no hookTimeout).
   beforeAll(() => {
     template = Template.fromStack(new SwfStack(new App(), 'TestSwfStack'));
+    stack = new StackResources(template);
   }, 120_000);
-
-  const tableId = () => only(template.findResources('AWS::DynamoDB::Table'));
-  const functionId = () => functionNamed('ApiHandler');
-  /** The one Lambda function whose logical id starts with `prefix` (ApiHandler, OutboxStreamHandler…). */
-  const functionNamed = (prefix: string) =>
-    only(
-      Object.fromEntries(
-        Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
-          id.startsWith(prefix),
-        ),
-      ),
-    );
-  const resourceNamed = (type: string, prefix: string) =>
-    only(
-      Object.fromEntries(
-        Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(prefix)),
-      ),
-    );
-  /** Every statement of the policies attached to the role whose logical id starts with `rolePrefix`. */
-  const statementsOf = (rolePrefix: string): Statement[] =>
-    Object.values(
-      template.findResources('AWS::IAM::Policy', {
-        Properties: { Roles: [{ Ref: Match.stringLikeRegexp(`^${rolePrefix}`) }] },
-      }),
-    ).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 
   describe('table', () => {
     it('has the keys, indexes and key attribute types of the local table (createTableInput)', () => {
@@ -59,7 +48,7 @@ describe('SwfStack', () => {
         ],
       });
       // The same schema as the local server's table, field by field.
-      const props = template.findResources('AWS::DynamoDB::Table')[tableId()]?.Properties;
+      const props = template.findResources('AWS::DynamoDB::Table')[stack.tableId()]?.Properties;
       expect(props?.KeySchema).toEqual(local.KeySchema);
       expect(props?.GlobalSecondaryIndexes).toEqual(local.GlobalSecondaryIndexes);
       expect(sortByName(props?.AttributeDefinitions)).toEqual(
@@ -95,7 +84,7 @@ describe('SwfStack', () => {
         Handler: 'index.handler',
         Environment: {
           Variables: Match.objectLike({
-            TABLE_NAME: { Ref: tableId() },
+            TABLE_NAME: { Ref: stack.tableId() },
             ACCOUNT_ID: { Ref: 'AWS::AccountId' },
             POLL_MAX_WAIT_MS: '20000',
             NODE_OPTIONS: '--enable-source-maps',
@@ -108,9 +97,9 @@ describe('SwfStack', () => {
     it('has the memory the cost model prices it at, as the outbox functions do', () => {
       const memory = (id: string) =>
         template.findResources('AWS::Lambda::Function')[id]?.Properties.MemorySize;
-      expect(memory(functionId())).toBe(DEPLOYED_LAMBDA.apiMemoryMb);
-      expect(memory(functionNamed('OutboxStreamHandler'))).toBe(DEPLOYED_LAMBDA.memoryMb);
-      expect(memory(functionNamed('OutboxTimerHandler'))).toBe(DEPLOYED_LAMBDA.memoryMb);
+      expect(memory(stack.functionId())).toBe(DEPLOYED_LAMBDA.apiMemoryMb);
+      expect(memory(stack.functionNamed('OutboxStreamHandler'))).toBe(DEPLOYED_LAMBDA.memoryMb);
+      expect(memory(stack.functionNamed('OutboxTimerHandler'))).toBe(DEPLOYED_LAMBDA.memoryMb);
     });
 
     it('logs to its own log group with a retention', () => {
@@ -118,8 +107,8 @@ describe('SwfStack', () => {
     });
 
     it('may read and write the table and its indexes', () => {
-      const tableArn = { 'Fn::GetAtt': [tableId(), 'Arn'] };
-      const statements = statementsOf('ApiHandlerServiceRole');
+      const tableArn = { 'Fn::GetAtt': [stack.tableId(), 'Arn'] };
+      const statements = stack.statementsOf('ApiHandlerServiceRole');
       expect(statements).toEqual(
         expect.arrayContaining([
           {
@@ -143,7 +132,7 @@ describe('SwfStack', () => {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'AWS/Lambda',
           MetricName: metric,
-          Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId() } }],
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: stack.functionId() } }],
           Threshold: 1,
         });
       }
@@ -160,7 +149,7 @@ describe('SwfStack', () => {
         Properties: {
           IntegrationType: 'AWS_PROXY',
           PayloadFormatVersion: '2.0',
-          IntegrationUri: { 'Fn::GetAtt': [functionId(), 'Arn'] },
+          IntegrationUri: { 'Fn::GetAtt': [stack.functionId(), 'Arn'] },
         },
       });
       const integrationId = only(integrations);
@@ -186,7 +175,7 @@ describe('SwfStack', () => {
     ])(
       '%s may do nothing but its table items, read the signing key and use the wake queues: no other queue, schedule, role or stream access',
       (role, wakes) => {
-        expect([...actionsOf(statementsOf(role))].sort()).toEqual(
+        expect([...actionsOf(stack.statementsOf(role))].sort()).toEqual(
           [...tableActions, ...secretReading, ...logWriting, ...wakes].sort(),
         );
       },
@@ -195,18 +184,18 @@ describe('SwfStack', () => {
 
   describe('outbox', () => {
     const queueArn = (prefix: string) => ({
-      'Fn::GetAtt': [resourceNamed('AWS::SQS::Queue', prefix), 'Arn'],
+      'Fn::GetAtt': [stack.resourceNamed('AWS::SQS::Queue', prefix), 'Arn'],
     });
     const timerQueueArn = () => queueArn('OutboxTimerQueue');
     const schedulerRoleArn = () => ({
-      'Fn::GetAtt': [resourceNamed('AWS::IAM::Role', 'OutboxSchedulerRole'), 'Arn'],
+      'Fn::GetAtt': [stack.resourceNamed('AWS::IAM::Role', 'OutboxSchedulerRole'), 'Arn'],
     });
     const groupId = () => only(template.findResources('AWS::Scheduler::ScheduleGroup'));
     const groupName = (): string =>
       template.findResources('AWS::Scheduler::ScheduleGroup')[groupId()]?.Properties.Name;
 
     it('has a timer queue that dead-letters a fire after 5 receives, both encrypted', () => {
-      const dlq = resourceNamed('AWS::SQS::Queue', 'OutboxTimerDeadLetters');
+      const dlq = stack.resourceNamed('AWS::SQS::Queue', 'OutboxTimerDeadLetters');
       template.hasResourceProperties('AWS::SQS::Queue', {
         RedrivePolicy: {
           deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] },
@@ -217,7 +206,7 @@ describe('SwfStack', () => {
         SqsManagedSseEnabled: true,
       });
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-        Queues: [{ Ref: resourceNamed('AWS::SQS::Queue', 'OutboxTimerQueue') }],
+        Queues: [{ Ref: stack.resourceNamed('AWS::SQS::Queue', 'OutboxTimerQueue') }],
         PolicyDocument: {
           Statement: Match.arrayWith([
             Match.objectLike({
@@ -234,7 +223,7 @@ describe('SwfStack', () => {
     });
 
     it('lets only Scheduler, for schedules of its group, assume the role that may only send to the queue', () => {
-      const roleId = resourceNamed('AWS::IAM::Role', 'OutboxSchedulerRole');
+      const roleId = stack.resourceNamed('AWS::IAM::Role', 'OutboxSchedulerRole');
       const role = template.findResources('AWS::IAM::Role')[roleId];
       expect(role?.Properties.AssumeRolePolicyDocument.Statement).toEqual([
         {
@@ -251,7 +240,7 @@ describe('SwfStack', () => {
       ]);
       expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
       // The fire, and the fires it gave up delivering (the schedules' dead-letter queue).
-      expect(statementsOf('OutboxSchedulerRole')).toEqual([
+      expect(stack.statementsOf('OutboxSchedulerRole')).toEqual([
         {
           Effect: 'Allow',
           Action: 'sqs:SendMessage',
@@ -266,15 +255,15 @@ describe('SwfStack', () => {
     ])(
       '%s runs Node 22 on ARM64 with the table, queue, group and role in its environment',
       (id) => {
-        const fn = template.findResources('AWS::Lambda::Function')[functionNamed(id)];
+        const fn = template.findResources('AWS::Lambda::Function')[stack.functionNamed(id)];
         expect(fn?.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
           Environment: {
             Variables: {
-              TABLE_NAME: { Ref: tableId() },
-              TIMER_QUEUE_URL: { Ref: resourceNamed('AWS::SQS::Queue', 'OutboxTimerQueue') },
+              TABLE_NAME: { Ref: stack.tableId() },
+              TIMER_QUEUE_URL: { Ref: stack.resourceNamed('AWS::SQS::Queue', 'OutboxTimerQueue') },
               TIMER_QUEUE_ARN: timerQueueArn(),
               SCHEDULE_GROUP: groupName(),
               SCHEDULER_ROLE_ARN: schedulerRoleArn(),
@@ -288,11 +277,11 @@ describe('SwfStack', () => {
 
     it('feeds the table stream to the stream function with bisection, retries until the records are 6 hours old, and an on-failure queue', () => {
       const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
-        Properties: { FunctionName: { Ref: functionNamed('OutboxStreamHandler') } },
+        Properties: { FunctionName: { Ref: stack.functionNamed('OutboxStreamHandler') } },
       });
       const props = mappings[only(mappings)]?.Properties;
       expect(props).toMatchObject({
-        EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+        EventSourceArn: { 'Fn::GetAtt': [stack.tableId(), 'StreamArn'] },
         StartingPosition: 'TRIM_HORIZON',
         BisectBatchOnFunctionError: true,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -329,7 +318,7 @@ describe('SwfStack', () => {
 
     it('feeds the timer queue to the timer function, reporting failed fires one by one', () => {
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: functionNamed('OutboxTimerHandler') },
+        FunctionName: { Ref: stack.functionNamed('OutboxTimerHandler') },
         EventSourceArn: timerQueueArn(),
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
@@ -352,7 +341,7 @@ describe('SwfStack', () => {
         'sqs:GetQueueUrl',
       ];
       const sorted = (actions: Iterable<string>) => [...new Set(actions)].sort();
-      expect(sorted(actionsOf(statementsOf('OutboxStreamHandlerServiceRole')))).toEqual(
+      expect(sorted(actionsOf(stack.statementsOf('OutboxStreamHandlerServiceRole')))).toEqual(
         sorted([
           ...tableActions,
           ...secretReading,
@@ -366,10 +355,10 @@ describe('SwfStack', () => {
       );
       // The Lambda-task function reads and writes runs (and assumes the roles it is allowed, none by
       // default: test/infra/access-control.test.ts): nothing else.
-      expect(sorted(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole')))).toEqual(
+      expect(sorted(actionsOf(stack.statementsOf('OutboxLambdaTaskHandlerServiceRole')))).toEqual(
         sorted([...tableActions, ...secretReading, ...logWriting, ...wakeSending]),
       );
-      expect(sorted(actionsOf(statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
+      expect(sorted(actionsOf(stack.statementsOf('OutboxTimerHandlerServiceRole')))).toEqual(
         sorted([...tableActions, ...secretReading, ...logWriting, ...arming, ...queueReading]),
       );
     });
@@ -377,7 +366,7 @@ describe('SwfStack', () => {
     it.each(['OutboxStreamHandlerServiceRole', 'OutboxTimerHandlerServiceRole'])(
       '%s arms deadlines on the timer queue and in its schedule group only',
       (role) => {
-        const statements = statementsOf(role);
+        const statements = stack.statementsOf(role);
         const scheduleArns = {
           'Fn::Join': [
             '',
@@ -421,16 +410,16 @@ describe('SwfStack', () => {
     );
 
     it('runs Lambda tasks in a function of their own, which assumes no role unless allowed some', () => {
-      expect(actionsOf(statementsOf('OutboxLambdaTaskHandlerServiceRole'))).not.toContain(
+      expect(actionsOf(stack.statementsOf('OutboxLambdaTaskHandlerServiceRole'))).not.toContain(
         'sts:AssumeRole',
       );
-      expect(actionsOf(statementsOf('OutboxStreamHandlerServiceRole'))).not.toContain(
+      expect(actionsOf(stack.statementsOf('OutboxStreamHandlerServiceRole'))).not.toContain(
         'sts:AssumeRole',
       );
       // The stream function hands each started task over: it may invoke that function, and only it.
-      const invokes = statementsOf('OutboxStreamHandlerServiceRole').filter(
-        (st) => st.Action === 'lambda:InvokeFunction',
-      );
+      const invokes = stack
+        .statementsOf('OutboxStreamHandlerServiceRole')
+        .filter((st) => st.Action === 'lambda:InvokeFunction');
       expect(JSON.stringify(invokes)).toContain('OutboxLambdaTaskHandler');
       expect(JSON.stringify(invokes)).not.toMatch(/ApiHandler|TimerHandler|"\*"/);
       const [id, fn] = Object.entries(template.findResources('AWS::Lambda::Function')).find(
@@ -459,13 +448,18 @@ describe('SwfStack', () => {
           Dimensions: [
             {
               Name: 'QueueName',
-              Value: { 'Fn::GetAtt': [resourceNamed('AWS::SQS::Queue', prefix), 'QueueName'] },
+              Value: {
+                'Fn::GetAtt': [stack.resourceNamed('AWS::SQS::Queue', prefix), 'QueueName'],
+              },
             },
           ],
           Threshold: 1,
         });
       }
-      const stream = { Name: 'FunctionName', Value: { Ref: functionNamed('OutboxStreamHandler') } };
+      const stream = {
+        Name: 'FunctionName',
+        Value: { Ref: stack.functionNamed('OutboxStreamHandler') },
+      };
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
         MetricName: 'IteratorAge',
@@ -477,12 +471,14 @@ describe('SwfStack', () => {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'AWS/Lambda',
           MetricName: 'Errors',
-          Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionNamed(id) } }],
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: stack.functionNamed(id) } }],
           Threshold: 1,
         });
       }
       template.hasResourceProperties('AWS::Logs::MetricFilter', {
-        LogGroupName: { Ref: resourceNamed('AWS::Logs::LogGroup', 'OutboxStreamHandlerLogs') },
+        LogGroupName: {
+          Ref: stack.resourceNamed('AWS::Logs::LogGroup', 'OutboxStreamHandlerLogs'),
+        },
         FilterPattern: '"stream record dead-lettered"',
         MetricTransformations: [
           { MetricNamespace: 'SwfOnDynamo', MetricName: 'DeadLetteredRecords', MetricValue: '1' },
@@ -496,69 +492,3 @@ describe('SwfStack', () => {
     });
   });
 });
-
-/** Item calls the stores make: no Scan, no table or stream management. */
-const tableActions = [
-  'dynamodb:GetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-];
-
-/** What writing to its own log group takes (LogGroup.grantWrite). */
-const logWriting = ['logs:CreateLogStream', 'logs:PutLogEvents'];
-
-/** What reading the token-signing key's secret takes (Secret.grantRead). */
-const secretReading = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
-
-/** What the wake channel lets committers do (test/infra/wake-channel.test.ts), and polls besides. */
-const wakeSending = ['sqs:GetQueueUrl', 'sqs:SendMessage'];
-const wakeWaiting = ['sqs:CreateQueue', 'sqs:ReceiveMessage'];
-
-interface Statement {
-  readonly Effect: string;
-  readonly Action: string | string[];
-  readonly Resource: unknown;
-  readonly Condition?: unknown;
-}
-
-const actionsOf = (statements: readonly Statement[]) =>
-  new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])));
-
-function only(resources: Record<string, unknown>): string {
-  const ids = Object.keys(resources);
-  expect(ids).toHaveLength(1);
-  return ids[0] ?? '';
-}
-
-function sortByName(definitions: unknown): unknown {
-  if (!Array.isArray(definitions)) return definitions;
-  return definitions
-    .map((d: unknown) => JSON.stringify(d))
-    .sort()
-    .map((d) => JSON.parse(d));
-}
-
-/**
- * Whether an event filter pattern matches an event, for the rules these patterns use: an object
- * matches when each of its keys does, an array when any of its values does (a value equal to the
- * event's, or `{ exists: false }` where the event has nothing).
- */
-function matchesPattern(pattern: unknown, event: unknown): boolean {
-  if (Array.isArray(pattern))
-    return pattern.some((rule) =>
-      typeof rule === 'object' && rule !== null && 'exists' in rule
-        ? (event !== undefined) === rule.exists
-        : rule === event,
-    );
-  if (typeof pattern !== 'object' || pattern === null) return false;
-  return Object.entries(pattern).every(([key, inner]) =>
-    matchesPattern(
-      inner,
-      typeof event === 'object' && event !== null ? Reflect.get(event, key) : undefined,
-    ),
-  );
-}
