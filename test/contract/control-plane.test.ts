@@ -27,22 +27,15 @@ import {
 } from '@aws-sdk/client-swf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFault, unique } from '../support/contract.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile, startTestServer } from '../support/local.js';
 
-let swf: SWFClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close } = await startTestServer());
-});
-
-afterAll(async () => {
-  await close();
-});
+const server = serverForFile();
 
 async function newDomain(prefix = 'cp'): Promise<string> {
   const name = unique(prefix);
-  await swf.send(new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }));
+  await server.swf.send(
+    new RegisterDomainCommand({ name, workflowExecutionRetentionPeriodInDays: '1' }),
+  );
   return name;
 }
 
@@ -60,10 +53,10 @@ async function statusesOf(domain: string, kind: 'workflow' | 'activity') {
     do {
       const page =
         kind === 'workflow'
-          ? await swf.send(
+          ? await server.swf.send(
               new ListWorkflowTypesCommand({ domain, registrationStatus, nextPageToken }),
             )
-          : await swf.send(
+          : await server.swf.send(
               new ListActivityTypesCommand({ domain, registrationStatus, nextPageToken }),
             );
       for (const info of page.typeInfos ?? []) {
@@ -82,15 +75,19 @@ describe('DeprecateDomain', () => {
     const domain = await newDomain();
     const bystander = await newDomain('bystander');
     for (let i = 0; i < 12; i++) {
-      await swf.send(new RegisterWorkflowTypeCommand({ domain, name: `wf-${i}`, version: '1' }));
-      await swf.send(new RegisterActivityTypeCommand({ domain, name: `act-${i}`, version: '1' }));
+      await server.swf.send(
+        new RegisterWorkflowTypeCommand({ domain, name: `wf-${i}`, version: '1' }),
+      );
+      await server.swf.send(
+        new RegisterActivityTypeCommand({ domain, name: `act-${i}`, version: '1' }),
+      );
     }
-    await swf.send(
+    await server.swf.send(
       new RegisterWorkflowTypeCommand({ domain: bystander, name: 'wf-0', version: '1' }),
     );
     const since = Date.now();
 
-    await swf.send(new DeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new DeprecateDomainCommand({ name: domain }));
 
     const workflows = await statusesOf(domain, 'workflow');
     const activities = await statusesOf(domain, 'activity');
@@ -99,7 +96,7 @@ describe('DeprecateDomain', () => {
     expect(new Set([...Object.values(workflows), ...Object.values(activities)])).toStrictEqual(
       new Set(['DEPRECATED']),
     );
-    const described = await swf.send(
+    const described = await server.swf.send(
       new DescribeActivityTypeCommand({ domain, activityType: { name: 'act-3', version: '1' } }),
     );
     expect(described.typeInfo?.deprecationDate?.getTime()).toBeGreaterThanOrEqual(since - 2000);
@@ -109,60 +106,62 @@ describe('DeprecateDomain', () => {
   it('keeps a type deprecated before the domain with its own deprecation date', async () => {
     const domain = await newDomain();
     const workflowType = { name: 'early', version: '1' };
-    await swf.send(new RegisterWorkflowTypeCommand({ domain, ...workflowType }));
-    await swf.send(new DeprecateWorkflowTypeCommand({ domain, workflowType }));
-    const first = await swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
+    await server.swf.send(new RegisterWorkflowTypeCommand({ domain, ...workflowType }));
+    await server.swf.send(new DeprecateWorkflowTypeCommand({ domain, workflowType }));
+    const first = await server.swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
     await new Promise((resolve) => setTimeout(resolve, 20));
 
-    await swf.send(new DeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new DeprecateDomainCommand({ name: domain }));
 
-    const after = await swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
+    const after = await server.swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
     expect(after.typeInfo?.deprecationDate).toStrictEqual(first.typeInfo?.deprecationDate);
   });
 
   it('refuses new executions of its types; running executions go on; reads keep working', async () => {
     const domain = await newDomain();
     const workflowType = { name: 'order', version: '1' };
-    await swf.send(
+    await server.swf.send(
       new RegisterWorkflowTypeCommand({ domain, ...workflowType, ...workflowDefaults }),
     );
     const workflowId = unique('running');
-    const { runId = '' } = await swf.send(
+    const { runId = '' } = await server.swf.send(
       new StartWorkflowExecutionCommand({ domain, workflowId, workflowType }),
     );
 
-    await swf.send(new DeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new DeprecateDomainCommand({ name: domain }));
 
     await expectFault(
-      swf.send(
+      server.swf.send(
         new StartWorkflowExecutionCommand({ domain, workflowId: unique('new'), workflowType }),
       ),
       TypeDeprecatedFault,
       'WorkflowType=[name=order, version=1]',
     );
-    await swf.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: 'still' }));
-    const history = await swf.send(
+    await server.swf.send(
+      new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: 'still' }),
+    );
+    const history = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({ domain, execution: { workflowId, runId } }),
     );
     expect(history.events?.map((e) => e.eventType)).toContain('WorkflowExecutionSignaled');
-    const described = await swf.send(new DescribeDomainCommand({ name: domain }));
+    const described = await server.swf.send(new DescribeDomainCommand({ name: domain }));
     expect(described.domainInfo?.status).toBe('DEPRECATED');
   });
 
   it('leaves the types deprecated when the domain is undeprecated; each can be restored', async () => {
     const domain = await newDomain();
     const workflowType = { name: 'restorable', version: '1' };
-    await swf.send(
+    await server.swf.send(
       new RegisterWorkflowTypeCommand({ domain, ...workflowType, ...workflowDefaults }),
     );
-    await swf.send(new DeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new DeprecateDomainCommand({ name: domain }));
 
-    await swf.send(new UndeprecateDomainCommand({ name: domain }));
+    await server.swf.send(new UndeprecateDomainCommand({ name: domain }));
 
-    const still = await swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
+    const still = await server.swf.send(new DescribeWorkflowTypeCommand({ domain, workflowType }));
     expect(still.typeInfo?.status).toBe('DEPRECATED');
-    await swf.send(new UndeprecateWorkflowTypeCommand({ domain, workflowType }));
-    const { runId } = await swf.send(
+    await server.swf.send(new UndeprecateWorkflowTypeCommand({ domain, workflowType }));
+    const { runId } = await server.swf.send(
       new StartWorkflowExecutionCommand({ domain, workflowId: unique('again'), workflowType }),
     );
     expect(runId).toEqual(expect.any(String));

@@ -6,32 +6,29 @@
  * anything.
  */
 import net from 'node:net';
-import { ListDomainsCommand, type SWFClient } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { ListDomainsCommand } from '@aws-sdk/client-swf';
+import { describe, expect, it } from 'vitest';
 import { expectSwfFault, rawCall, rawRequest, wireType } from '../support/contract.js';
 import { sleep } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let close: () => Promise<void>;
 let port: number;
 
-beforeAll(async () => {
-  ({ swf, close, service } = await startTestServer({ polling: { maxWaitMs: 300 } }));
+const server = serverForFile({ polling: { maxWaitMs: 300 } }, async ({ service }) => {
   port = Number(new URL(service.endpoint).port);
 });
-afterAll(() => close());
 
 const listDomains = '{"registrationStatus":"REGISTERED"}';
 
 const domains = async () =>
-  (await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }))).domainInfos ?? [];
+  (await server.swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' })))
+    .domainInfos ?? [];
 
 /** The server still answers a well-formed call. */
 async function alive() {
-  const r = await rawCall(service.endpoint, 'ListDomains', { registrationStatus: 'REGISTERED' });
+  const r = await rawCall(server.service.endpoint, 'ListDomains', {
+    registrationStatus: 'REGISTERED',
+  });
   expect(r.status, r.text).toBe(200);
 }
 
@@ -87,7 +84,7 @@ describe('HTTP edge', () => {
       'x'.repeat(8000),
     ];
     for (const target of targets) {
-      const r = await rawRequest(service.endpoint, { target, body: listDomains });
+      const r = await rawRequest(server.service.endpoint, { target, body: listDomains });
       // header values are trimmed by HTTP itself
       if (target.trim() === 'SimpleWorkflowService.ListDomains') continue;
       expectSwfFault(r, wireType.unknownOperation, target);
@@ -119,7 +116,7 @@ describe('HTTP edge', () => {
       '{"registrationStatus":"NOPE"}',
     ];
     for (const body of bodies) {
-      const r = await rawRequest(service.endpoint, {
+      const r = await rawRequest(server.service.endpoint, {
         target: 'SimpleWorkflowService.ListDomains',
         body,
       });
@@ -135,20 +132,20 @@ describe('HTTP edge', () => {
       '{"name":"typed","workflowExecutionRetentionPeriodInDays":"1","tags":[null]}',
       '{"name":"typed","workflowExecutionRetentionPeriodInDays":"1","description":{}}',
     ]) {
-      const r = await rawRequest(service.endpoint, {
+      const r = await rawRequest(server.service.endpoint, {
         target: 'SimpleWorkflowService.RegisterDomain',
         body,
       });
       expectSwfFault(r, undefined, body);
     }
     // duplicated keys and unknown members: accepted (last value wins)
-    const dup = await rawRequest(service.endpoint, {
+    const dup = await rawRequest(server.service.endpoint, {
       target: 'SimpleWorkflowService.ListDomains',
       body: '{"registrationStatus":"NOPE","registrationStatus":"REGISTERED","extra":{"deep":[1,2,{"x":null}]},"__proto__":{"x":1},"constructor":1}',
     });
     expect(dup.status, dup.text).toBe(200);
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
-      const r = await fetch(service.endpoint, {
+      const r = await fetch(server.service.endpoint, {
         method,
         headers: { 'x-amz-target': 'SimpleWorkflowService.ListDomains' },
         ...(method === 'GET' || method === 'OPTIONS' ? {} : { body: '{}' }),
@@ -156,7 +153,7 @@ describe('HTTP edge', () => {
       const response = { status: r.status, headers: r.headers, text: await r.text() };
       expectSwfFault(response, wireType.unknownOperation, method);
     }
-    const head = await fetch(service.endpoint, { method: 'HEAD' });
+    const head = await fetch(server.service.endpoint, { method: 'HEAD' });
     expect(head.status).toBe(400);
     for (const contentType of [
       'text/plain',
@@ -164,7 +161,7 @@ describe('HTTP edge', () => {
       'application/x-www-form-urlencoded',
       '',
     ]) {
-      const r = await rawRequest(service.endpoint, {
+      const r = await rawRequest(server.service.endpoint, {
         target: 'SimpleWorkflowService.ListDomains',
         body: listDomains,
         headers: { 'content-type': contentType },
@@ -172,7 +169,7 @@ describe('HTTP edge', () => {
       expect([200, 400], r.text).toContain(r.status);
     }
     // 10 MB body
-    const big = await rawRequest(service.endpoint, {
+    const big = await rawRequest(server.service.endpoint, {
       target: 'SimpleWorkflowService.RegisterDomain',
       body: JSON.stringify({
         name: 'big',
@@ -226,7 +223,7 @@ describe('HTTP edge', () => {
     ]);
     expect(both.data.startsWith('HTTP/1.1 5')).toBe(false);
     // very long header value
-    const long = await rawRequest(service.endpoint, {
+    const long = await rawRequest(server.service.endpoint, {
       target: 'SimpleWorkflowService.ListDomains',
       body: listDomains,
       headers: { 'x-long': 'a'.repeat(100_000) },

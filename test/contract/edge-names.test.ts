@@ -13,23 +13,15 @@ import {
   ListWorkflowTypesCommand,
   PollForDecisionTaskCommand,
   RegisterActivityTypeCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../lib/local/local-service.js';
+import { describe, expect, it } from 'vitest';
 import { expectCallFault, wireType } from '../support/contract.js';
 import { decide, eventsOf, SwfDriver } from '../support/decider.js';
-import { registerDomain, registerWorkflowType, startTestServer } from '../support/local.js';
+import { registerDomain, registerWorkflowType, serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let service: LocalService;
-let close: () => Promise<void>;
 const wf = { name: 'wf', version: '1' };
 
-beforeAll(async () => {
-  ({ swf, close, service } = await startTestServer({ polling: { maxWaitMs: 300 } }));
-});
-afterAll(() => close());
+const server = serverForFile({ polling: { maxWaitMs: 300 } });
 
 const FORBIDDEN = [
   ':',
@@ -45,23 +37,24 @@ const FORBIDDEN = [
 ];
 
 const expectValidation = (action: string, body: Record<string, unknown>) =>
-  expectCallFault(service.endpoint, action, body, wireType.validation);
+  expectCallFault(server.service.endpoint, action, body, wireType.validation);
 
 /** Registers workflow type `name`, version `version`, in `domain`. */
 const registerWf = (domain: string, name: string, version = '1') =>
-  registerWorkflowType(swf, domain, { name, version });
+  registerWorkflowType(server.swf, domain, { name, version });
 
 /** Registers `domain` and workflow type wf/1 in it; a driver for the domain. */
 async function domainWithWf(domain: string): Promise<SwfDriver> {
-  await registerDomain(swf, domain);
+  await registerDomain(server.swf, domain);
   await registerWf(domain, wf.name);
-  return new SwfDriver(swf, domain);
+  return new SwfDriver(server.swf, domain);
 }
 
 describe('names', () => {
   it('domain names: the identifier rule, whitespace ends, and round trips', async () => {
-    const before = (await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' })))
-      .domainInfos;
+    const before = (
+      await server.swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }))
+    ).domainInfos;
     for (const ch of FORBIDDEN) {
       for (const name of [`a${ch}b`, `${ch}`, `a${ch}`])
         await expectValidation('RegisterDomain', {
@@ -75,7 +68,8 @@ describe('names', () => {
         workflowExecutionRetentionPeriodInDays: '1',
       });
     expect(
-      (await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }))).domainInfos,
+      (await server.swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' })))
+        .domainInfos,
     ).toStrictEqual(before);
     const accepted = [
       'ARN',
@@ -97,12 +91,12 @@ describe('names', () => {
       '~',
     ];
     for (const name of accepted) {
-      await registerDomain(swf, name);
-      const d = await swf.send(new DescribeDomainCommand({ name }));
+      await registerDomain(server.swf, name);
+      const d = await server.swf.send(new DescribeDomainCommand({ name }));
       expect(d.domainInfo?.name).toBe(name);
     }
     const listed = (
-      await swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }))
+      await server.swf.send(new ListDomainsCommand({ registrationStatus: 'REGISTERED' }))
     ).domainInfos?.map((d) => d.name);
     for (const name of accepted) expect(listed).toContain(name);
     // types of 'p' and of 'p#WTYPE#REGISTERED' never mix
@@ -111,7 +105,9 @@ describe('names', () => {
     await registerWf('a#b', 'only-ab');
     const types = async (domain: string) =>
       (
-        await swf.send(new ListWorkflowTypesCommand({ domain, registrationStatus: 'REGISTERED' }))
+        await server.swf.send(
+          new ListWorkflowTypesCommand({ domain, registrationStatus: 'REGISTERED' }),
+        )
       ).typeInfos?.map((t) => t.workflowType?.name);
     expect(await types('p')).toStrictEqual(['only-p']);
     expect(await types('p#WTYPE#REGISTERED')).toStrictEqual(['only-pp']);
@@ -121,7 +117,7 @@ describe('names', () => {
 
   it('type names and versions: the rule, and look-alike names stay apart', async () => {
     const domain = 'types-names';
-    await registerDomain(swf, domain);
+    await registerDomain(server.swf, domain);
     for (const ch of FORBIDDEN) {
       await expectValidation('RegisterWorkflowType', { domain, name: `a${ch}b`, version: '1' });
       await expectValidation('RegisterWorkflowType', { domain, name: 'a', version: `1${ch}` });
@@ -151,14 +147,16 @@ describe('names', () => {
     ];
     for (const [name, version] of names) {
       await registerWf(domain, name, version);
-      await swf.send(new RegisterActivityTypeCommand({ domain, name, version }));
+      await server.swf.send(new RegisterActivityTypeCommand({ domain, name, version }));
     }
     const listed = (
-      await swf.send(new ListWorkflowTypesCommand({ domain, registrationStatus: 'REGISTERED' }))
+      await server.swf.send(
+        new ListWorkflowTypesCommand({ domain, registrationStatus: 'REGISTERED' }),
+      )
     ).typeInfos?.map((t) => [t.workflowType?.name, t.workflowType?.version]);
     expect(listed?.length).toBe(7);
     const byName = (
-      await swf.send(
+      await server.swf.send(
         new ListWorkflowTypesCommand({ domain, registrationStatus: 'REGISTERED', name: 'a' }),
       )
     ).typeInfos?.map((t) => [t.workflowType?.name, t.workflowType?.version]);
@@ -222,9 +220,9 @@ describe('names', () => {
       });
       entry.runId = execution.runId;
     }
-    await service.streamCaughtUp();
+    await server.service.streamCaughtUp();
     for (const [workflowId, entry] of runs) {
-      const d = await swf.send(
+      const d = await server.swf.send(
         new DescribeWorkflowExecutionCommand({
           domain,
           execution: { workflowId, runId: entry.runId },
@@ -232,7 +230,7 @@ describe('names', () => {
       );
       expect(d.executionInfo?.execution).toStrictEqual({ workflowId, runId: entry.runId });
       expect(d.executionConfiguration?.taskList?.name).toBe(entry.taskList);
-      const listed = await swf.send(
+      const listed = await server.swf.send(
         new ListOpenWorkflowExecutionsCommand({
           domain,
           startTimeFilter: { oldestDate: new Date(0) },
@@ -249,7 +247,7 @@ describe('names', () => {
     for (const tl of lists) {
       const got: string[] = [];
       for (;;) {
-        const t = await swf.send(
+        const t = await server.swf.send(
           new PollForDecisionTaskCommand({ domain, taskList: { name: tl } }),
         );
         if (t.taskToken === undefined) break;
@@ -276,7 +274,7 @@ describe('names', () => {
   it('activityIds and timerIds follow the rule; signal and marker names with any character round-trip', async () => {
     const domain = 'decision-names';
     const driver = await domainWithWf(domain);
-    await swf.send(new RegisterActivityTypeCommand({ domain, name: 'act', version: '1' }));
+    await server.swf.send(new RegisterActivityTypeCommand({ domain, name: 'act', version: '1' }));
     const { execution, taskList } = await driver.start(wf);
     const task = await driver.pollDecision(taskList);
     const before = await driver.history(execution);
@@ -363,9 +361,9 @@ describe('names', () => {
       const { execution } = await driver.start(wf, { tagList: [tag] });
       byTag.set(tag, execution.workflowId);
     }
-    await service.streamCaughtUp();
+    await server.service.streamCaughtUp();
     for (const tag of tags) {
-      const listed = await swf.send(
+      const listed = await server.swf.send(
         new ListOpenWorkflowExecutionsCommand({
           domain,
           startTimeFilter: { oldestDate: new Date(0) },

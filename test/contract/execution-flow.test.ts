@@ -10,17 +10,13 @@ import {
   RespondActivityTaskCompletedCommand,
   RespondDecisionTaskCompletedCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../support/local.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let close: () => Promise<void>;
 const domain = 'flow';
 
-beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
+const server = serverForFile({ polling: { maxWaitMs: 2_000 } }, async ({ swf }) => {
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
@@ -48,13 +44,12 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => close());
 
 const types = (events: HistoryEvent[] | undefined) => (events ?? []).map((e) => e.eventType);
 
 describe('a workflow with one activity', () => {
   it('runs start → decision → activity → decision → complete', async () => {
-    const { runId } = await swf.send(
+    const { runId } = await server.swf.send(
       new StartWorkflowExecutionCommand({
         domain,
         workflowId: 'w1',
@@ -64,7 +59,7 @@ describe('a workflow with one activity', () => {
     );
     expect(runId).toBeTruthy();
 
-    const first = await swf.send(
+    const first = await server.swf.send(
       new PollForDecisionTaskCommand({
         domain,
         taskList: { name: 'deciders' },
@@ -89,7 +84,7 @@ describe('a workflow with one activity', () => {
       parentInitiatedEventId: 0,
     });
 
-    await swf.send(
+    await server.swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: first.taskToken,
         decisions: [
@@ -105,7 +100,7 @@ describe('a workflow with one activity', () => {
       }),
     );
 
-    const task = await swf.send(
+    const task = await server.swf.send(
       new PollForActivityTaskCommand({
         domain,
         taskList: { name: 'workers' },
@@ -117,11 +112,11 @@ describe('a workflow with one activity', () => {
       input: 'in',
       activityType: { name: 'act', version: '1' },
     });
-    await swf.send(
+    await server.swf.send(
       new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'out' }),
     );
 
-    const second = await swf.send(
+    const second = await server.swf.send(
       new PollForDecisionTaskCommand({ domain, taskList: { name: 'deciders' } }),
     );
     expect(second.previousStartedEventId).toBe(3);
@@ -133,7 +128,7 @@ describe('a workflow with one activity', () => {
       'DecisionTaskScheduled',
       'DecisionTaskStarted',
     ]);
-    await swf.send(
+    await server.swf.send(
       new RespondDecisionTaskCompletedCommand({
         taskToken: second.taskToken,
         decisions: [
@@ -145,7 +140,7 @@ describe('a workflow with one activity', () => {
       }),
     );
 
-    const described = await swf.send(
+    const described = await server.swf.send(
       new DescribeWorkflowExecutionCommand({ domain, execution: { workflowId: 'w1', runId } }),
     );
     expect(described.executionInfo).toMatchObject({
@@ -160,7 +155,7 @@ describe('a workflow with one activity', () => {
       openChildWorkflowExecutions: 0,
       openLambdaFunctions: 0,
     });
-    const history = await swf.send(
+    const history = await server.swf.send(
       new GetWorkflowExecutionHistoryCommand({ domain, execution: { workflowId: 'w1', runId } }),
     );
     expect(types(history.events).at(-1)).toBe('WorkflowExecutionCompleted');

@@ -4,17 +4,13 @@ import {
   RegisterWorkflowTypeCommand,
   RespondDecisionTaskCompletedCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer } from '../support/local.js';
+import { expect, it } from 'vitest';
+import { serverForFile } from '../support/local.js';
 
-let swf: SWFClient;
-let close: () => Promise<void>;
 const domain = 'timers';
 
-beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 5_000 } }));
+const server = serverForFile({ polling: { maxWaitMs: 5_000 } }, async ({ swf }) => {
   await swf.send(
     new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
   );
@@ -30,18 +26,19 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => close());
 
 it('fires a timer on time', async () => {
-  await swf.send(
+  await server.swf.send(
     new StartWorkflowExecutionCommand({
       domain,
       workflowId: 't1',
       workflowType: { name: 'wf', version: '1' },
     }),
   );
-  const first = await swf.send(new PollForDecisionTaskCommand({ domain, taskList: { name: 'd' } }));
-  await swf.send(
+  const first = await server.swf.send(
+    new PollForDecisionTaskCommand({ domain, taskList: { name: 'd' } }),
+  );
+  await server.swf.send(
     new RespondDecisionTaskCompletedCommand({
       taskToken: first.taskToken,
       decisions: [
@@ -52,7 +49,7 @@ it('fires a timer on time', async () => {
       ],
     }),
   );
-  const second = await swf.send(
+  const second = await server.swf.send(
     new PollForDecisionTaskCommand({ domain, taskList: { name: 'd' } }),
   );
   const started = second.events?.find((e) => e.eventType === 'TimerStarted');

@@ -1,8 +1,8 @@
-import { type SWFClient, UnknownResourceFault } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnknownResourceFault } from '@aws-sdk/client-swf';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectFault, expectServiceError, oneViolation, unique } from '../support/contract.js';
 import { SwfDriver, sleep } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile } from '../support/local.js';
 import {
   allPages,
   type ClosedQuery,
@@ -19,20 +19,14 @@ import {
   terminate,
 } from '../support/visibility-listing.js';
 
-let swf: SWFClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
-});
-afterAll(() => close());
+const server = serverForFile({ polling: { maxWaitMs: 2_000 } });
 
 describe('pagination', () => {
   let driver: SwfDriver;
   const names = ['p1', 'p2', 'p3', 'p4', 'p5'];
 
   beforeAll(async () => {
-    driver = await freshDomain(swf);
+    driver = await freshDomain(server.swf);
     const runs = [];
     for (const workflowId of names) {
       runs.push((await driver.start(ORDER_1, { workflowId, tagList: ['paged'] })).execution);
@@ -145,7 +139,7 @@ describe('pagination', () => {
 describe('bad input', () => {
   let driver: SwfDriver;
   beforeAll(async () => {
-    driver = await freshDomain(swf);
+    driver = await freshDomain(server.swf);
   });
 
   it('refuses two exclusive filters at once, with the live service wording', async () => {
@@ -240,7 +234,7 @@ describe('bad input', () => {
   });
 
   it('answers UnknownResourceFault for an unknown domain', async () => {
-    const other = new SwfDriver(swf, unique('nowhere'));
+    const other = new SwfDriver(server.swf, unique('nowhere'));
     await expectFault(listOpen(other, { startTimeFilter: SINCE }), UnknownResourceFault);
     await expectFault(countClosed(other, { closeTimeFilter: SINCE }), UnknownResourceFault);
   });

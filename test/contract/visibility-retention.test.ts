@@ -18,7 +18,7 @@ import { LOCAL_REGION, type LocalService } from '../../lib/local/local-service.j
 import { carryOutRunChange } from '../../lib/operations/outbox.js';
 import { expectFault, unique } from '../support/contract.js';
 import { decide } from '../support/decider.js';
-import { startTestServer } from '../support/local.js';
+import { serverForFile, startTestServer } from '../support/local.js';
 import {
   countClosed,
   countOpen,
@@ -32,26 +32,19 @@ import {
   terminate,
 } from '../support/visibility-listing.js';
 
-let swf: SWFClient;
-let close: () => Promise<void>;
-let server: LocalService;
-
-beforeAll(async () => {
-  ({ swf, close, service: server } = await startTestServer({ polling: { maxWaitMs: 2_000 } }));
-});
-afterAll(() => close());
+const server = serverForFile({ polling: { maxWaitMs: 2_000 } });
 
 describe('stream records delivered again', () => {
   it('change no listing: a replayed start does not reopen a closed execution, nor a replayed close double it', async () => {
-    const driver = await freshDomain(swf);
+    const driver = await freshDomain(server.swf);
     const { execution } = await driver.start(ORDER_1, { tagList: ['replayed'] });
     await terminate(driver, execution);
     await eventually(
       () => countClosed(driver, { startTimeFilter: SINCE }),
       (o) => o.count === 1,
     );
-    const closed = (await server.outbox.runs.loadRun(execution.runId))?.state;
-    const history = await server.outbox.runs.readHistory(execution.runId, {
+    const closed = (await server.service.outbox.runs.loadRun(execution.runId))?.state;
+    const history = await server.service.outbox.runs.readHistory(execution.runId, {
       limit: 2,
       reverse: false,
     });
@@ -59,9 +52,9 @@ describe('stream records delivered again', () => {
     const opened = replay({ domain: driver.domain, execution }, history.events);
     expect(opened.status).toBe('OPEN');
     // The whole stream of the run again, in order, then its first record once more, late.
-    await carryOutRunChange(server.outbox, undefined, opened);
-    await carryOutRunChange(server.outbox, opened, closed);
-    await carryOutRunChange(server.outbox, undefined, opened);
+    await carryOutRunChange(server.service.outbox, undefined, opened);
+    await carryOutRunChange(server.service.outbox, opened, closed);
+    await carryOutRunChange(server.service.outbox, undefined, opened);
     const tagged = { tagFilter: { tag: 'replayed' } };
     expect(ids(await listOpen(driver, { startTimeFilter: SINCE, ...tagged }))).toEqual([]);
     expect(ids(await listClosed(driver, { startTimeFilter: SINCE, ...tagged }))).toEqual([

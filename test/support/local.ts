@@ -119,6 +119,8 @@ export async function startTestServer(
   };
 }
 
+export type TestServer = Awaited<ReturnType<typeof startTestServer>>;
+
 /**
  * What `serve` starts (a test server, with whatever it registers), for the calling test file: started
  * before its tests and closed after them. Its members are read once the tests run; reading one while
@@ -145,11 +147,18 @@ export function servedForFile<Served extends { close: () => Promise<void> }>(
 }
 
 /**
- * The test server of the calling test file (startTestServer): started before its tests, closed after
- * them. Its members are read once the tests run.
+ * The test server of the calling test file (startTestServer), with whatever `prepare` registers on it
+ * first: started before its tests, closed after them. Its members are read once the tests run.
  */
-export function serverForFile(options: Parameters<typeof startTestServer>[0] = {}) {
-  const server = servedForFile(() => startTestServer(options));
+export function serverForFile(
+  options: Parameters<typeof startTestServer>[0] = {},
+  prepare: (server: TestServer) => Promise<unknown> = async () => {},
+) {
+  const server = servedForFile(async () => {
+    const started = await startTestServer(options);
+    await prepare(started);
+    return started;
+  });
   return {
     get swf(): SWFClient {
       return server.swf;
