@@ -3,7 +3,7 @@
  * a run of the same workflow through the local service records the same events in the same order,
  * and the built history replays to the decisions it holds.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import {
   Double,
   REPLAY_ACTIVITIES,
@@ -22,16 +22,13 @@ import {
 import { shapeOf } from '../sdk/golden/files.js';
 import { history } from '../support/code-workflow-service.js';
 import { uid } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { domainForFile } from '../support/local.js';
 import { replayDifferences } from '../support/workflow-replay-check.js';
 
 const domain = 'workflow-bench-history';
-let server: Awaited<ReturnType<typeof serveDomain>>;
 const workers: { shutdown(): Promise<void> }[] = [];
 
-beforeAll(async () => {
-  server = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } });
-  const client = server.swf;
+const server = domainForFile(domain, { polling: { maxWaitMs: 1_000 } }, async ({ swf: client }) => {
   const double = implementActivity(Double, (n) => n * 2);
   await registerTypes(client, domain, { workflows: [replayBenchWorkflow], activities: [Double] });
   const common = { client, domain, logger: silentLogger, shutdownSignals: [] };
@@ -48,10 +45,8 @@ beforeAll(async () => {
     }).start(),
   );
 });
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.shutdown()));
-  await server.close();
-});
+// Registered after the server's hooks, so it runs before the server closes.
+afterAll(() => Promise.all(workers.map((w) => w.shutdown())));
 
 it('a recorded run has the events of the built history, in order', async () => {
   const client = server.swf;
