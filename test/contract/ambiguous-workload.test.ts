@@ -14,7 +14,6 @@ import {
   CountPendingActivityTasksCommand,
   CountPendingDecisionTasksCommand,
   DescribeWorkflowExecutionCommand,
-  GetWorkflowExecutionHistoryCommand,
   type HistoryEvent,
   ListClosedWorkflowExecutionsCommand,
   ListOpenWorkflowExecutionsCommand,
@@ -31,20 +30,29 @@ import {
   ActivityFailure,
   ActivityWorker,
   createSwfClient,
-  type Decider,
   DeciderWorker,
-  decide,
   type SwfCall,
   sleep,
 } from '../../lib/sdk/index.js';
 import { recordingLogger } from '../sdk/support.js';
 import { type AmbiguousOutcome, ambiguousOutcomes } from '../support/ambiguous-outcomes.js';
+import {
+  call,
+  child,
+  countBy,
+  FRACTION,
+  historyProblems,
+  MIXED,
+  MODE,
+  main,
+  pagedHistory,
+  RUNS,
+  TASK_TIMEOUT,
+  type,
+} from '../support/ambiguous-workload.js';
 import { uid } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
-const MODE = process.env.AMBIGUOUS_OUTCOMES ?? 'landed-retried';
-const FRACTION = Number(process.env.AMBIGUOUS_FRACTION ?? '0.12');
-const RUNS = Number(process.env.AMBIGUOUS_RUNS ?? '8');
 const domain = 'ambiguous-load';
 const lambdaRole = 'arn:aws:iam::000000000000:role/swf-lambda';
 
@@ -62,9 +70,6 @@ let server: Awaited<ReturnType<typeof startTestServer>>;
 let client: SWFClient;
 /** The test's own calls: one attempt each, so every try that saw an error is counted (see call). */
 let direct: SWFClient;
-const MIXED = MODE === 'mixed';
-/** Lost tasks (mixed outcomes may lose a poll's answer) time out and are scheduled again. */
-const TASK_TIMEOUT = MIXED ? '8' : '25';
 const calls: SwfCall[] = [];
 const logger = recordingLogger();
 
@@ -118,166 +123,6 @@ afterAll(async () => {
   direct?.destroy();
   await server?.close();
 });
-
-const type = (name: string) => ({ name, version: '1' });
-
-const main: Decider = (state) => {
-  if (state.cancelRequested) return [decide.cancelWorkflowExecution('asked')];
-  const out = [];
-  const { activities, timers, children, lambdaFunctions } = state;
-  const wid = state.workflowExecution.workflowId ?? '';
-  const a1 = activities.get('a1');
-  if (a1 === undefined || (a1.status === 'timedOut' && a1.attempts < 5))
-    out.push(
-      decide.scheduleActivityTask({ activityId: 'a1', activityType: type('work'), input: 'one' }),
-    );
-  if (!activities.has('a2'))
-    out.push(decide.scheduleActivityTask({ activityId: 'a2', activityType: type('slow') }));
-  const a3 = activities.get('a3');
-  if (a3 === undefined)
-    out.push(
-      decide.scheduleActivityTask({ activityId: 'a3', activityType: type('flaky'), input: '1' }),
-    );
-  else if ((a3.status === 'failed' || a3.status === 'timedOut') && a3.attempts < 5)
-    out.push(
-      decide.scheduleActivityTask({ activityId: 'a3', activityType: type('flaky'), input: '2' }),
-    );
-  if (!timers.has('t1')) out.push(decide.startTimer('t1', 1));
-  if (!children.has(`${wid}-child`))
-    out.push(
-      decide.startChildWorkflowExecution({
-        workflowId: `${wid}-child`,
-        workflowType: type('child'),
-        input: wid,
-      }),
-    );
-  if (!lambdaFunctions.has('l1'))
-    out.push(
-      decide.scheduleLambdaFunction({
-        id: 'l1',
-        name: 'echo',
-        input: wid,
-        startToCloseTimeout: TASK_TIMEOUT,
-      }),
-    );
-  const a2 = activities.get('a2');
-  if (
-    timers.get('t1')?.status === 'fired' &&
-    a2 !== undefined &&
-    (a2.status === 'scheduled' || a2.status === 'started') &&
-    !a2.cancelRequested
-  )
-    out.push(decide.requestCancelActivityTask('a2'));
-  const done =
-    activities.get('a1')?.status === 'completed' &&
-    (a2?.status === 'canceled' || (MIXED && a2?.status === 'timedOut')) &&
-    a3?.status === 'completed' &&
-    children.get(`${wid}-child`)?.status === 'completed' &&
-    (lambdaFunctions.get('l1')?.status === 'completed' ||
-      (MIXED && lambdaFunctions.get('l1')?.status === 'timedOut')) &&
-    state.signals.some((s) => s.signalName === 'go');
-  // A run planned to be terminated never completes of itself (its terminate would race its close).
-  if (done && state.input !== 'terminate') return [decide.completeWorkflowExecution('done')];
-  return out;
-};
-
-const child: Decider = (state) => {
-  const c = state.activities.get('c');
-  if (c?.status === 'timedOut' && c.attempts < 5)
-    return [
-      decide.scheduleActivityTask({ activityId: 'c', activityType: type('work'), input: 'child' }),
-    ];
-  if (c === undefined)
-    return [
-      decide.scheduleActivityTask({ activityId: 'c', activityType: type('work'), input: 'child' }),
-      decide.signalExternalWorkflowExecution({
-        workflowId: state.input ?? '',
-        signalName: 'from-child',
-      }),
-    ];
-  const signalled = state.externalRequests.every((r) => r.status !== 'initiated');
-  if (c.status === 'completed' && signalled)
-    return [decide.completeWorkflowExecution('child done')];
-  return [];
-};
-
-/** A call the caller makes itself, tried again on a 5xx or throttling; how many tries saw an error. */
-async function call<T>(
-  send: () => Promise<T>,
-): Promise<{ value?: T; error?: string; failedTries: number }> {
-  let failedTries = 0;
-  for (let attempt = 0; attempt < 6; attempt++) {
-    try {
-      return { value: await send(), failedTries };
-    } catch (error) {
-      const e = error as Error & { $metadata?: { httpStatusCode?: number } };
-      const status = e.$metadata?.httpStatusCode ?? 0;
-      if (status < 500 && e.name !== 'ThrottlingException') return { error: e.name, failedTries };
-      failedTries++;
-      await sleep(100);
-    }
-  }
-  return { error: 'gave up', failedTries };
-}
-
-async function history(execution: { workflowId: string; runId: string }): Promise<HistoryEvent[]> {
-  const events: HistoryEvent[] = [];
-  let nextPageToken: string | undefined;
-  do {
-    const page = await server.swf.send(
-      new GetWorkflowExecutionHistoryCommand({
-        domain,
-        execution,
-        ...(nextPageToken ? { nextPageToken } : {}),
-      }),
-    );
-    events.push(...(page.events ?? []));
-    nextPageToken = page.nextPageToken;
-  } while (nextPageToken);
-  return events;
-}
-
-/** SWF's invariants of one history: what is wrong with it, as text. */
-function historyProblems(events: HistoryEvent[]): string[] {
-  const problems: string[] = [];
-  events.forEach((e, i) => {
-    if (e.eventId !== i + 1) problems.push(`event ${i + 1} has id ${e.eventId}`);
-  });
-  const count = new Map<string, number>();
-  const bump = (key: string) => count.set(key, (count.get(key) ?? 0) + 1);
-  for (const e of events) {
-    const t = e.eventType ?? '';
-    const attrs = Object.values(e).find(
-      (v) => typeof v === 'object' && v !== null && !(v instanceof Date),
-    ) as Record<string, unknown> | undefined;
-    if (t.endsWith('TimedOut') && !MIXED) problems.push(`${t} at ${e.eventId}`);
-    if (t === 'ActivityTaskStarted' || t === 'DecisionTaskStarted' || t === 'LambdaFunctionStarted')
-      bump(`${t} for ${attrs?.scheduledEventId}`);
-    if (/^ActivityTask(Completed|Failed|Canceled|TimedOut)$/.test(t))
-      bump(`activity close for ${attrs?.scheduledEventId}`);
-    if (/^LambdaFunction(Completed|Failed|TimedOut)$/.test(t))
-      bump(`lambda close for ${attrs?.scheduledEventId}`);
-    if (/^DecisionTask(Completed|TimedOut)$/.test(t))
-      bump(`decision close for ${attrs?.startedEventId}`);
-    if (/^(ChildWorkflowExecutionStarted|StartChildWorkflowExecutionFailed)$/.test(t))
-      bump(`child start for ${attrs?.initiatedEventId}`);
-    if (/^ChildWorkflowExecution(Completed|Failed|Canceled|Terminated|TimedOut)$/.test(t))
-      bump(`child close for ${attrs?.initiatedEventId}`);
-    if (/^(ExternalWorkflowExecutionSignaled|SignalExternalWorkflowExecutionFailed)$/.test(t))
-      bump(`signal outcome for ${attrs?.initiatedEventId}`);
-    if (t === 'TimerFired' || t === 'TimerCanceled') bump(`timer close ${attrs?.timerId}`);
-    if (t === 'ActivityTaskCancelRequested') bump(`cancel request ${attrs?.activityId}`);
-  }
-  for (const [key, n] of count) if (n > 1) problems.push(`${n} × ${key}`);
-  const closes = events.filter((e) =>
-    /^WorkflowExecution(Completed|Failed|Canceled|Terminated|TimedOut|ContinuedAsNew)$/.test(
-      e.eventType ?? '',
-    ),
-  );
-  if (closes.length > 1) problems.push(`${closes.length} close events`);
-  if (closes.length === 1 && closes[0] !== events.at(-1)) problems.push('events after the close');
-  return problems;
-}
 
 it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
   const deciders = ['main', 'child'].map(
@@ -477,7 +322,10 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
     }
     if (status.get(run.workflowId) !== expected[run.kind as keyof typeof expected])
       problems.push(`${run.workflowId} (${run.kind}): ${status.get(run.workflowId)}`);
-    const events = await history({ workflowId: run.workflowId, runId: run.runId });
+    const events = await pagedHistory(server.swf, domain, {
+      workflowId: run.workflowId,
+      runId: run.runId,
+    });
     if (status.get(run.workflowId) !== expected[run.kind as keyof typeof expected])
       console.log(
         run.workflowId,
@@ -508,7 +356,10 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
     const started = events.find((e) => e.eventType === 'ChildWorkflowExecutionStarted')
       ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
     if (started?.runId !== undefined) {
-      const childEvents = await history({ workflowId: childId, runId: started.runId });
+      const childEvents = await pagedHistory(server.swf, domain, {
+        workflowId: childId,
+        runId: started.runId,
+      });
       for (const p of historyProblems(childEvents)) problems.push(`${childId}: ${p}`);
       if (!/^WorkflowExecution(Completed|Terminated)$/.test(childEvents.at(-1)?.eventType ?? ''))
         problems.push(`${childId}: ends with ${childEvents.at(-1)?.eventType}`);
@@ -561,14 +412,20 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
   const histories = new Map<string, HistoryEvent[]>();
   for (const run of runs) {
     if (run.runId === undefined) continue;
-    const events = await history({ workflowId: run.workflowId, runId: run.runId });
+    const events = await pagedHistory(server.swf, domain, {
+      workflowId: run.workflowId,
+      runId: run.runId,
+    });
     histories.set(run.runId, events);
     const child = events.find((e) => e.eventType === 'ChildWorkflowExecutionStarted')
       ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
     if (child?.runId !== undefined && child.workflowId !== undefined)
       histories.set(
         child.runId,
-        await history({ workflowId: child.workflowId, runId: child.runId }),
+        await pagedHistory(server.swf, domain, {
+          workflowId: child.workflowId,
+          runId: child.runId,
+        }),
       );
   }
   for (const c of calls) {
@@ -636,9 +493,3 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
   }
   expect(problems).toEqual([]);
 }, 180_000);
-
-function countBy(values: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const v of values) out[v] = (out[v] ?? 0) + 1;
-  return out;
-}
