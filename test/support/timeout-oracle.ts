@@ -13,133 +13,42 @@
  * - a call that arrives at or after a deadline (before the timer service has recorded it) is too late;
  * - a temporary task-list override is also reverted when the task started on it hits START_TO_CLOSE.
  */
+import {
+  type Activity,
+  activityTimeouts,
+  type Deadline,
+  type DecisionTask,
+  type Dur,
+  type OracleConfig,
+  type OracleDecision,
+  type OracleEvent,
+  type Outcome,
+  openCountsOf,
+  pendingDeadlines,
+  refused,
+  type TaskRef,
+  type Timer,
+} from './timeout-oracle-terms.js';
 
-export type Dur = string;
-
-export interface OracleEvent {
-  readonly eventId: number;
-  readonly eventType: string;
-  readonly attributes: Record<string, unknown>;
-  /** When SWF records it, epoch milliseconds. */
-  readonly at: number;
-}
-
-export interface ActivityDefaults {
-  readonly scheduleToStart?: Dur;
-  readonly scheduleToClose?: Dur;
-  readonly startToClose?: Dur;
-  readonly heartbeat?: Dur;
-}
-
-export interface OracleConfig {
-  readonly startAt: number;
-  readonly taskList: string;
-  readonly taskStartToCloseTimeout: Dur;
-  readonly executionStartToCloseTimeout: Dur;
-  readonly childPolicy: string;
-  readonly workflowType: { name: string; version: string };
-  /** Registered activity types by name (version "1"), with the defaults each was registered with. */
-  readonly activityTypes: Readonly<Record<string, ActivityDefaults>>;
-}
-
-interface Activity {
-  readonly activityId: string;
-  readonly activityType: { name: string; version: string };
-  readonly scheduledEventId: number;
-  readonly scheduledAt: number;
-  readonly taskList: string;
-  readonly timeouts: Required<ActivityDefaults>;
-  startedEventId?: number;
-  startedAt?: number;
-  /** Time of the latest heartbeat, and the details it carried. */
-  beatAt?: number;
-  beatDetails?: string | undefined;
-  beaten?: boolean;
-  cancelRequestedEventId?: number;
-}
-
-interface Timer {
-  readonly timerId: string;
-  readonly startedEventId: number;
-  readonly fireAt: number;
-}
-
-type DecisionTask =
-  | { readonly status: 'none' }
-  | {
-      readonly status: 'scheduled';
-      readonly scheduledEventId: number;
-      readonly scheduledAt: number;
-      readonly taskList: string;
-      readonly scheduleToStart?: Dur;
-    }
-  | {
-      readonly status: 'started';
-      readonly scheduledEventId: number;
-      readonly startedEventId: number;
-      readonly startedAt: number;
-      readonly taskList: string;
-    };
-
-export type Deadline =
-  | { readonly at: number; readonly rank: number; readonly kind: 'execution' }
-  | { readonly at: number; readonly rank: number; readonly kind: 'timer'; readonly timerId: string }
-  | {
-      readonly at: number;
-      readonly rank: number;
-      readonly kind: 'activity';
-      readonly activityId: string;
-      readonly timeoutType:
-        | 'SCHEDULE_TO_START'
-        | 'SCHEDULE_TO_CLOSE'
-        | 'START_TO_CLOSE'
-        | 'HEARTBEAT';
-    }
-  | {
-      readonly at: number;
-      readonly rank: number;
-      readonly kind: 'decision';
-      readonly timeoutType: 'START_TO_CLOSE' | 'SCHEDULE_TO_START';
-    };
-
-/** What the decider sends back, in the oracle's terms. */
-export type OracleDecision =
-  | {
-      readonly kind: 'schedule';
-      readonly activityId: string;
-      readonly typeName: string;
-      readonly taskList: string;
-      readonly timeouts: ActivityDefaults;
-    }
-  | { readonly kind: 'cancelActivity'; readonly activityId: string }
-  | { readonly kind: 'startTimer'; readonly timerId: string; readonly seconds: number }
-  | { readonly kind: 'cancelTimer'; readonly timerId: string };
-
-export interface TaskRef {
-  readonly scheduledEventId: number;
-  readonly startedEventId: number;
-}
-
-export type Outcome<T = undefined> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly fault: 'UnknownResourceFault' };
-
-const refused = { ok: false, fault: 'UnknownResourceFault' } as const;
-const ms = (d: Dur): number | undefined => (d === 'NONE' ? undefined : Number(d) * 1000);
-const ACTIVITY_TIMEOUT_ORDER = [
-  'SCHEDULE_TO_START',
-  'SCHEDULE_TO_CLOSE',
-  'START_TO_CLOSE',
-  'HEARTBEAT',
-] as const;
+export type {
+  ActivityDefaults,
+  Deadline,
+  Dur,
+  OracleConfig,
+  OracleDecision,
+  OracleEvent,
+  Outcome,
+  TaskRef,
+} from './timeout-oracle-terms.js';
 
 export class TimeoutOracle {
   readonly events: OracleEvent[] = [];
   status: 'OPEN' | 'CLOSED' = 'OPEN';
   closeStatus: string | undefined;
-  private readonly activities = new Map<string, Activity>();
-  private readonly timers = new Map<string, Timer>();
-  private decision: DecisionTask = { status: 'none' };
+  /** The ledger: open activities and timers, and the decision task. */
+  readonly activities = new Map<string, Activity>();
+  readonly timers = new Map<string, Timer>();
+  decision: DecisionTask = { status: 'none' };
   private owed = false;
   /** Inside RespondDecisionTaskCompleted: a decision task owed is scheduled after every decision. */
   private responding = false;
@@ -160,21 +69,7 @@ export class TimeoutOracle {
   // ---- reading the model ----
 
   openCounts() {
-    if (this.status !== 'OPEN')
-      return {
-        openActivityTasks: 0,
-        openDecisionTasks: 0,
-        openTimers: 0,
-        openChildWorkflowExecutions: 0,
-        openLambdaFunctions: 0,
-      };
-    return {
-      openActivityTasks: this.activities.size,
-      openDecisionTasks: this.decision.status === 'none' ? 0 : 1,
-      openTimers: this.timers.size,
-      openChildWorkflowExecutions: 0,
-      openLambdaFunctions: 0,
-    };
+    return openCountsOf(this, this.status === 'OPEN');
   }
 
   /** The list the scheduled decision task waits on, if one waits. */
@@ -200,53 +95,7 @@ export class TimeoutOracle {
 
   /** Every pending deadline, in the order SWF fires them. */
   deadlines(): Deadline[] {
-    if (this.status !== 'OPEN') return [];
-    const out: Deadline[] = [];
-    const x = ms(this.config.executionStartToCloseTimeout);
-    if (x !== undefined) out.push({ kind: 'execution', at: this.config.startAt + x, rank: 0 });
-    for (const t of this.timers.values())
-      out.push({ kind: 'timer', timerId: t.timerId, at: t.fireAt, rank: 1e6 + t.startedEventId });
-    for (const a of this.activities.values()) {
-      const due: Record<(typeof ACTIVITY_TIMEOUT_ORDER)[number], number | undefined> = {
-        SCHEDULE_TO_START: add(
-          a.startedAt === undefined ? a.scheduledAt : undefined,
-          a.timeouts.scheduleToStart,
-        ),
-        SCHEDULE_TO_CLOSE: add(a.scheduledAt, a.timeouts.scheduleToClose),
-        START_TO_CLOSE: add(a.startedAt, a.timeouts.startToClose),
-        HEARTBEAT: add(
-          a.startedAt === undefined ? undefined : (a.beatAt ?? a.startedAt),
-          a.timeouts.heartbeat,
-        ),
-      };
-      ACTIVITY_TIMEOUT_ORDER.forEach((timeoutType, i) => {
-        const at = due[timeoutType];
-        if (at !== undefined)
-          out.push({
-            kind: 'activity',
-            activityId: a.activityId,
-            timeoutType,
-            at,
-            rank: 2e6 + a.scheduledEventId * 10 + i,
-          });
-      });
-    }
-    const d = this.decision;
-    if (d.status === 'started') {
-      const at = add(d.startedAt, this.config.taskStartToCloseTimeout);
-      if (at !== undefined)
-        out.push({ kind: 'decision', timeoutType: 'START_TO_CLOSE', at, rank: 3e6 });
-    }
-    if (d.status === 'scheduled' && d.scheduleToStart !== undefined) {
-      const at = add(d.scheduledAt, d.scheduleToStart);
-      if (at !== undefined)
-        out.push({ kind: 'decision', timeoutType: 'SCHEDULE_TO_START', at, rank: 3e6 });
-    }
-    return out.sort((a, b) => a.at - b.at || a.rank - b.rank);
-  }
-
-  nextDeadline(): Deadline | undefined {
-    return this.deadlines()[0];
+    return this.status === 'OPEN' ? pendingDeadlines(this) : [];
   }
 
   /** The next deadline of a task or timer. */
@@ -271,7 +120,7 @@ export class TimeoutOracle {
    */
   fireUpTo(until: number, stamp: 'own' | 'until', notBefore: number): void {
     for (;;) {
-      const d = this.nextDeadline();
+      const d = this.deadlines()[0];
       if (d === undefined || d.at > until) return;
       this.fire(d, stamp === 'until' ? until : Math.max(d.at, notBefore));
     }
@@ -394,125 +243,122 @@ export class TimeoutOracle {
     return { ok: true, value: undefined };
   }
 
-  private apply(x: OracleDecision, dtc: number, now: number): undefined {
-    switch (x.kind) {
-      case 'schedule': {
-        const type = { name: x.typeName, version: '1' };
-        const fail = (cause: string): undefined => {
-          this.record(now, 'ScheduleActivityTaskFailed', {
-            activityType: type,
-            activityId: x.activityId,
-            cause,
-            decisionTaskCompletedEventId: dtc,
-          });
-          this.trigger(now);
-          return undefined;
-        };
-        const defaults = this.config.activityTypes[x.typeName];
-        if (defaults === undefined) return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
-        if (this.activities.has(x.activityId)) return fail('ACTIVITY_ID_ALREADY_IN_USE');
-        const s2s = x.timeouts.scheduleToStart ?? defaults.scheduleToStart;
-        if (s2s === undefined) return fail('DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED');
-        const s2c = x.timeouts.scheduleToClose ?? defaults.scheduleToClose;
-        if (s2c === undefined) return fail('DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED');
-        const stc = x.timeouts.startToClose ?? defaults.startToClose;
-        if (stc === undefined) return fail('DEFAULT_START_TO_CLOSE_TIMEOUT_UNDEFINED');
-        const hb = x.timeouts.heartbeat ?? defaults.heartbeat;
-        if (hb === undefined) return fail('DEFAULT_HEARTBEAT_TIMEOUT_UNDEFINED');
-        const scheduled = this.record(now, 'ActivityTaskScheduled', {
-          activityType: type,
-          activityId: x.activityId,
-          scheduleToStartTimeout: s2s,
-          scheduleToCloseTimeout: s2c,
-          startToCloseTimeout: stc,
-          taskList: { name: x.taskList },
-          taskPriority: '0',
-          decisionTaskCompletedEventId: dtc,
-          heartbeatTimeout: hb,
-        });
-        this.activities.set(x.activityId, {
-          activityId: x.activityId,
-          activityType: type,
-          scheduledEventId: scheduled.eventId,
-          scheduledAt: now,
-          taskList: x.taskList,
-          timeouts: {
-            scheduleToStart: s2s,
-            scheduleToClose: s2c,
-            startToClose: stc,
-            heartbeat: hb,
-          },
-        });
-        return;
-      }
-      case 'cancelActivity': {
-        const a = this.activities.get(x.activityId);
-        if (a === undefined) {
-          this.record(now, 'RequestCancelActivityTaskFailed', {
-            activityId: x.activityId,
-            cause: 'ACTIVITY_ID_UNKNOWN',
-            decisionTaskCompletedEventId: dtc,
-          });
-          this.trigger(now);
-          return;
-        }
-        const requested = this.record(now, 'ActivityTaskCancelRequested', {
-          activityId: x.activityId,
-          decisionTaskCompletedEventId: dtc,
-        });
-        a.cancelRequestedEventId = requested.eventId;
-        if (a.startedEventId !== undefined) return;
-        this.activities.delete(x.activityId);
-        this.record(now, 'ActivityTaskCanceled', {
-          scheduledEventId: a.scheduledEventId,
-          startedEventId: 0,
-          latestCancelRequestedEventId: requested.eventId,
-        });
-        this.trigger(now);
-        return;
-      }
-      case 'startTimer': {
-        if (this.timers.has(x.timerId)) {
-          this.record(now, 'StartTimerFailed', {
-            timerId: x.timerId,
-            cause: 'TIMER_ID_ALREADY_IN_USE',
-            decisionTaskCompletedEventId: dtc,
-          });
-          this.trigger(now);
-          return;
-        }
-        const started = this.record(now, 'TimerStarted', {
-          timerId: x.timerId,
-          startToFireTimeout: String(x.seconds),
-          decisionTaskCompletedEventId: dtc,
-        });
-        this.timers.set(x.timerId, {
-          timerId: x.timerId,
-          startedEventId: started.eventId,
-          fireAt: now + x.seconds * 1000,
-        });
-        return;
-      }
-      case 'cancelTimer': {
-        const t = this.timers.get(x.timerId);
-        if (t === undefined) {
-          this.record(now, 'CancelTimerFailed', {
-            timerId: x.timerId,
-            cause: 'TIMER_ID_UNKNOWN',
-            decisionTaskCompletedEventId: dtc,
-          });
-          this.trigger(now);
-          return;
-        }
-        this.timers.delete(x.timerId);
-        this.record(now, 'TimerCanceled', {
-          timerId: x.timerId,
-          startedEventId: t.startedEventId,
-          decisionTaskCompletedEventId: dtc,
-        });
-        return;
-      }
+  private apply(x: OracleDecision, dtc: number, now: number): void {
+    if (x.kind === 'schedule') this.scheduleActivity(x, dtc, now);
+    else if (x.kind === 'cancelActivity') this.cancelActivity(x.activityId, dtc, now);
+    else if (x.kind === 'startTimer') this.startTimer(x.timerId, x.seconds, dtc, now);
+    else this.cancelTimer(x.timerId, dtc, now);
+  }
+
+  private scheduleActivity(
+    x: Extract<OracleDecision, { kind: 'schedule' }>,
+    dtc: number,
+    now: number,
+  ): void {
+    const type = { name: x.typeName, version: '1' };
+    const defaults = this.config.activityTypes[x.typeName];
+    const timeouts =
+      defaults === undefined
+        ? { cause: 'ACTIVITY_TYPE_DOES_NOT_EXIST' }
+        : this.activities.has(x.activityId)
+          ? { cause: 'ACTIVITY_ID_ALREADY_IN_USE' }
+          : activityTimeouts(x.timeouts, defaults);
+    if ('cause' in timeouts) {
+      this.record(now, 'ScheduleActivityTaskFailed', {
+        activityType: type,
+        activityId: x.activityId,
+        cause: timeouts.cause,
+        decisionTaskCompletedEventId: dtc,
+      });
+      this.trigger(now);
+      return;
     }
+    const scheduled = this.record(now, 'ActivityTaskScheduled', {
+      activityType: type,
+      activityId: x.activityId,
+      scheduleToStartTimeout: timeouts.scheduleToStart,
+      scheduleToCloseTimeout: timeouts.scheduleToClose,
+      startToCloseTimeout: timeouts.startToClose,
+      taskList: { name: x.taskList },
+      taskPriority: '0',
+      decisionTaskCompletedEventId: dtc,
+      heartbeatTimeout: timeouts.heartbeat,
+    });
+    this.activities.set(x.activityId, {
+      activityId: x.activityId,
+      activityType: type,
+      scheduledEventId: scheduled.eventId,
+      scheduledAt: now,
+      taskList: x.taskList,
+      timeouts,
+    });
+  }
+
+  private cancelActivity(activityId: string, dtc: number, now: number): void {
+    const a = this.activities.get(activityId);
+    if (a === undefined) {
+      this.record(now, 'RequestCancelActivityTaskFailed', {
+        activityId,
+        cause: 'ACTIVITY_ID_UNKNOWN',
+        decisionTaskCompletedEventId: dtc,
+      });
+      this.trigger(now);
+      return;
+    }
+    const requested = this.record(now, 'ActivityTaskCancelRequested', {
+      activityId,
+      decisionTaskCompletedEventId: dtc,
+    });
+    a.cancelRequestedEventId = requested.eventId;
+    if (a.startedEventId !== undefined) return;
+    this.activities.delete(activityId);
+    this.record(now, 'ActivityTaskCanceled', {
+      scheduledEventId: a.scheduledEventId,
+      startedEventId: 0,
+      latestCancelRequestedEventId: requested.eventId,
+    });
+    this.trigger(now);
+  }
+
+  private startTimer(timerId: string, seconds: number, dtc: number, now: number): void {
+    if (this.timers.has(timerId)) {
+      this.record(now, 'StartTimerFailed', {
+        timerId,
+        cause: 'TIMER_ID_ALREADY_IN_USE',
+        decisionTaskCompletedEventId: dtc,
+      });
+      this.trigger(now);
+      return;
+    }
+    const started = this.record(now, 'TimerStarted', {
+      timerId,
+      startToFireTimeout: String(seconds),
+      decisionTaskCompletedEventId: dtc,
+    });
+    this.timers.set(timerId, {
+      timerId,
+      startedEventId: started.eventId,
+      fireAt: now + seconds * 1000,
+    });
+  }
+
+  private cancelTimer(timerId: string, dtc: number, now: number): void {
+    const t = this.timers.get(timerId);
+    if (t === undefined) {
+      this.record(now, 'CancelTimerFailed', {
+        timerId,
+        cause: 'TIMER_ID_UNKNOWN',
+        decisionTaskCompletedEventId: dtc,
+      });
+      this.trigger(now);
+      return;
+    }
+    this.timers.delete(timerId);
+    this.record(now, 'TimerCanceled', {
+      timerId,
+      startedEventId: t.startedEventId,
+      decisionTaskCompletedEventId: dtc,
+    });
   }
 
   pollForActivityTask(
@@ -647,9 +493,4 @@ export class TimeoutOracle {
     this.events.push(event);
     return event;
   }
-}
-
-function add(base: number | undefined, d: Dur): number | undefined {
-  const x = ms(d);
-  return base === undefined || x === undefined ? undefined : base + x;
 }
