@@ -3,6 +3,28 @@ import { defineConfig } from 'vitest/config';
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 /**
+ * Files that hold the service to a wall-clock bound which the other suites' load could break (timer
+ * and timeout lateness, hand-out delays, how soon a listing, a woken stream poller or a stopping
+ * worker answers): they run in the timing project, one at a time. Their tests are the contract
+ * project's otherwise, so the contract files among them still have their answers held to the
+ * service model (startTestServer), which the other timing files' measurements are spared.
+ */
+export const latencyBounds = [
+  'test/contract/timeouts.test.ts',
+  'test/contract/timers-smoke.test.ts',
+  'test/contract/restart.test.ts',
+  'test/integration/clock-skew-fires.test.ts',
+  'test/contract/deployed-dispatch.test.ts',
+  'test/contract/deployed-managed-instances.test.ts',
+  'test/contract/metrics.test.ts',
+  'test/contract/visibility-latency.test.ts',
+  'test/integration/stream-poller.test.ts',
+  'test/contract/sdk-shutdown.test.ts',
+  'test/contract/testing-environment.test.ts',
+  'test/contract/testing-workflow-code.test.ts',
+];
+
+/**
  * Tests that run on their own, one file at a time, after the rest (`npm test`), each on a fresh
  * DynamoDB Local that it shares with no other file: none is shared, since a DynamoDB Local that has
  * served files before runs slower (dropped tables and all), and a spare one starting beside a file
@@ -31,6 +53,7 @@ export const timing = [
   'test/contract/idle-pollers.test.ts',
   'test/contract/pollers-across-containers.test.ts',
   'test/integration/reconciler.test.ts',
+  ...latencyBounds,
 ];
 
 /**
@@ -104,7 +127,12 @@ export default defineConfig({
           poolOptions: { forks: { singleFork: true } },
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          env,
+          env: {
+            ...env,
+            SWF_CHECK_ANSWERS_OF: latencyBounds
+              .filter((f) => f.startsWith('test/contract/'))
+              .join(','),
+          },
         },
       },
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, env } },

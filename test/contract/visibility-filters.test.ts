@@ -40,31 +40,6 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-describe('a new execution', () => {
-  it('is listed as open within a second of its start, with what Describe shows', async () => {
-    const driver = await freshDomain(swf);
-    const { execution } = await driver.start(ORDER_1, { tagList: ['fresh'] });
-    const started = Date.now();
-    const out = await eventually(
-      () => listOpen(driver, { startTimeFilter: SINCE }),
-      (o) => ids(o).length === 1,
-    );
-    expect(Date.now() - started).toBeLessThan(1_000);
-    const described = await driver.describe(execution);
-    expect(out.executionInfos).toEqual([
-      {
-        execution,
-        workflowType: ORDER_1,
-        startTimestamp: described.executionInfo?.startTimestamp,
-        executionStatus: 'OPEN',
-        tagList: ['fresh'],
-        cancelRequested: false,
-      },
-    ]);
-    expect(out.nextPageToken).toBeUndefined();
-  });
-});
-
 describe('the tag table of the SWF developer guide', () => {
   it('filters on Consumer and returns only Execution-One (tags match exactly, case-sensitively)', async () => {
     const driver = await freshDomain(swf);

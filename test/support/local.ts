@@ -8,7 +8,7 @@ import {
   SWFClient,
   type WorkflowType,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import {
@@ -77,6 +77,18 @@ export function tableForFile(prefix: string): () => FreshTable {
   };
 }
 
+/**
+ * Whether the calling test file's answers are held to the service model: those of every contract
+ * file (SWF_CHECK_ANSWERS=1), and of the contract files the timing project runs for their latency
+ * bounds (SWF_CHECK_ANSWERS_OF, vitest.config.ts's `latencyBounds`).
+ */
+function checksAnswers(): boolean {
+  if (process.env.SWF_CHECK_ANSWERS === '1') return true;
+  const file = expect.getState().testPath ?? '';
+  const listed = (process.env.SWF_CHECK_ANSWERS_OF ?? '').split(',');
+  return listed.some((path) => path !== '' && file.endsWith(path));
+}
+
 /** The local SWF server on a free port over a fresh table, and an official SDK client pointed at it. */
 export async function startTestServer(
   options: Parameters<typeof startLocalService>[0] = {},
@@ -91,11 +103,11 @@ export async function startTestServer(
     ...options,
   });
   const swf = swfClient(service.endpoint);
-  // SWF_CHECK_ANSWERS=1 (set for the contract project in vitest.config.ts): every raw answer the
+  // checksAnswers(): every raw answer the
   // client is given, 200 or error, is held to the service model (test/support/output-shapes.ts), and
   // closing the server fails on any that strays; the empty tasks of long polls that timed out, and
   // the named exceptions (KNOWN_DIFFERENCES), are excused, as in output-shapes.test.ts.
-  const answers = process.env.SWF_CHECK_ANSWERS === '1' ? recordAnswers(swf) : undefined;
+  const answers = checksAnswers() ? recordAnswers(swf) : undefined;
   return {
     service,
     swf,
