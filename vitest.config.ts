@@ -22,6 +22,7 @@ export const latencyBounds = [
   'test/contract/sdk-shutdown.test.ts',
   'test/contract/testing-environment.test.ts',
   'test/contract/testing-workflow-code.test.ts',
+  'test/contract/sdk-cancellation-signal.test.ts',
 ];
 
 /**

@@ -1,141 +1,28 @@
 /**
  * The SDK's activity cancellation contract against the local server (docs/sdk.md, "Cancellable activities").
+ * How soon the signal comes is held to its bound in sdk-cancellation-signal.test.ts, which the
+ * timing project runs alone.
  */
 import { spawn } from 'node:child_process';
-import {
-  RequestCancelWorkflowExecutionCommand,
-  TerminateWorkflowExecutionCommand,
-} from '@aws-sdk/client-swf';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Activity,
-  type ActivityContext,
-  ActivityFailure,
-  type ActivityWorker,
-  type ActivityWorkerOptions,
-  decide,
-  sleep,
-} from '../../lib/sdk/index.js';
-import { type Execution, SdkFixture, types } from '../sdk/sdk-fixture.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Activity, ActivityFailure, decide, sleep } from '../../lib/sdk/index.js';
+import { closersOf, workersOf } from '../sdk/cancellation-support.js';
+import { SdkFixture, types } from '../sdk/sdk-fixture.js';
 import { until } from '../sdk/support.js';
 
-const INTERVAL_MS = 1_000;
-/** A loaded 2-core machine may add this much to one heartbeat interval (one round trip, queueing). */
-const SLACK_MS = 1_000;
-
 let fixture: SdkFixture;
-const workers: ActivityWorker[] = [];
 /** Ends activities that were abandoned on purpose, so nothing outlives the file. */
 const teardown = new AbortController();
 
 beforeAll(async () => {
   fixture = await SdkFixture.start();
 });
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.shutdown()));
-});
 afterAll(async () => {
   teardown.abort();
   await fixture.close();
 });
-
-function worker(activity: Activity, options: Partial<ActivityWorkerOptions> = {}) {
-  const started = fixture.startWorker(activity, { heartbeatIntervalMs: INTERVAL_MS, ...options });
-  workers.push(started.w);
-  return started;
-}
-
-/** An activity that waits for its signal, noting what it saw; it honours the signal by throwing. */
-function honouring() {
-  const seen: { ctx: ActivityContext; abortedAtStart: boolean; signalledAt?: number }[] = [];
-  const activity: Activity = async (_input, ctx) => {
-    const entry: (typeof seen)[number] = { ctx, abortedAtStart: ctx.signal.aborted };
-    seen.push(entry);
-    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
-    entry.signalledAt = Date.now();
-    throw ctx.signal.reason;
-  };
-  return { seen, activity };
-}
-
-const closers: Record<string, (e: Execution) => Promise<unknown>> = {
-  cancelled: async (e) => {
-    await fixture.client.send(
-      new RequestCancelWorkflowExecutionCommand({ domain: fixture.domain, ...e }),
-    );
-    await fixture.decideOnce(e, (state) => {
-      expect(state.cancelRequested).toBe(true);
-      return [decide.cancelWorkflowExecution('cancelled by test')];
-    });
-  },
-  terminated: (e) =>
-    fixture.client.send(new TerminateWorkflowExecutionCommand({ domain: fixture.domain, ...e })),
-  completed: (e) => fixture.decideNow(e, [decide.completeWorkflowExecution('done early')]),
-};
-
-describe('the signal fires within one heartbeat interval', () => {
-  it('is not aborted at start, and fires within one heartbeat interval of RequestCancelActivityTask', async () => {
-    const { seen, activity } = honouring();
-    const { taskList, logger, ends } = worker(activity);
-    const execution = await fixture.startWithActivities(taskList);
-    await until(() => seen.length === 1, 'the activity to start');
-    expect(seen[0]?.abortedAtStart).toBe(false);
-    await sleep(INTERVAL_MS * 1.5); // heartbeats are flowing and say nothing yet
-    expect(seen[0]?.ctx.signal.aborted).toBe(false);
-
-    await fixture.decideNow(execution, [decide.requestCancelActivityTask('a0')]);
-    const requestedAt = Date.now(); // ActivityTaskCancelRequested is recorded
-    await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
-    expect((seen[0]?.signalledAt ?? 0) - requestedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
-    expect(seen[0]?.ctx.cancelReason).toBe('cancelRequested');
-
-    await until(() => ends.ends.length === 1, 'the task to end');
-    expect(ends.ends[0]).toMatchObject({ outcome: 'canceled', reported: 'sent' });
-    expect(types(await fixture.history(execution))).toContain('ActivityTaskCanceled');
-    expect(logger.warnings()).toEqual([]);
-  });
-
-  it.each(Object.keys(closers))(
-    'fires within one heartbeat interval of the execution being %s',
-    async (how) => {
-      const { seen, activity } = honouring();
-      const { taskList, ends } = worker(activity);
-      const execution = await fixture.startWithActivities(taskList);
-      await until(() => seen.length === 1, 'the activity to start');
-      expect(seen[0]?.abortedAtStart).toBe(false);
-
-      const closedAt = Date.now();
-      await closers[how]?.(execution);
-      expect(await fixture.closeStatus(execution)).toBe(
-        { cancelled: 'CANCELED', terminated: 'TERMINATED', completed: 'COMPLETED' }[how],
-      );
-      await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
-      expect((seen[0]?.signalledAt ?? 0) - closedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
-      expect(seen[0]?.ctx.cancelReason).toBe('taskGone');
-      await until(() => ends.ends.length === 1, 'the task to end');
-      expect(ends.ends[0]).toMatchObject({ outcome: 'dropped', reported: 'none' });
-    },
-  );
-
-  it('fires within one heartbeat interval of the execution timing out', async () => {
-    const { seen, activity } = honouring();
-    const { taskList } = worker(activity);
-    const execution = await fixture.startWithActivities(taskList, 1, { executionTimeout: 3 });
-    await until(() => seen.length === 1, 'the activity to start');
-    expect(seen[0]?.abortedAtStart).toBe(false);
-    await until(
-      async () => (await fixture.closeStatus(execution)) === 'TIMED_OUT',
-      'the timeout',
-      15_000,
-    );
-    const events = await fixture.history(execution);
-    const timedOut = events.find((e) => e.eventType === 'WorkflowExecutionTimedOut');
-    await until(() => seen[0]?.signalledAt !== undefined, 'the signal');
-    const closedAt = timedOut?.eventTimestamp?.getTime() ?? Number.NaN;
-    expect((seen[0]?.signalledAt ?? 0) - closedAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
-    expect(seen[0]?.ctx.cancelReason).toBe('taskGone');
-  });
-});
+const worker = workersOf(() => fixture);
+const closers = closersOf(() => fixture);
 
 describe('grace period', () => {
   it('an activity that honours the signal inside the grace period ends as ActivityTaskCanceled, with no warning', async () => {
@@ -252,21 +139,6 @@ describe('reports after the execution closed', () => {
 });
 
 describe('many at once', () => {
-  it('three parallel activities of one execution are all signalled when it is cancelled', async () => {
-    const { seen, activity } = honouring();
-    const { w, taskList, ends } = worker(activity, { concurrency: 3 });
-    const execution = await fixture.startWithActivities(taskList, 3);
-    await until(() => seen.length === 3, 'three activities to start');
-    expect(seen.map((s) => s.abortedAtStart)).toEqual([false, false, false]);
-    const cancelledAt = Date.now();
-    await closers.cancelled?.(execution);
-    await until(() => seen.every((s) => s.signalledAt !== undefined), 'all three signals');
-    for (const s of seen)
-      expect((s.signalledAt ?? 0) - cancelledAt).toBeLessThanOrEqual(INTERVAL_MS + SLACK_MS);
-    await until(() => ends.ends.length === 3, 'the three tasks to end');
-    expect(w.inFlight).toBe(0);
-  });
-
   it('an activity passing the signal to spawned work sees that work stop', async () => {
     let child: { pid: number | undefined; exit?: NodeJS.Signals | number | null } | undefined;
     const activity: Activity = (_input, ctx) =>
