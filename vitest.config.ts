@@ -23,6 +23,7 @@ export const latencyBounds = [
   'test/contract/testing-environment.test.ts',
   'test/contract/testing-workflow-code.test.ts',
   'test/contract/sdk-cancellation-signal.test.ts',
+  'test/contract/aws-emulated-poll-latency.test.ts',
 ];
 
 /**

@@ -17,13 +17,9 @@ import {
 } from '@aws-sdk/client-swf';
 import type { APIGatewayProxyEventV2WithIAMAuthorizer } from 'aws-lambda';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createApiHandler } from '../../functions/shared/api-handler.js';
-import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
-import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import { decide, eventTypes, sleep, uid } from '../support/decider.js';
 import {
   ACCOUNT,
-  API_FUNCTION,
   child,
   decisionWhen,
   domain,
@@ -36,27 +32,13 @@ import {
   SCHEDULER_ROLE,
   work,
 } from '../support/emulated-deployment.js';
-import { iamAuthorizer, lambdaContext } from '../support/lambda-events.js';
-import { dynamoEndpoint } from '../support/local.js';
+import { functionUrlEvent } from '../support/lambda-events.js';
 import { answersProblems, isEmptyPoll } from '../support/output-shapes.js';
 
 // The functions' DynamoDB client goes to DynamoDB Local instead of dynamodb.<region>.amazonaws.com.
-vi.mock('../../functions/shared/config.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../functions/shared/config.js')>();
-  const { createDocumentClient } = await import('../../lib/adapters/dynamodb/client.js');
-  const { localCredentials: credentials } = await import('../../lib/local/dynamodb-local.js');
-  const { dynamoEndpoint } = await import('../support/local.js');
-  return {
-    ...original,
-    functionDocClient: (region: string) =>
-      createDocumentClient({
-        region,
-        endpoint: dynamoEndpoint(),
-        credentials,
-        requestTimeoutMs: original.FUNCTION_DYNAMO_TIMEOUT_MS,
-      }),
-  };
-});
+vi.mock('../../functions/shared/config.js', async (importOriginal) =>
+  (await import('../support/emulated-deployment.js')).configOnDynamoDbLocal(importOriginal),
+);
 
 const aws = emulatedDeployment();
 
@@ -269,48 +251,9 @@ describe('through an SQS outage and duplicate fires', () => {
 });
 
 describe('the API function behind API Gateway', () => {
-  const event = (
-    target: string | undefined,
-    body: string | undefined,
-    extra: { base64?: boolean; headers?: Record<string, string>; method?: string } = {},
-  ): APIGatewayProxyEventV2WithIAMAuthorizer => ({
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: '/',
-    rawQueryString: '',
-    headers: {
-      ...(target === undefined ? {} : { 'x-amz-target': target }),
-      ...extra.headers,
-    },
-    requestContext: {
-      accountId: ACCOUNT,
-      apiId: 'u7x3',
-      domainName: 'u7x3.lambda-url.us-east-1.on.aws',
-      domainPrefix: 'u7x3',
-      http: {
-        method: extra.method ?? 'POST',
-        path: '/',
-        protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.7',
-        userAgent: 'x',
-      },
-      requestId: 'r',
-      routeKey: '$default',
-      stage: '$default',
-      time: '',
-      timeEpoch: Date.now(),
-      authorizer: iamAuthorizer('Credential=test/'),
-    },
-    isBase64Encoded: extra.base64 === true,
-    ...(body === undefined
-      ? {}
-      : { body: extra.base64 === true ? Buffer.from(body).toString('base64') : body }),
-  });
-  const call = async (e: APIGatewayProxyEventV2WithIAMAuthorizer, remainingMs = 28_000) => {
-    const r = await aws.apiHandler(e, lambdaContext({ remainingMs, name: API_FUNCTION }));
-    if (typeof r === 'string') throw new Error('string result');
-    return { ...r, json: r.body === undefined || r.body === '' ? {} : JSON.parse(r.body) };
-  };
+  const event = functionUrlEvent;
+  const call = (e: APIGatewayProxyEventV2WithIAMAuthorizer, remainingMs?: number) =>
+    aws.callApi(e, remainingMs);
 
   it('answers a call with no content-type, and one whose body is exactly 1 MB in base64', async () => {
     const plain = await call(
@@ -338,68 +281,6 @@ describe('the API function behind API Gateway', () => {
     const get = await call(event(undefined, undefined, { method: 'GET' }));
     expect(get.statusCode).toBe(400);
     expect(get.json.__type).toMatch(/UnknownOperationException$/);
-  });
-
-  it("ends a long poll before the function's deadline, and within POLL_MAX_WAIT_MS", async () => {
-    const poll = event(
-      'SimpleWorkflowService.PollForActivityTask',
-      JSON.stringify({ domain, taskList: { name: uid('idle') } }),
-    );
-    let t = Date.now();
-    const full = await call(poll, 28_000);
-    const fullMs = Date.now() - t;
-    expect(full.statusCode).toBe(200);
-    expect(fullMs).toBeGreaterThanOrEqual(1_900);
-    expect(fullMs).toBeLessThan(3_500);
-    t = Date.now();
-    const short = await call(poll, 3_800);
-    const shortMs = Date.now() - t;
-    expect(short.statusCode).toBe(200);
-    expect(short.json.taskToken).toBeUndefined();
-    expect(shortMs).toBeLessThan(1_500);
-  });
-
-  it('finds a task another container scheduled within POLL_RECHECK_MS (nothing else wakes it)', async () => {
-    // Another container of the function: its own dispatcher, whose commits wake none of this one's polls.
-    const otherDoc = createDocumentClient({
-      endpoint: dynamoEndpoint(),
-      region: REGION,
-      credentials: localCredentials,
-    });
-    onTestFinished(() => otherDoc.destroy());
-    const other = createApiHandler({
-      doc: otherDoc,
-      tableName: aws.table.tableName,
-      region: REGION,
-      accountId: ACCOUNT,
-    });
-    const list = uid('recheck');
-    const waiting = call(
-      event(
-        'SimpleWorkflowService.PollForDecisionTask',
-        JSON.stringify({ domain, taskList: { name: list } }),
-      ),
-    );
-    // Just after the poll's first look: at the default second, its next comes ~950 ms later.
-    await sleep(50);
-    const started = await other(
-      event(
-        'SimpleWorkflowService.StartWorkflowExecution',
-        JSON.stringify({
-          domain,
-          workflowId: uid('recheck'),
-          workflowType: parent,
-          taskList: { name: list },
-        }),
-      ),
-      lambdaContext({ remainingMs: 28_000, name: API_FUNCTION }),
-    );
-    const at = Date.now();
-    expect(typeof started === 'string' ? started : started.statusCode).toBe(200);
-    const polled = await waiting;
-    // Found at the poll's next look, 150 ms apart (it would be up to a second at the default).
-    expect(polled.json.taskToken).toEqual(expect.any(String));
-    expect(Date.now() - at).toBeLessThan(500);
   });
 
   it('saw both plain and base64 bodies, with lower-case header names', () => {

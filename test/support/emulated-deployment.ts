@@ -39,6 +39,7 @@ import type { APIGatewayProxyEventV2WithIAMAuthorizer } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { SwfStack } from '../../infra/swf-stack.js';
+import { createDocumentClient } from '../../lib/adapters/dynamodb/client.js';
 import { localCredentials } from '../../lib/local/dynamodb-local.js';
 import {
   EmulatedQueue,
@@ -304,6 +305,13 @@ export class EmulatedDeployment {
     this.answers = recordAnswers(this.swf);
   }
 
+  /** Calls the API function as API Gateway would, with `remainingMs` of its time left. */
+  async callApi(event: APIGatewayProxyEventV2WithIAMAuthorizer, remainingMs = 28_000) {
+    const r = await this.apiHandler(event, lambdaContext({ remainingMs, name: API_FUNCTION }));
+    if (typeof r === 'string') throw new Error('string result');
+    return { ...r, json: r.body === undefined || r.body === '' ? {} : JSON.parse(r.body) };
+  }
+
   /** Every other request's body is base64-encoded, as API Gateway may send it. */
   private answerHttp(req: IncomingMessage, raw: Buffer, res: ServerResponse): void {
     const headers: Record<string, string> = {};
@@ -324,6 +332,26 @@ export class EmulatedDeployment {
       },
     );
   }
+}
+
+/**
+ * A `vi.mock` factory of functions/shared/config.js: the functions' DynamoDB client goes to the
+ * file's DynamoDB Local instead of dynamodb.<region>.amazonaws.com.
+ */
+export async function configOnDynamoDbLocal(
+  importOriginal: () => Promise<typeof import('../../functions/shared/config.js')>,
+) {
+  const original = await importOriginal();
+  return {
+    ...original,
+    functionDocClient: (region: string) =>
+      createDocumentClient({
+        region,
+        endpoint: dynamoEndpoint(),
+        credentials: localCredentials,
+        requestTimeoutMs: original.FUNCTION_DYNAMO_TIMEOUT_MS,
+      }),
+  };
 }
 
 /** The emulated deployment, started before the file's tests and stopped after them. */

@@ -4,7 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2WithIAMAuthorizer,
+  Context,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 
 export const TEST_ACCOUNT = '000000000000';
 export const TEST_REGION = 'us-east-1';
@@ -109,5 +116,49 @@ export function iamAuthorizer(authorization: string | undefined) {
       userArn: `arn:aws:sts::${TEST_ACCOUNT}:assumed-role/${accessKey}/sdk-session`,
       userId: `AROAEXAMPLE:sdk-session`,
     },
+  };
+}
+
+/**
+ * The payload 2.0 event a function URL (or API Gateway's HTTP API) with IAM auth hands the API
+ * function for an SWF call with this target and body.
+ */
+export function functionUrlEvent(
+  target: string | undefined,
+  body: string | undefined,
+  extra: { base64?: boolean; headers?: Record<string, string>; method?: string } = {},
+): APIGatewayProxyEventV2WithIAMAuthorizer {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/',
+    rawQueryString: '',
+    headers: {
+      ...(target === undefined ? {} : { 'x-amz-target': target }),
+      ...extra.headers,
+    },
+    requestContext: {
+      accountId: TEST_ACCOUNT,
+      apiId: 'u7x3',
+      domainName: 'u7x3.lambda-url.us-east-1.on.aws',
+      domainPrefix: 'u7x3',
+      http: {
+        method: extra.method ?? 'POST',
+        path: '/',
+        protocol: 'HTTP/1.1',
+        sourceIp: '203.0.113.7',
+        userAgent: 'x',
+      },
+      requestId: 'r',
+      routeKey: '$default',
+      stage: '$default',
+      time: '',
+      timeEpoch: Date.now(),
+      authorizer: iamAuthorizer('Credential=test/'),
+    },
+    isBase64Encoded: extra.base64 === true,
+    ...(body === undefined
+      ? {}
+      : { body: extra.base64 === true ? Buffer.from(body).toString('base64') : body }),
   };
 }
