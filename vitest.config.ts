@@ -24,6 +24,12 @@ export const latencyBounds = [
   'test/contract/testing-workflow-code.test.ts',
   'test/contract/sdk-cancellation-signal.test.ts',
   'test/contract/aws-emulated-poll-latency.test.ts',
+  // An answer that must come quickly: an empty poll after a stale queue entry, a poll the Lambda
+  // deadline ends, the server under 300 slow connections, a 5 MB body refused.
+  'test/contract/queue-entries.test.ts',
+  'test/contract/lambda-handler.test.ts',
+  'test/contract/edge-http.test.ts',
+  'test/contract/protocol.test.ts',
 ];
 
 /**
