@@ -1,7 +1,7 @@
 /**
  * functions/timer.ts as Lambda runs it: SQS events carrying deadline fires, from delayed messages and
  * from EventBridge Scheduler targets (the same body). SQS, Scheduler and DynamoDB are mocked; a fire
- * against a real table is covered by test/contract/stream-replay.test.ts.
+ * against a real table is covered by test/contract/stream-replay-timer-function.test.ts.
  */
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
