@@ -11,11 +11,7 @@
  * landed ones that answer 500 (reads too): callers may see 500s, the state must stay consistent.
  */
 import {
-  CountPendingActivityTasksCommand,
-  CountPendingDecisionTasksCommand,
   DescribeWorkflowExecutionCommand,
-  type HistoryEvent,
-  ListClosedWorkflowExecutionsCommand,
   ListOpenWorkflowExecutionsCommand,
   RegisterActivityTypeCommand,
   RegisterWorkflowTypeCommand,
@@ -41,15 +37,22 @@ import {
   child,
   countBy,
   FRACTION,
-  historyProblems,
   MIXED,
   MODE,
   main,
-  pagedHistory,
   RUNS,
   TASK_TIMEOUT,
   type,
 } from '../support/ambiguous-workload.js';
+import {
+  callErrorsOf,
+  checkPendingCounts,
+  checkRefusedResponses,
+  checkRun,
+  checkVisibility,
+  expectedClose,
+  serverErrorsOf,
+} from '../support/ambiguous-workload-checks.js';
 import { uid } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
 
@@ -263,7 +266,6 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
   );
 
   // Every run closes (no task lost, no run stuck).
-  const expected = { full: 'COMPLETED', cancel: 'CANCELED', terminate: 'TERMINATED' } as const;
   const deadline = Date.now() + (MIXED ? 90_000 : 60_000);
   const status = new Map<string, string | undefined>();
   for (;;) {
@@ -288,7 +290,7 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
       runs.every(
         (r) =>
           r.runId === undefined ||
-          status.get(r.workflowId) === expected[r.kind as keyof typeof expected],
+          status.get(r.workflowId) === expectedClose[r.kind as keyof typeof expectedClose],
       ) ||
       Date.now() > deadline
     )
@@ -307,174 +309,16 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
       problems.push(`no write met the ${w} outcome`);
   if (MIXED && !ambiguous.log.some((l) => READS.includes(l.operation)))
     problems.push('no read met the lost outcome');
-  for (const run of runs) {
-    if (run.runId === undefined) {
-      // docs/architecture.md: a start that failed midway (its workflowId claimed, its run never written) keeps the
-      // workflowId taken for 30 s. Any other failure to start is a problem.
-      const midway =
-        run.startError === 'WorkflowExecutionAlreadyStartedFault' && run.startFailedTries > 0;
-      if (midway) notes.push(`${run.workflowId}: start failed midway`);
-      else
-        problems.push(
-          `${run.workflowId}: start ${run.startError} after ${run.startFailedTries} failed tries`,
-        );
-      continue;
-    }
-    if (status.get(run.workflowId) !== expected[run.kind as keyof typeof expected])
-      problems.push(`${run.workflowId} (${run.kind}): ${status.get(run.workflowId)}`);
-    const events = await pagedHistory(server.swf, domain, {
-      workflowId: run.workflowId,
-      runId: run.runId,
-    });
-    if (status.get(run.workflowId) !== expected[run.kind as keyof typeof expected])
-      console.log(
-        run.workflowId,
-        run.kind,
-        JSON.stringify(events.map((e) => `${e.eventId}:${e.eventType}`)),
-      );
-    const cancels = events.filter((e) => e.eventType === 'WorkflowExecutionCancelRequested').length;
-    // Each RequestCancelWorkflowExecution that lands records one, as SWF does: a retried call may add more.
-    if (cancels > 1 + (cancelTries.get(run.workflowId) ?? 0))
-      problems.push(`${run.workflowId}: ${cancels} cancel requests`);
-    for (const p of historyProblems(events)) problems.push(`${run.workflowId}: ${p}`);
-    const signals = events.filter((e) => e.eventType === 'WorkflowExecutionSignaled');
-    const note = signalTries.get(run.workflowId);
-    for (const name of ['go', 'extra']) {
-      const n = signals.filter(
-        (s) => s.workflowExecutionSignaledEventAttributes?.signalName === name,
-      ).length;
-      const closedEarly = run.kind === 'terminate' || run.kind === 'cancel';
-      if (n > 1 + (note?.failedTries ?? 0))
-        problems.push(
-          `${run.workflowId}: ${n} '${name}' signals for one call (${note?.failedTries} failed tries)`,
-        );
-      if (n === 0 && !closedEarly)
-        problems.push(`${run.workflowId}: '${name}' signal lost (${note?.errors})`);
-    }
-    // the child: closed, and its signal to the parent recorded once on each side
-    const childId = `${run.workflowId}-child`;
-    const started = events.find((e) => e.eventType === 'ChildWorkflowExecutionStarted')
-      ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
-    if (started?.runId !== undefined) {
-      const childEvents = await pagedHistory(server.swf, domain, {
-        workflowId: childId,
-        runId: started.runId,
-      });
-      for (const p of historyProblems(childEvents)) problems.push(`${childId}: ${p}`);
-      if (!/^WorkflowExecution(Completed|Terminated)$/.test(childEvents.at(-1)?.eventType ?? ''))
-        problems.push(`${childId}: ends with ${childEvents.at(-1)?.eventType}`);
-      const sent = childEvents.filter(
-        (e) => e.eventType === 'ExternalWorkflowExecutionSignaled',
-      ).length;
-      const got = signals.filter(
-        (s) => s.workflowExecutionSignaledEventAttributes?.signalName === 'from-child',
-      ).length;
-      if (sent !== got && !(sent === 0 && got === 0))
-        problems.push(`${childId}: signalled ${sent}, parent got ${got}`);
-    } else if (run.kind === 'full') problems.push(`${run.workflowId}: no child started`);
-  }
-  // Pending counts: nothing is left queued once every run closed (pollers ran till the end). Under
-  // mixed outcomes a commit that failed leaves the entries it wrote ahead of it, counted until a poll
-  // finds them stale (up to 60 s: UNCOMMITTED_ENTRY_GRACE_SECONDS), as SWF's counts are estimates.
-  if (!MIXED)
-    for (const list of ['main-decisions', 'child-decisions']) {
-      const { count } = await server.swf.send(
-        new CountPendingDecisionTasksCommand({ domain, taskList: { name: list } }),
-      );
-      if (count !== 0) problems.push(`${list}: ${count} pending decision tasks`);
-    }
-  const { count: acts } = await server.swf.send(
-    new CountPendingActivityTasksCommand({ domain, taskList: { name: 'workers' } }),
-  );
-  if (acts !== 0 && !MIXED) problems.push(`workers: ${acts} pending activity tasks`);
-  // Visibility agrees: no open executions listed, every run and child listed closed once.
+  const site = { swf: server.swf, domain, status, cancelTries, signalTries };
+  for (const run of runs) await checkRun(site, run, problems, notes);
+  await checkPendingCounts(server.swf, domain, problems);
   await server.service.streamCaughtUp();
-  const since = new Date(Date.now() - 600_000);
-  const open = await server.swf.send(
-    new ListOpenWorkflowExecutionsCommand({ domain, startTimeFilter: { oldestDate: since } }),
-  );
-  if ((open.executionInfos ?? []).length > 0)
-    problems.push(
-      `listed open: ${(open.executionInfos ?? []).map((e) => e.execution?.workflowId)}`,
-    );
-  const closed = await server.swf.send(
-    new ListClosedWorkflowExecutionsCommand({
-      domain,
-      startTimeFilter: { oldestDate: since },
-      maximumPageSize: 1000,
-    }),
-  );
-  const listed = (closed.executionInfos ?? []).map((e) => e.execution?.runId);
-  if (new Set(listed).size !== listed.length) problems.push('a run listed closed twice');
-  // An activity response answered UnknownResourceFault is fine when its run had closed or the task
-  // had timed out; not when its own outcome is in the history (it landed, and the worker was told
-  // the task is unknown).
-  const histories = new Map<string, HistoryEvent[]>();
-  for (const run of runs) {
-    if (run.runId === undefined) continue;
-    const events = await pagedHistory(server.swf, domain, {
-      workflowId: run.workflowId,
-      runId: run.runId,
-    });
-    histories.set(run.runId, events);
-    const child = events.find((e) => e.eventType === 'ChildWorkflowExecutionStarted')
-      ?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
-    if (child?.runId !== undefined && child.workflowId !== undefined)
-      histories.set(
-        child.runId,
-        await pagedHistory(server.swf, domain, {
-          workflowId: child.workflowId,
-          runId: child.runId,
-        }),
-      );
-  }
-  for (const c of calls) {
-    if (
-      !/^RespondActivityTask/.test(c.action) ||
-      (c.error as Error | undefined)?.name !== 'UnknownResourceFault'
-    )
-      continue;
-    const token = String((c.input as { taskToken?: string }).taskToken ?? '');
-    const [, runId, scheduled, started] = Buffer.from(token.split('.')[0] ?? '', 'base64url')
-      .toString('utf8')
-      .split('.');
-    const own = (histories.get(runId ?? '') ?? []).find((e) => {
-      const a =
-        e.activityTaskCompletedEventAttributes ??
-        e.activityTaskFailedEventAttributes ??
-        e.activityTaskCanceledEventAttributes;
-      return (
-        a !== undefined &&
-        String(a.scheduledEventId) === scheduled &&
-        String(a.startedEventId) === started
-      );
-    });
-    // (Under mixed outcomes the workers' client retries a 500 itself: its retry of a response that
-    // landed is told the task is unknown, SWF's own ambiguity.)
-    if (own !== undefined && !MIXED)
-      problems.push(
-        `${c.action} landed (${own.eventType} ${own.eventId}) but answered UnknownResourceFault`,
-      );
-  }
+  await checkVisibility(server.swf, domain, problems);
+  await checkRefusedResponses(server.swf, domain, runs, calls, problems);
   const letters = await server.service.outbox.deadLetters.listDeadLetters();
   for (const l of letters) problems.push(`dead letter: ${l.error}`);
-  const serverErrors = calls.filter((c) => {
-    const e = c.error as { $metadata?: { httpStatusCode?: number }; name?: string } | undefined;
-    return e !== undefined && (e.$metadata?.httpStatusCode ?? 0) >= 500;
-  });
-  const callErrors = calls
-    .filter((c) => c.error !== undefined && !/^PollFor/.test(c.action))
-    // Inherent to the workload (seen without ambiguous outcomes): a run terminated under a decider or a
-    // heartbeating activity answers their next call UnknownResourceFault.
-    .filter(
-      (c) =>
-        !(
-          /^(RecordActivityTaskHeartbeat|RespondDecisionTaskCompleted|RespondActivityTask\w+)$/.test(
-            c.action,
-          ) && (c.error as Error).name === 'UnknownResourceFault'
-        ),
-    )
-    .map((c) => `${c.action}: ${(c.error as Error).name}`);
+  const serverErrors = serverErrorsOf(calls);
+  const callErrors = callErrorsOf(calls);
   console.log(
     JSON.stringify({
       notes,
