@@ -51,7 +51,9 @@ import {
   checkRun,
   checkVisibility,
   expectedClose,
+  type SignalNote,
   serverErrorsOf,
+  type WorkloadRun,
 } from '../support/ambiguous-workload-checks.js';
 import { uid } from '../support/decider.js';
 import { startTestServer } from '../support/local.js';
@@ -127,7 +129,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
+/** The workflow and activity workers, started; the SDK client retries as the mode says. */
+function startWorkers() {
   const deciders = ['main', 'child'].map(
     (name) =>
       new DeciderWorker({
@@ -166,8 +169,11 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
   });
   for (const d of deciders) d.start();
   worker.start();
+  return { deciders, worker };
+}
 
-  // AmbiguousOutcome on from here: every kind of request may meet it.
+/** Turns the ambiguous outcomes on: every kind of request may meet one. Returns the kinds of writes. */
+function turnOutcomesOn(): AmbiguousOutcome[] {
   const kinds: AmbiguousOutcome[] =
     MODE === 'mixed' ? ['landed-retried', 'landed-500', 'lost'] : ['landed-retried'];
   for (const w of kinds)
@@ -184,88 +190,93 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
       remaining: Number.POSITIVE_INFINITY,
       fraction: FRACTION / 4,
     });
+  return kinds;
+}
 
-  const plans = Array.from({ length: RUNS }, (_, i) => ({
-    workflowId: uid(`run${i}`),
-    kind: i % 4 === 2 ? 'cancel' : i % 4 === 3 ? 'terminate' : 'full',
-  }));
-  const cancelTries = new Map<string, number>();
-  const signalTries = new Map<string, { calls: number; failedTries: number; errors: string[] }>();
-  const runs = await Promise.all(
-    plans.map(async (plan) => {
-      const started = await call(() =>
-        direct.send(
-          new StartWorkflowExecutionCommand({
-            domain,
-            workflowId: plan.workflowId,
-            workflowType: type('main'),
-            lambdaRole,
-            input: plan.kind,
-          }),
-        ),
-      );
-      let runId = started.value?.runId;
-      // A start that landed while its caller saw an error: tried again, it finds its own run open
-      // (SWF's ambiguity); the run is the workflowId's open one.
-      if (
-        runId === undefined &&
-        started.error === 'WorkflowExecutionAlreadyStartedFault' &&
-        started.failedTries > 0
-      ) {
-        const open = await server.swf.send(
-          new ListOpenWorkflowExecutionsCommand({
-            domain,
-            startTimeFilter: { oldestDate: new Date(0) },
-            executionFilter: { workflowId: plan.workflowId },
-          }),
-        );
-        runId = open.executionInfos?.[0]?.execution?.runId;
-      }
-      const note = { calls: 0, failedTries: 0, errors: [] as string[] };
-      signalTries.set(plan.workflowId, note);
-      const signal = async (name: string) => {
-        const r = await call(() =>
-          direct.send(
-            new SignalWorkflowExecutionCommand({
-              domain,
-              workflowId: plan.workflowId,
-              signalName: name,
-              input: name,
-            }),
-          ),
-        );
-        note.calls++;
-        note.failedTries += r.failedTries;
-        if (r.error !== undefined) note.errors.push(r.error);
-      };
-      await sleep(300);
-      if (plan.kind === 'cancel') {
-        const r = await call(() =>
-          direct.send(
-            new RequestCancelWorkflowExecutionCommand({ domain, workflowId: plan.workflowId }),
-          ),
-        );
-        cancelTries.set(plan.workflowId, r.failedTries);
-      }
-      await signal('extra');
-      await signal('go');
-      if (plan.kind === 'terminate') {
-        await sleep(700);
-        await call(() =>
-          direct.send(
-            new TerminateWorkflowExecutionCommand({
-              domain,
-              workflowId: plan.workflowId,
-              reason: 'test',
-            }),
-          ),
-        );
-      }
-      return { ...plan, runId, startError: started.error, startFailedTries: started.failedTries };
-    }),
+/**
+ * One run as its callers drive it: started (a start that landed while its caller saw an error is
+ * found open), cancelled or terminated as its kind says, and signalled; what the callers tried.
+ */
+async function drive(
+  plan: { workflowId: string; kind: string },
+  cancelTries: Map<string, number>,
+  signalTries: Map<string, SignalNote>,
+) {
+  const started = await call(() =>
+    direct.send(
+      new StartWorkflowExecutionCommand({
+        domain,
+        workflowId: plan.workflowId,
+        workflowType: type('main'),
+        lambdaRole,
+        input: plan.kind,
+      }),
+    ),
   );
+  let runId = started.value?.runId;
+  // A start that landed while its caller saw an error: tried again, it finds its own run open
+  // (SWF's ambiguity); the run is the workflowId's open one.
+  if (
+    runId === undefined &&
+    started.error === 'WorkflowExecutionAlreadyStartedFault' &&
+    started.failedTries > 0
+  ) {
+    const open = await server.swf.send(
+      new ListOpenWorkflowExecutionsCommand({
+        domain,
+        startTimeFilter: { oldestDate: new Date(0) },
+        executionFilter: { workflowId: plan.workflowId },
+      }),
+    );
+    runId = open.executionInfos?.[0]?.execution?.runId;
+  }
+  const note = { calls: 0, failedTries: 0, errors: [] as string[] };
+  signalTries.set(plan.workflowId, note);
+  const signal = async (name: string) => {
+    const r = await call(() =>
+      direct.send(
+        new SignalWorkflowExecutionCommand({
+          domain,
+          workflowId: plan.workflowId,
+          signalName: name,
+          input: name,
+        }),
+      ),
+    );
+    note.calls++;
+    note.failedTries += r.failedTries;
+    if (r.error !== undefined) note.errors.push(r.error);
+  };
+  await sleep(300);
+  if (plan.kind === 'cancel') {
+    const r = await call(() =>
+      direct.send(
+        new RequestCancelWorkflowExecutionCommand({ domain, workflowId: plan.workflowId }),
+      ),
+    );
+    cancelTries.set(plan.workflowId, r.failedTries);
+  }
+  await signal('extra');
+  await signal('go');
+  if (plan.kind === 'terminate') {
+    await sleep(700);
+    await call(() =>
+      direct.send(
+        new TerminateWorkflowExecutionCommand({
+          domain,
+          workflowId: plan.workflowId,
+          reason: 'test',
+        }),
+      ),
+    );
+  }
+  return { ...plan, runId, startError: started.error, startFailedTries: started.failedTries };
+}
 
-  // Every run closes (no task lost, no run stuck).
+/** Every run closes (no task lost, no run stuck): the close status of each, once all are as expected. */
+async function waitForCloses(
+  runs: readonly WorkloadRun[],
+): Promise<Map<string, string | undefined>> {
   const deadline = Date.now() + (MIXED ? 90_000 : 60_000);
   const status = new Map<string, string | undefined>();
   for (;;) {
@@ -297,6 +308,21 @@ it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
       break;
     await sleep(500);
   }
+  return status;
+}
+
+it(`keeps SWF's invariants under ${MODE} outcomes`, async () => {
+  const { deciders, worker } = startWorkers();
+  const kinds = turnOutcomesOn();
+
+  const plans = Array.from({ length: RUNS }, (_, i) => ({
+    workflowId: uid(`run${i}`),
+    kind: i % 4 === 2 ? 'cancel' : i % 4 === 3 ? 'terminate' : 'full',
+  }));
+  const cancelTries = new Map<string, number>();
+  const signalTries = new Map<string, SignalNote>();
+  const runs = await Promise.all(plans.map((plan) => drive(plan, cancelTries, signalTries)));
+  const status = await waitForCloses(runs);
   ambiguous.clear();
   await sleep(1_500); // let the outbox finish (children closed by policy, visibility)
   await Promise.all([...deciders.map((d) => d.shutdown()), worker.shutdown()]);
