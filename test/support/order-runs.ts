@@ -57,6 +57,9 @@ export async function startOrderWorkers(client: SWFClient, domain: string) {
   const worker = new ActivityWorker({
     ...common,
     taskList: activityList,
+    // An open order ships for minutes; stopping the workers as a file ends cancels it at once
+    // rather than waiting out the worker's default grace (20 s) for an activity no test watches.
+    shutdownGraceMs: 500,
     activities: {
       ...activities,
       VerifyOrder: (input, ctx) => {
