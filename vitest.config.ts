@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
@@ -33,36 +34,64 @@ export const latencyBounds = [
 ];
 
 /**
- * Tests that run on their own, one file at a time, after the rest (`npm test`), each on a fresh
- * DynamoDB Local that it shares with no other file: none is shared, since a DynamoDB Local that has
- * served files before runs slower (dropped tables and all), and a spare one starting beside a file
- * would load the machine it measures. They are those that hold the service to its latency targets
- * (docs/performance.md) (dispatch, timer lateness), whose figures must not be measured under the other
- * suites' load, and the loads that saturate DynamoDB Local by themselves: the 20-poller × 1,000-task
- * race, the SDK's 500-activity cancellation storm, the 20 pollers a quarter of whose callers leave
- * (handout-storm), the timeout oracle's 50 generated schedules (about 45 s alone, past its 120 s
- * among the other suites), the testing kit's month-long workflow, which must close within 5 s of
- * wall-clock time, 1,000 pollers of one list in containers of their own, and the reconciler's 10,000 closed runs (the DynamoDB Local they were written to
- * stalled the integration files after it for minutes). Running them in one vitest run spares a
- * vitest start per file.
+ * Tests that run on their own, one file at a time, after everything else (`npm test`,
+ * scripts/run-timing.ts). Those that hold the service to its latency targets (docs/performance.md):
+ * task dispatch within 50 ms, timer lateness, 1,000 idle long polls at no cost to other calls, and
+ * the testing kit's month-long workflow, which must close within 5 s of wall-clock time; and
+ * `latencyBounds`. And those whose bounds other load broke when they ran beside it: the 20-poller ×
+ * 1,000-task race, whose deciders take their first tasks from a burst of 50 polls of 500 ms each;
+ * the SDK's 500-activity cancellation storm, whose workers must log no warning; 1,000 pollers of
+ * one list in containers of their own, all of which must be waiting within their 25 s poll; and the
+ * timeout oracle's 50 generated schedules, which came within 12 s of its 120 s (the files split
+ * from it stay with it). Each file gets a fresh DynamoDB Local that no other file has used (one
+ * that has served files runs slower, dropped tables and all), started as the file begins: a spare
+ * starting beside a file would load the machine it measures. Running them in one vitest run spares
+ * a vitest start per file.
  */
 export const timing = [
   'test/contract/long-poll.test.ts',
   'test/contract/timers.test.ts',
   'test/contract/concurrency.test.ts',
   'test/contract/sdk-cancellation-storm.test.ts',
-  'test/contract/handout-storm.test.ts',
   'test/integration/timeout-oracle.test.ts',
   'test/integration/timeouts-fired-late.test.ts',
   'test/integration/child-timeouts.test.ts',
   'test/integration/lambda-timeouts.test.ts',
-  'test/contract/crash-starts.test.ts',
   'test/contract/testing-month-long.test.ts',
   'test/contract/idle-pollers.test.ts',
   'test/contract/pollers-across-containers.test.ts',
-  'test/integration/reconciler.test.ts',
   ...latencyBounds,
 ];
+
+/**
+ * Tests that hold no latency bound but load the machine or DynamoDB Local so much that they would
+ * stretch the other suites' files past their timeouts: three kill -9s of `npm start` under 24
+ * clients, the reconciler's 10,000 closed runs, and 20 pollers a quarter of whose callers leave
+ * (handout-storm). What they hold is counts, histories, a stall of 10 s and a test timeout several
+ * times their time alone. They run in the timing phase before the `timing` files, two at a time,
+ * each on a fresh DynamoDB Local of its own, the next started while they run.
+ */
+export const loads = [
+  // Longest first (ListedLoadsFirst): about 42, 31 and 16 s alone.
+  'test/contract/crash-starts.test.ts',
+  'test/integration/reconciler.test.ts',
+  'test/contract/handout-storm.test.ts',
+];
+
+/**
+ * Vitest's order (files that failed last time first, then the slowest; with no timings kept, as in a
+ * clean clone, the largest), except that the `loads` files start in the order listed: two workers
+ * share them, and by size the longest of them would start last, leaving one worker idle at the end.
+ */
+class ListedLoadsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const listed = loads.findIndex((file) => spec.moduleId.endsWith(file));
+      return listed < 0 ? loads.length : listed;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 /**
  * Test files that reach the service only through its operations (test/support/stores.ts): they run
@@ -90,6 +119,7 @@ const overDynamoDbLocal = {
 export default defineConfig({
   test: {
     env,
+    sequence: { sequencer: ListedLoadsFirst },
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/sdk/**/*.test.ts'], env } },
       {
@@ -104,7 +134,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: timing,
+          exclude: [...timing, ...loads],
           ...overDynamoDbLocal,
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -115,13 +145,26 @@ export default defineConfig({
         test: {
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
-          exclude: timing,
+          exclude: [...timing, ...loads],
           ...overDynamoDbLocal,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           // Each file's test server holds its client's answers to the service model (see
-          // startTestServer); the timing project's measurements are left without it.
+          // startTestServer); the timing phase's measurements and loads are left without it.
           env: { ...env, SWF_CHECK_ANSWERS: '1' },
+        },
+      },
+      {
+        test: {
+          name: 'timing-loads',
+          include: loads,
+          ...overDynamoDbLocal,
+          // Two files at a time (`--maxWorkers=2` from scripts/run-timing.ts), each on a DynamoDB
+          // Local of its own (dynamodb-global-setup.ts).
+          pool: 'forks',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          env,
         },
       },
       {

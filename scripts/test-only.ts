@@ -1,15 +1,18 @@
 /**
  * `npm run test:only -- [filters]`: the test files whose paths contain a filter (every file without
- * any), as `npm test` runs them: the timing project's files after the others, one at a time and each
- * on a DynamoDB Local of its own (scripts/run-timing.ts), never beside the other projects' load.
+ * any), as `npm test` runs them: the timing phase's files after the others, each on a DynamoDB Local
+ * of its own (scripts/run-timing.ts), never beside the other projects' load.
  */
 import { spawnSync } from 'node:child_process';
 import config from '../vitest.config.js';
-import { runTimingFiles, vitest } from './run-timing.js';
+import { runTimingFiles, timingPhase, vitest } from './run-timing.js';
 
 const filters = process.argv.slice(2);
+const timingProjects = new Set<string>(timingPhase.map((run) => run.project));
 const projects = (config.test?.projects ?? []).flatMap((project) =>
-  typeof project === 'object' && 'test' in project && project.test?.name !== 'timing'
+  typeof project === 'object' &&
+  'test' in project &&
+  !timingProjects.has(String(project.test?.name))
     ? ['--project', String(project.test?.name)]
     : [],
 );

@@ -148,7 +148,7 @@ describe('pollers of one task list in separate containers', () => {
     const decision = await driver.pollDecision(taskList);
     const poll = pollOn(domain, 'workers');
     const polls = pollers.map((container, i) => outcome(poll(container, `p${i}`)));
-    await sleep(3_000); // all 20 waiting
+    await leasesHeld(domain, 'workers', 20); // all 20 waiting
     await driver.respond(decision.taskToken, [
       decide.scheduleActivity({
         activityType: { name: 'act', version: '1' },

@@ -17,26 +17,32 @@ const FILES_PER_DYNAMO = Number(process.env.SWF_TEST_FILES_PER_DYNAMO ?? 4);
 /**
  * JVM options of the pool's DynamoDB Locals. Each lives for a few files only, so the JIT's optimizing
  * tier and G1's collector threads cost more CPU than they return: on six contract files they took
- * about a fifth more CPU time (the JVM's user time, 2 cores). Not for the timing project, whose
- * figures are held to the JVM `npm start` runs.
+ * about a fifth more CPU time (the JVM's user time, 2 cores). Not for the timing phase's projects:
+ * the `timing` figures are held to the JVM `npm start` runs.
  */
 const SHORT_LIVED_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
+/** How each project's pool serves its files; the timing phase's projects are named. */
+function poolOptions(project: string) {
+  // Each file on a DynamoDB Local that no file used before it, started only when the file begins:
+  // these files measure latency, so nothing may start beside them.
+  if (project === 'timing') return { filesPerDynamo: 1, spare: false, jvmOptions: [] };
+  // Each file saturates a DynamoDB Local by itself; the next one starts while files run, since
+  // these files measure no latency. The JVM `npm start` runs, as these files always ran on (the
+  // lighter one was not measured on their loads).
+  if (project === 'timing-loads') return { filesPerDynamo: 1, spare: true, jvmOptions: [] };
+  return { filesPerDynamo: FILES_PER_DYNAMO, spare: true, jvmOptions: SHORT_LIVED_JVM };
+}
 
 /**
  * DynamoDB Locals for the project's test files, on free ports, stopped when the run ends
  * (test/support/dynamodb-pool.ts). Each test file makes its own table, so files that share one run in
- * parallel without seeing each other. The timing project's files each get a fresh one, started only
- * when the file begins: they measure latency or saturate the store, so nothing may run beside them
- * and nothing earlier may have slowed their store. If Java or DynamoDB Local is missing this fails
- * the run loudly: these tests never skip, and never talk to real AWS.
+ * parallel without seeing each other. The timing phase's files each get a fresh one (poolOptions).
+ * If Java or DynamoDB Local is missing this fails the run loudly: these tests never skip, and never
+ * talk to real AWS.
  */
 export default async function setup(project: TestProject) {
-  const timing = project.name === 'timing';
-  const pool = new DynamoDbLocalPool({
-    filesPerDynamo: timing ? 1 : FILES_PER_DYNAMO,
-    spare: !timing,
-    jvmOptions: timing ? [] : SHORT_LIVED_JVM,
-  });
+  const pool = new DynamoDbLocalPool(poolOptions(project.name));
   const served = await servePool(pool);
   project.provide('dynamoPool', served.url);
   return async () => {
