@@ -19,9 +19,9 @@ import {
   RespondActivityTaskCompletedCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { decide, eventsOf, type SwfDriver, sleep, uid } from '../support/decider.js';
-import { serveDomain, swfClient } from '../support/local.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { decide, eventsOf, sleep, uid } from '../support/decider.js';
+import { domainForFile, swfClient } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
 const domain = 'handout-storm';
@@ -50,38 +50,33 @@ const keyOf = (a: Answer) => `${a.workflowExecution?.runId}|${a.startedEventId}`
 const errors: string[] = [];
 const lists = { activity: uid('workers'), decision: uid('deciders') };
 
-let driver: SwfDriver;
-let endpoint: string;
-let close: () => Promise<void>;
 /** While set, each write (a commit) waits this long before it is sent. */
 let holdWritesMs = 0;
 
-beforeAll(async () => {
-  ({
-    driver,
-    close,
-    service: { endpoint },
-  } = await serveDomain(domain, {
+const server = domainForFile(
+  domain,
+  {
     polling: { maxWaitMs: 1_000 },
     dynamoIntercept: async (operation, _input, send) => {
       if (WRITES.has(operation) && holdWritesMs > 0) await sleep(holdWritesMs);
       return send();
     },
-  }));
-  await driver.registerTypes(wf, act);
-  // Every answer the server writes to a connection, seen as it is written.
-  const end = ServerResponse.prototype.end;
-  vi.spyOn(ServerResponse.prototype, 'end').mockImplementation(function (
-    this: ServerResponse,
-    ...args: unknown[]
-  ) {
-    written(this, args[0]);
-    return Reflect.apply(end, this, args) as ServerResponse;
-  } as never);
-});
-afterAll(async () => {
+  },
+  async ({ driver }) => {
+    await driver.registerTypes(wf, act);
+    // Every answer the server writes to a connection, seen as it is written.
+    const end = ServerResponse.prototype.end;
+    vi.spyOn(ServerResponse.prototype, 'end').mockImplementation(function (
+      this: ServerResponse,
+      ...args: unknown[]
+    ) {
+      written(this, args[0]);
+      return Reflect.apply(end, this, args) as ServerResponse;
+    } as never);
+  },
+);
+afterAll(() => {
   vi.restoreAllMocks();
-  await close();
 });
 
 // ---- The server's writes; tasks written to a connection as its caller left ---------------------
@@ -148,10 +143,12 @@ async function work(kind: Kind, task: Answer): Promise<void> {
   const taskToken = task.taskToken ?? '';
   try {
     if (kind === 'activity') {
-      await driver.swf.send(new RespondActivityTaskCompletedCommand({ taskToken, result: 'ok' }));
+      await server.driver.swf.send(
+        new RespondActivityTaskCompletedCommand({ taskToken, result: 'ok' }),
+      );
     } else {
       const decisions = decisionsFor(task.events ?? []);
-      await driver.respond(taskToken, decisions);
+      await server.driver.respond(taskToken, decisions);
       if (decisions[0]?.decisionType === 'CompleteWorkflowExecution') completed++;
     }
     lastProgress = Date.now();
@@ -184,7 +181,7 @@ function rawPoll(kind: Kind, identity: string, way: 'destroy' | 'halfClose', lea
   const action = kind === 'activity' ? 'PollForActivityTask' : 'PollForDecisionTask';
   const head = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: SimpleWorkflowService.${action}\r\nX-Storm-Poll: ${identity}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
   return new Promise<Answer | 'left'>((resolve, reject) => {
-    const socket = net.connect(Number(new URL(endpoint).port), '127.0.0.1');
+    const socket = net.connect(Number(new URL(server.service.endpoint).port), '127.0.0.1');
     socket.write(head + body); // sent once connected, and before a half-close's FIN
     const chunks: Buffer[] = [];
     const onLeave = () => {
@@ -229,7 +226,7 @@ const received = new Map<string, string[]>();
 let polls = 0;
 
 async function poller(kind: Kind, index: number) {
-  const client = swfClient(endpoint);
+  const client = swfClient(server.service.endpoint);
   // The SDK's polls name themselves to the server's watch, as the raw ones do.
   client.middlewareStack.add(
     (next) => (args) => {
@@ -281,7 +278,9 @@ describe('16 activity and 4 decision pollers, a quarter of whose callers leave',
     // Executions start one every 20 ms as the pollers run: decision tasks go to waiting polls too.
     const starting = Array.from({ length: EXECUTIONS }, async (_, i) => {
       await sleep(i * 20);
-      executions.push((await driver.start(wf, { taskList: { name: lists.decision } })).execution);
+      executions.push(
+        (await server.driver.start(wf, { taskList: { name: lists.decision } })).execution,
+      );
       lastProgress = Date.now();
     });
     await Promise.all([
@@ -297,7 +296,7 @@ describe('16 activity and 4 decision pollers, a quarter of whose callers leave',
     const startedFor = new Map<string, string>();
     const wrong: string[] = [];
     for (const { runId, workflowId } of executions) {
-      const events = await driver.history({ runId, workflowId });
+      const events = await server.driver.history({ runId, workflowId });
       const n = (type: string) => eventsOf(events, type).length;
       const ids = eventsOf(events, 'ActivityTaskScheduled')
         .map((e) => e.activityTaskScheduledEventAttributes?.activityId)
@@ -341,8 +340,8 @@ describe('16 activity and 4 decision pollers, a quarter of whose callers leave',
       ),
       errors,
       pending: [
-        await pendingActivities(driver, lists.activity),
-        await pendingDecisions(driver, lists.decision),
+        await pendingActivities(server.driver, lists.activity),
+        await pendingDecisions(server.driver, lists.decision),
       ],
     }).toStrictEqual({
       executions: EXECUTIONS,

@@ -7,10 +7,9 @@ import {
   type Decision,
   type HistoryEvent,
   RegisterWorkflowTypeCommand,
-  type SWFClient,
   TerminateWorkflowExecutionCommand,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   at,
   decide,
@@ -19,11 +18,10 @@ import {
   eventTypes,
   expectFault,
   type StartedDecisionTask,
-  type SwfDriver,
   single,
   sleep,
 } from '../support/decider.js';
-import { serveDomain } from '../support/local.js';
+import { domainForFile } from '../support/local.js';
 import {
   awaitDecision,
   awaitHistory,
@@ -32,16 +30,12 @@ import {
   percentile,
 } from '../support/waiting.js';
 
-let swf: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'timers-contract';
 const wf = { name: 'wf', version: '1' };
 /** A timer fires at most this late after TimerStarted + startToFireTimeout. */
 const LATENESS_LIMIT_MS = 100;
 
-beforeAll(async () => {
-  ({ swf, close, driver } = await serveDomain(domain, { polling: { maxWaitMs: 1_000 } }));
+const server = domainForFile(domain, { polling: { maxWaitMs: 1_000 } }, async ({ swf }) => {
   await swf.send(
     new RegisterWorkflowTypeCommand({
       domain,
@@ -53,13 +47,12 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(() => close());
 
 /** Starts an execution and answers its first decision task with `decisions`. */
 async function startWith(decisions: Decision[]) {
-  const started = await driver.start(wf);
-  const first = await driver.pollDecision(started.taskList);
-  await driver.respond(first.taskToken, decisions);
+  const started = await server.driver.start(wf);
+  const first = await server.driver.pollDecision(started.taskList);
+  await server.driver.respond(first.taskToken, decisions);
   return started;
 }
 
@@ -81,7 +74,7 @@ function expectWellOrdered(events: readonly HistoryEvent[]) {
 describe('StartTimer', () => {
   it('fires on time: TimerFired then a decision task, lateness under 100 ms', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('t1', '1', 'ctl')]);
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     const started = single(task.events, 'TimerStarted');
     expect(started.timerStartedEventAttributes).toEqual({
       timerId: 't1',
@@ -106,9 +99,9 @@ describe('StartTimer', () => {
     expect(lateness).toBeLessThan(LATENESS_LIMIT_MS);
     // the decision task is scheduled by the fire, at the same instant
     expect(at(task.events[6])).toBe(at(fired));
-    expect((await driver.describe(execution)).openCounts?.openTimers).toBe(0);
-    await driver.respond(task.taskToken, [decide.complete()]);
-    expectWellOrdered(await driver.history(execution));
+    expect((await server.driver.describe(execution)).openCounts?.openTimers).toBe(0);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
+    expectWellOrdered(await server.driver.history(execution));
   });
 
   it('keeps several timers of one execution apart, each firing at its own time', async () => {
@@ -117,7 +110,7 @@ describe('StartTimer', () => {
       decide.startTimer('long', '2'),
     ]);
     const events = await awaitHistory(
-      driver,
+      server.driver,
       execution,
       (e) => eventsOf(e, 'TimerFired').length === 2,
     );
@@ -139,18 +132,18 @@ describe('StartTimer', () => {
     }
     // both fires while no decider polled: one decision task, scheduled by the first
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(2);
-    const task = await awaitDecision(driver, taskList);
-    await driver.respond(task.taskToken, [decide.complete()]);
+    const task = await awaitDecision(server.driver, taskList);
+    await server.driver.respond(task.taskToken, [decide.complete()]);
   });
 });
 
 describe('CancelTimer', () => {
   it('prevents the timer from firing', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('c', '1')]);
-    await driver.signal(execution);
-    const task = await awaitDecision(driver, taskList);
-    await driver.respond(task.taskToken, [decide.cancelTimer('c')]);
-    const history = await driver.history(execution);
+    await server.driver.signal(execution);
+    const task = await awaitDecision(server.driver, taskList);
+    await server.driver.respond(task.taskToken, [decide.cancelTimer('c')]);
+    const history = await server.driver.history(execution);
     const started = single(history, 'TimerStarted');
     const canceled = single(history, 'TimerCanceled');
     expect(canceled.timerCanceledEventAttributes).toEqual({
@@ -160,12 +153,12 @@ describe('CancelTimer', () => {
     });
     // wait well past the deadline: nothing fires and no decision task is scheduled
     await sleep(at(started) + 1_500 - Date.now());
-    const after = await driver.history(execution);
+    const after = await server.driver.history(execution);
     expect(eventsOf(after, 'TimerFired')).toEqual([]);
     expect(after).toHaveLength(history.length);
     expect(eventTypes(after).at(-1)).toBe('TimerCanceled');
-    expect(await pendingDecisions(driver, taskList)).toBe(0);
-    expect((await driver.describe(execution)).openCounts).toMatchObject({
+    expect(await pendingDecisions(server.driver, taskList)).toBe(0);
+    expect((await server.driver.describe(execution)).openCounts).toMatchObject({
       openTimers: 0,
       openDecisionTasks: 0,
     });
@@ -176,10 +169,10 @@ describe('CancelTimer', () => {
       decide.startTimer('same', '1'),
       decide.cancelTimer('same'),
     ]);
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-2)).toEqual(['TimerStarted', 'TimerCanceled']);
     await sleep(at(single(history, 'TimerStarted')) + 1_500 - Date.now());
-    expect(await driver.history(execution)).toHaveLength(history.length);
+    expect(await server.driver.history(execution)).toHaveLength(history.length);
   });
 });
 
@@ -187,17 +180,17 @@ describe('timer ids', () => {
   it('are reusable after the timer fired and after it was canceled', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('r', '1')]);
     // fired → reuse
-    const afterFire = await awaitDecision(driver, taskList);
+    const afterFire = await awaitDecision(server.driver, taskList);
     expect(eventsOf(afterFire.events, 'TimerFired')).toHaveLength(1);
-    await driver.respond(afterFire.taskToken, [decide.startTimer('r', '60')]);
+    await server.driver.respond(afterFire.taskToken, [decide.startTimer('r', '60')]);
     // canceled → reuse
-    await driver.signal(execution);
-    const toCancel = await awaitDecision(driver, taskList);
-    await driver.respond(toCancel.taskToken, [decide.cancelTimer('r')]);
-    await driver.signal(execution);
-    const afterCancel = await awaitDecision(driver, taskList);
-    await driver.respond(afterCancel.taskToken, [decide.startTimer('r', '1')]);
-    const last = await awaitDecision(driver, taskList);
+    await server.driver.signal(execution);
+    const toCancel = await awaitDecision(server.driver, taskList);
+    await server.driver.respond(toCancel.taskToken, [decide.cancelTimer('r')]);
+    await server.driver.signal(execution);
+    const afterCancel = await awaitDecision(server.driver, taskList);
+    await server.driver.respond(afterCancel.taskToken, [decide.startTimer('r', '1')]);
+    const last = await awaitDecision(server.driver, taskList);
 
     expect(eventsOf(last.events, 'StartTimerFailed')).toEqual([]);
     const starts = timerStarted(last.events, 'r');
@@ -213,7 +206,7 @@ describe('timer ids', () => {
     const lateness = latenessMs(fires[1], starts[2], 1);
     expect(lateness).toBeGreaterThanOrEqual(0);
     expect(lateness).toBeLessThan(LATENESS_LIMIT_MS);
-    await driver.respond(last.taskToken, [decide.complete()]);
+    await server.driver.respond(last.taskToken, [decide.complete()]);
   });
 
   it('are unique among open timers: TIMER_ID_ALREADY_IN_USE, and CancelTimer of an unknown id fails', async () => {
@@ -221,13 +214,16 @@ describe('timer ids', () => {
       decide.startTimer('dup', '60'),
       decide.startTimer('dup', '1'),
     ]);
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     expect(single(task.events, 'StartTimerFailed').startTimerFailedEventAttributes).toMatchObject({
       timerId: 'dup',
       cause: 'TIMER_ID_ALREADY_IN_USE',
     });
-    await driver.respond(task.taskToken, [decide.cancelTimer('nope'), decide.cancelTimer('dup')]);
-    const next = await awaitDecision(driver, taskList);
+    await server.driver.respond(task.taskToken, [
+      decide.cancelTimer('nope'),
+      decide.cancelTimer('dup'),
+    ]);
+    const next = await awaitDecision(server.driver, taskList);
     expect(single(next.events, 'CancelTimerFailed').cancelTimerFailedEventAttributes).toMatchObject(
       {
         timerId: 'nope',
@@ -235,8 +231,8 @@ describe('timer ids', () => {
       },
     );
     single(next.events, 'TimerCanceled');
-    await driver.respond(next.taskToken, [decide.complete()]);
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    await server.driver.respond(next.taskToken, [decide.complete()]);
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 });
 
@@ -244,25 +240,25 @@ describe('closing an execution', () => {
   it('drops its timers: no TimerFired in a closed history', async () => {
     const completed = await startWith([decide.startTimer('t', '1'), decide.complete('done')]);
     const terminated = await startWith([decide.startTimer('t', '1')]);
-    await swf.send(
+    await server.swf.send(
       new TerminateWorkflowExecutionCommand({ domain, ...terminated.execution, reason: 'stop' }),
     );
     const before = await Promise.all([
-      driver.history(completed.execution),
-      driver.history(terminated.execution),
+      server.driver.history(completed.execution),
+      server.driver.history(terminated.execution),
     ]);
     await sleep(Math.max(...before.map((h) => at(single(h, 'TimerStarted')))) + 1_500 - Date.now());
     const [c, t] = await Promise.all([
-      driver.history(completed.execution),
-      driver.history(terminated.execution),
+      server.driver.history(completed.execution),
+      server.driver.history(terminated.execution),
     ]);
     expect(eventTypes(c).slice(-2)).toEqual(['TimerStarted', 'WorkflowExecutionCompleted']);
     expect(eventTypes(t).at(-1)).toBe('WorkflowExecutionTerminated');
     expect(c).toHaveLength(before[0]?.length ?? -1);
     expect(t).toHaveLength(before[1]?.length ?? -1);
     expect(eventsOf([...c, ...t], 'TimerFired')).toEqual([]);
-    expect((await driver.describe(terminated.execution)).openCounts?.openTimers).toBe(0);
-    expect(await pendingDecisions(driver, terminated.taskList)).toBe(0);
+    expect((await server.driver.describe(terminated.execution)).openCounts?.openTimers).toBe(0);
+    expect(await pendingDecisions(server.driver, terminated.taskList)).toBe(0);
   });
 });
 
@@ -293,13 +289,13 @@ describe('waiting for a signal with a timer', () => {
   it('signal first: the decider cancels the timer and the timer never fires', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('wait', '2')]);
     await sleep(200);
-    await driver.signal(execution, 'CancelOrder', 'order 3553');
-    const task = await awaitDecision(driver, taskList);
+    await server.driver.signal(execution, 'CancelOrder', 'order 3553');
+    const task = await awaitDecision(server.driver, taskList);
     expect(eventsOf(task.events, 'TimerFired')).toEqual([]);
-    await driver.respond(task.taskToken, waitForSignal(task));
+    await server.driver.respond(task.taskToken, waitForSignal(task));
     const started = single(task.events, 'TimerStarted');
     await sleep(at(started) + 2_300 - Date.now());
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     expect(eventTypes(history).slice(-4)).toEqual([
       'DecisionTaskStarted',
       'DecisionTaskCompleted',
@@ -311,21 +307,21 @@ describe('waiting for a signal with a timer', () => {
       single(history, 'WorkflowExecutionCompleted').workflowExecutionCompletedEventAttributes
         ?.result,
     ).toBe('signaled:order 3553');
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('COMPLETED');
   });
 
   it('timer first: the decider takes the timed-out branch; a later signal finds the execution closed', async () => {
     const { execution, taskList } = await startWith([decide.startTimer('wait', '1')]);
-    const task = await awaitDecision(driver, taskList);
+    const task = await awaitDecision(server.driver, taskList);
     expect(eventsOf(task.events, 'WorkflowExecutionSignaled')).toEqual([]);
     single(task.events, 'TimerFired');
-    await driver.respond(task.taskToken, waitForSignal(task));
-    const history = await driver.history(execution);
+    await server.driver.respond(task.taskToken, waitForSignal(task));
+    const history = await server.driver.history(execution);
     expect(
       single(history, 'WorkflowExecutionFailed').workflowExecutionFailedEventAttributes?.reason,
     ).toBe('TimedOutWaitingForSignal');
-    expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
-    await expectFault(driver.signal(execution, 'CancelOrder'), 'UnknownResourceFault');
+    expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe('FAILED');
+    await expectFault(server.driver.signal(execution, 'CancelOrder'), 'UnknownResourceFault');
   });
 
   it('race: TimerFired and WorkflowExecutionSignaled in one history, in their true order', async () => {
@@ -334,15 +330,15 @@ describe('waiting for a signal with a timer', () => {
     const results = await Promise.all(
       offsets.map(async (offset) => {
         const { execution, taskList } = await startWith([decide.startTimer('wait', '1')]);
-        const started = single(await driver.history(execution), 'TimerStarted');
+        const started = single(await server.driver.history(execution), 'TimerStarted');
         await sleep(at(started) + 1_000 + offset - Date.now());
         const sentAt = Date.now();
-        await driver.signal(execution, 'CancelOrder', String(offset));
+        await server.driver.signal(execution, 'CancelOrder', String(offset));
         const answeredAt = Date.now();
-        await awaitHistory(driver, execution, (e) => eventsOf(e, 'TimerFired').length === 1);
-        const task = await awaitDecision(driver, taskList);
+        await awaitHistory(server.driver, execution, (e) => eventsOf(e, 'TimerFired').length === 1);
+        const task = await awaitDecision(server.driver, taskList);
         const decisions = waitForSignal(task);
-        await driver.respond(task.taskToken, decisions);
+        await server.driver.respond(task.taskToken, decisions);
         return { offset, execution, task, sentAt, answeredAt, decisions };
       }),
     );
@@ -370,9 +366,9 @@ describe('waiting for a signal with a timer', () => {
       expect(decisions.map((d) => d.decisionType)).toEqual([
         signalFirst ? 'CompleteWorkflowExecution' : 'FailWorkflowExecution',
       ]);
-      const history = await driver.history(execution);
+      const history = await server.driver.history(execution);
       expectWellOrdered(history);
-      expect((await driver.describe(execution)).executionInfo?.closeStatus).toBe(
+      expect((await server.driver.describe(execution)).executionInfo?.closeStatus).toBe(
         signalFirst ? 'COMPLETED' : 'FAILED',
       );
     }
@@ -410,11 +406,11 @@ describe('timer lateness', () => {
       },
     );
     const lateness = await mapLimit(runs, 20, async ({ execution, taskList, seconds }) => {
-      const task = await awaitDecision(driver, taskList, 15_000);
+      const task = await awaitDecision(server.driver, taskList, 15_000);
       const started = single(task.events, 'TimerStarted');
       const fired = single(task.events, 'TimerFired');
       expect(fired.timerFiredEventAttributes?.startedEventId).toBe(started.eventId);
-      await driver.respond(task.taskToken, [decide.complete()]);
+      await server.driver.respond(task.taskToken, [decide.complete()]);
       expect(execution.runId).toBeTruthy();
       return latenessMs(fired, started, seconds);
     });
