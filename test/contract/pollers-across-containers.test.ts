@@ -1,6 +1,6 @@
 /**
  * Pollers across containers, on the deployed path: each container a process of its own running the
- * API function's handler (test/support/api-container.ts), polls meeting only in the table. SWF's
+ * API function's handler (test/support/deployed/http-container.ts), polls meeting only in the table. SWF's
  * 1,000 pollers a task list holds across them (the 1,001st gets LimitExceededFault), a killed
  * container's lease frees itself after its poll's deadline, and a task scheduled while 20 pollers
  * wait in 20 containers is handed out exactly once.
@@ -32,16 +32,20 @@ let table: FreshTable;
 const containers: Container[] = [];
 
 function startContainer(pollMaxWaitMs: number): Promise<Container> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/api-container.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DYNAMO_ENDPOINT: dynamoEndpoint(),
-      TABLE_NAME: table.tableName,
-      POLL_MAX_WAIT_MS: String(pollMaxWaitMs),
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/deployed/http-container.ts'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DYNAMO_ENDPOINT: dynamoEndpoint(),
+        TABLE_NAME: table.tableName,
+        POLL_MAX_WAIT_MS: String(pollMaxWaitMs),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => {
