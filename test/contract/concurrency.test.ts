@@ -7,18 +7,14 @@ import {
   type HistoryEvent,
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
-  RegisterActivityTypeCommand,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   RespondActivityTaskCompletedCommand,
   RespondActivityTaskFailedCommand,
   RespondDecisionTaskCompletedCommand,
   StartWorkflowExecutionCommand,
-  type SWFClient,
   UnknownResourceFault,
   WorkflowExecutionAlreadyStartedFault,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   decide,
   eventIds,
@@ -28,48 +24,16 @@ import {
   single,
   uid,
 } from '../support/decider.js';
-import { startTestServer, swfClient } from '../support/local.js';
+import { domainForFile, registerTaskTypes, swfClient } from '../support/local.js';
 import { pendingActivities, pendingDecisions } from '../support/waiting.js';
 
-let swf: SWFClient;
-let endpoint: string;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'concurrency';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
 
-beforeAll(async () => {
-  const server = await startTestServer({ polling: { maxWaitMs: 500 } });
-  ({ swf, close } = server);
-  endpoint = server.service.endpoint;
-  driver = new SwfDriver(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  await swf.send(
-    new RegisterWorkflowTypeCommand({
-      domain,
-      ...wf,
-      defaultTaskList: { name: 'wf-defaults' },
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '300',
-      defaultChildPolicy: 'TERMINATE',
-    }),
-  );
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...act,
-      defaultTaskList: { name: 'act-defaults' },
-      defaultTaskScheduleToStartTimeout: 'NONE',
-      defaultTaskScheduleToCloseTimeout: 'NONE',
-      defaultTaskStartToCloseTimeout: '600',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
-});
-afterAll(() => close());
+const server = domainForFile(domain, { polling: { maxWaitMs: 500 } }, ({ swf }) =>
+  registerTaskTypes(swf, domain, { workflow: wf, activity: act, decisionTaskTimeout: '300' }),
+);
 
 /** Event ids run 1, 2, 3, … with no gap or repeat. */
 function expectContiguous(events: readonly HistoryEvent[]) {
@@ -105,12 +69,14 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
     const perExecution = 20;
     const total = executions * perExecution;
     const workerList = uid('workers');
-    const started = await Promise.all(Array.from({ length: executions }, () => driver.start(wf)));
+    const started = await Promise.all(
+      Array.from({ length: executions }, () => server.driver.start(wf)),
+    );
     // The deciders answer at once, each scheduling its activities.
     await Promise.all(
       started.map(async ({ taskList }) => {
-        const task = await driver.pollDecision(taskList);
-        await driver.respond(
+        const task = await server.driver.pollDecision(taskList);
+        await server.driver.respond(
           task.taskToken,
           Array.from({ length: perExecution }, (_, i) =>
             decide.scheduleActivity({
@@ -123,7 +89,7 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
         );
       }),
     );
-    expect(await pendingActivities(driver, workerList)).toBe(total);
+    expect(await pendingActivities(server.driver, workerList)).toBe(total);
 
     const delivered: string[] = [];
     const byWorker = new Map<number, number>();
@@ -132,12 +98,12 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
     let lastDelivery = Date.now();
     const stalled = () => Date.now() - lastDelivery > 30_000;
     const pollers = 20;
-    const clients = Array.from({ length: pollers }, () => swfClient(endpoint));
+    const clients = Array.from({ length: pollers }, () => swfClient(server.service.endpoint));
     const pollStarted = Date.now();
     try {
       await workers(pollers, async (index) => {
         if (delivered.length >= total || stalled()) return false;
-        const client = clients[index] ?? swf;
+        const client = clients[index] ?? server.swf;
         const task = await client.send(
           new PollForActivityTaskCommand({
             domain,
@@ -158,24 +124,26 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
 
     const startedEvents = [];
     for (const { execution } of started) {
-      startedEvents.push(...eventsOf(await driver.history(execution), 'ActivityTaskStarted'));
+      startedEvents.push(
+        ...eventsOf(await server.driver.history(execution), 'ActivityTaskStarted'),
+      );
     }
     // If a task is missing, tell a slow hand-out (still pending) from a lost one (neither).
     expect({
       delivered: delivered.length,
       started: startedEvents.length,
-      pending: await pendingActivities(driver, workerList),
+      pending: await pendingActivities(server.driver, workerList),
     }).toStrictEqual({ delivered: total, started: total, pending: 0 });
     console.log(`1000 activity tasks handed to 20 pollers in ${pollMs} ms`);
     expect(new Set(delivered).size).toBe(total);
     expect(byWorker.size).toBeGreaterThan(1);
-    expect(await pendingActivities(driver, workerList)).toBe(0);
-    const late = await swf.send(
+    expect(await pendingActivities(server.driver, workerList)).toBe(0);
+    const late = await server.swf.send(
       new PollForActivityTaskCommand({ domain, taskList: { name: workerList } }),
     );
     expect(late.taskToken).toBeUndefined();
     for (const { execution } of started) {
-      const events = await driver.history(execution);
+      const events = await server.driver.history(execution);
       expectContiguous(events);
       expect(eventsOf(events, 'ActivityTaskScheduled')).toHaveLength(perExecution);
       const startedFor = eventsOf(events, 'ActivityTaskStarted').map(
@@ -183,7 +151,7 @@ describe('20 activity pollers against 1,000 activity tasks', () => {
       );
       expect(startedFor).toHaveLength(perExecution);
       expect(new Set(startedFor).size).toBe(perExecution);
-      const described = await driver.describe(execution);
+      const described = await server.driver.describe(execution);
       expect(described.openCounts?.openActivityTasks).toBe(perExecution);
     }
   });
@@ -196,15 +164,17 @@ describe('several decision pollers', () => {
     const deciders = uid('deciders');
     const count = 40;
     const started = await Promise.all(
-      Array.from({ length: count }, () => driver.start(wf, { taskList: { name: deciders } })),
+      Array.from({ length: count }, () =>
+        server.driver.start(wf, { taskList: { name: deciders } }),
+      ),
     );
-    expect(await pendingDecisions(driver, deciders)).toBe(count);
+    expect(await pendingDecisions(server.driver, deciders)).toBe(count);
 
     const handled: string[] = [];
     const deadline = Date.now() + 100_000;
     await workers(6, async (index) => {
       if (handled.length >= count || Date.now() > deadline) return false;
-      const task = await swf.send(
+      const task = await server.swf.send(
         new PollForDecisionTaskCommand({
           domain,
           taskList: { name: deciders },
@@ -213,7 +183,7 @@ describe('several decision pollers', () => {
       );
       if (task.taskToken === undefined || task.taskToken === '') return true;
       handled.push(task.workflowExecution?.runId ?? '');
-      await swf.send(
+      await server.swf.send(
         new RespondDecisionTaskCompletedCommand({
           taskToken: task.taskToken,
           decisions: [decide.complete(`by ${index}`)],
@@ -224,9 +194,9 @@ describe('several decision pollers', () => {
 
     expect(handled).toHaveLength(count);
     expect(new Set(handled)).toStrictEqual(new Set(started.map((s) => s.execution.runId)));
-    expect(await pendingDecisions(driver, deciders)).toBe(0);
+    expect(await pendingDecisions(server.driver, deciders)).toBe(0);
     for (const { execution } of started) {
-      const events = await driver.history(execution);
+      const events = await server.driver.history(execution);
       expect(eventTypes(events)).toStrictEqual([
         'WorkflowExecutionStarted',
         'DecisionTaskScheduled',
@@ -240,14 +210,14 @@ describe('several decision pollers', () => {
 
 describe('50 concurrent signals to one execution', () => {
   it('are all recorded exactly once, with contiguous event ids', { timeout: 60_000 }, async () => {
-    const { execution } = await driver.start(wf);
+    const { execution } = await server.driver.start(wf);
     const inputs = Array.from({ length: 50 }, (_, i) => `signal-${i}`);
-    const clients = Array.from({ length: 10 }, () => swfClient(endpoint));
+    const clients = Array.from({ length: 10 }, () => swfClient(server.service.endpoint));
 
     try {
       await Promise.all(
         inputs.map((input, i) =>
-          new SwfDriver(clients[i % clients.length] ?? swf, domain).signal(
+          new SwfDriver(clients[i % clients.length] ?? server.swf, domain).signal(
             execution,
             'burst',
             input,
@@ -258,7 +228,7 @@ describe('50 concurrent signals to one execution', () => {
       for (const client of clients) client.destroy();
     }
 
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expectContiguous(events);
     const signaled = eventsOf(events, 'WorkflowExecutionSignaled').map(
       (e) => e.workflowExecutionSignaledEventAttributes?.input,
@@ -267,7 +237,7 @@ describe('50 concurrent signals to one execution', () => {
     expect(new Set(signaled)).toStrictEqual(new Set(inputs));
     // The decision task scheduled at start was never started: the signals add no second one.
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(1);
-    const described = await driver.describe(execution);
+    const described = await server.driver.describe(execution);
     expect(described.openCounts?.openDecisionTasks).toBe(1);
   });
 });
@@ -276,15 +246,15 @@ describe('concurrent responders', () => {
   it('signals racing a decision response: all recorded, one decision task owed, ids contiguous', {
     timeout: 60_000,
   }, async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
 
     await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => driver.signal(execution, 'race', `r${i}`)),
-      driver.respond(task.taskToken, [decide.marker('answered')]),
+      ...Array.from({ length: 20 }, (_, i) => server.driver.signal(execution, 'race', `r${i}`)),
+      server.driver.respond(task.taskToken, [decide.marker('answered')]),
     ]);
 
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expectContiguous(events);
     expectOneDecisionTaskAtATime(events);
     expect(eventsOf(events, 'WorkflowExecutionSignaled')).toHaveLength(20);
@@ -296,47 +266,49 @@ describe('concurrent responders', () => {
     const completedAt = types.indexOf('DecisionTaskCompleted');
     expect(types.slice(completedAt)).toContain('DecisionTaskScheduled');
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(2);
-    const next = await driver.pollDecision(taskList);
+    const next = await server.driver.pollDecision(taskList);
     expect(next.previousStartedEventId).toBe(task.startedEventId);
   });
 
   it('a decision token answered twice at once is taken once; the other gets UnknownResourceFault', async () => {
-    const { execution, taskList } = await driver.start(wf);
-    const task = await driver.pollDecision(taskList);
+    const { execution, taskList } = await server.driver.start(wf);
+    const task = await server.driver.pollDecision(taskList);
 
     const outcomes = await Promise.allSettled([
-      driver.respond(task.taskToken, [decide.complete('first')]),
-      driver.respond(task.taskToken, [decide.complete('second')]),
-      driver.respond(task.taskToken, [decide.marker('third')]),
+      server.driver.respond(task.taskToken, [decide.complete('first')]),
+      server.driver.respond(task.taskToken, [decide.complete('second')]),
+      server.driver.respond(task.taskToken, [decide.marker('third')]),
     ]);
 
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     for (const o of outcomes) {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(UnknownResourceFault);
     }
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expectContiguous(events);
     single(events, 'DecisionTaskCompleted');
   });
 
   it('an activity completed and failed at once is closed once', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const workerList = uid('workers');
-    await driver.decide(taskList, () => [
+    await server.driver.decide(taskList, () => [
       decide.scheduleActivity({
         activityType: act,
         activityId: 'one',
         taskList: { name: workerList },
       }),
     ]);
-    const task = await driver.pollActivity(workerList);
+    const task = await server.driver.pollActivity(workerList);
 
     const outcomes = await Promise.allSettled([
-      swf.send(
+      server.swf.send(
         new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'ok' }),
       ),
-      swf.send(new RespondActivityTaskFailedCommand({ taskToken: task.taskToken, reason: 'no' })),
-      swf.send(
+      server.swf.send(
+        new RespondActivityTaskFailedCommand({ taskToken: task.taskToken, reason: 'no' }),
+      ),
+      server.swf.send(
         new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken, result: 'again' }),
       ),
     ]);
@@ -345,7 +317,7 @@ describe('concurrent responders', () => {
     for (const o of outcomes) {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(UnknownResourceFault);
     }
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expectContiguous(events);
     const closes = events.filter((e) =>
       ['ActivityTaskCompleted', 'ActivityTaskFailed'].includes(e.eventType ?? ''),
@@ -354,9 +326,9 @@ describe('concurrent responders', () => {
   });
 
   it('activity completions racing each other and a signal keep one decision task open', async () => {
-    const { execution, taskList } = await driver.start(wf);
+    const { execution, taskList } = await server.driver.start(wf);
     const workerList = uid('workers');
-    await driver.decide(taskList, () =>
+    await server.driver.decide(taskList, () =>
       Array.from({ length: 10 }, (_, i) =>
         decide.scheduleActivity({
           activityType: act,
@@ -366,21 +338,21 @@ describe('concurrent responders', () => {
       ),
     );
     const tasks = [];
-    for (let i = 0; i < 10; i++) tasks.push(await driver.pollActivity(workerList));
+    for (let i = 0; i < 10; i++) tasks.push(await server.driver.pollActivity(workerList));
 
     await Promise.all([
       ...tasks.map((t) =>
-        swf.send(new RespondActivityTaskCompletedCommand({ taskToken: t.taskToken })),
+        server.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: t.taskToken })),
       ),
-      driver.signal(execution, 'meanwhile'),
+      server.driver.signal(execution, 'meanwhile'),
     ]);
 
-    const events = await driver.history(execution);
+    const events = await server.driver.history(execution);
     expectContiguous(events);
     expectOneDecisionTaskAtATime(events);
     expect(eventsOf(events, 'ActivityTaskCompleted')).toHaveLength(10);
     expect(eventsOf(events, 'DecisionTaskScheduled')).toHaveLength(2);
-    expect((await driver.describe(execution)).openCounts).toMatchObject({
+    expect((await server.driver.describe(execution)).openCounts).toMatchObject({
       openActivityTasks: 0,
       openDecisionTasks: 1,
     });
@@ -391,7 +363,9 @@ describe('concurrent responders', () => {
 
     const outcomes = await Promise.allSettled(
       Array.from({ length: 8 }, () =>
-        swf.send(new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf })),
+        server.swf.send(
+          new StartWorkflowExecutionCommand({ domain, workflowId, workflowType: wf }),
+        ),
       ),
     );
 

@@ -8,18 +8,14 @@ import {
   type DecisionTask,
   PollForActivityTaskCommand,
   PollForDecisionTaskCommand,
-  RegisterDomainCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, eventsOf, SwfDriver, sleep, uid } from '../support/decider.js';
-import { startTestServer, swfClient } from '../support/local.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decide, eventsOf, sleep, uid } from '../support/decider.js';
+import { domainForFile, swfClient } from '../support/local.js';
 
-let swf: SWFClient;
 /** A second client, so that the poll under test and the call that feeds it never share a socket. */
 let pollClient: SWFClient;
-let driver: SwfDriver;
-let close: () => Promise<void>;
 const domain = 'long-poll';
 const wf = { name: 'wf', version: '1' };
 const act = { name: 'act', version: '1' };
@@ -33,24 +29,15 @@ const DISPATCH_BOUND_MS = 50;
 /** The dispatch target docs/performance.md lists: p50 ≤ 10 ms with a poller waiting. */
 const MEDIAN_BOUND_MS = 10;
 
-beforeAll(async () => {
-  let endpoint: string;
-  ({
-    swf,
-    close,
-    service: { endpoint },
-  } = await startTestServer({ polling: { maxWaitMs: POLL_WAIT_MS } }));
-  pollClient = swfClient(endpoint);
-  driver = new SwfDriver(swf, domain);
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  await driver.registerTypes(wf, act);
-});
-afterAll(async () => {
-  pollClient.destroy();
-  await close();
-});
+const server = domainForFile(
+  domain,
+  { polling: { maxWaitMs: POLL_WAIT_MS } },
+  async ({ service, driver }) => {
+    pollClient = swfClient(service.endpoint);
+    await driver.registerTypes(wf, act);
+  },
+);
+afterAll(() => pollClient.destroy());
 
 /** A poll in flight, and when it answered (performance.now()). */
 function timedPoll<T>(call: Promise<T>): Promise<{ task: T; at: number }> {
@@ -111,7 +98,7 @@ describe('a waiting poller', () => {
       const taskList = uid('deciders');
       const poll = timedPoll(pollDecision(taskList));
       await sleep(SETTLE_MS);
-      const { execution } = await driver.start(wf, { taskList: { name: taskList } });
+      const { execution } = await server.driver.start(wf, { taskList: { name: taskList } });
       const started = performance.now();
       const { task, at } = await poll;
       expect(task.taskToken).toBeTruthy();
@@ -129,12 +116,12 @@ describe('a waiting poller', () => {
   it('gets an activity task within 50 ms of the RespondDecisionTaskCompleted that schedules it returning', async () => {
     const deltas: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const { taskList, execution } = await driver.start(wf);
-      const decision = await driver.pollDecision(taskList);
+      const { taskList, execution } = await server.driver.start(wf);
+      const decision = await server.driver.pollDecision(taskList);
       const workers = uid('workers');
       const poll = timedPoll(pollActivity(workers));
       await sleep(SETTLE_MS);
-      await driver.respond(decision.taskToken, [
+      await server.driver.respond(decision.taskToken, [
         decide.scheduleActivity({
           activityType: act,
           activityId: 'a1',
@@ -182,17 +169,17 @@ describe('an idle poll', () => {
 
   it('on a list that only has tasks of another kind stays empty', async () => {
     // A decision task is queued on this list name; an activity poll of the same name must not see it.
-    const { taskList } = await driver.start(wf);
+    const { taskList } = await server.driver.start(wf);
     expectEmptyActivityTask(await pollActivity(taskList));
-    const decision = await driver.pollDecision(taskList);
+    const decision = await server.driver.pollDecision(taskList);
     expect(decision.startedEventId).toBe(3);
   });
 });
 
 describe('a poll whose caller has gone', () => {
   it('does not take an activity task scheduled after the abort', async () => {
-    const { taskList, execution } = await driver.start(wf);
-    const decision = await driver.pollDecision(taskList);
+    const { taskList, execution } = await server.driver.start(wf);
+    const decision = await server.driver.pollDecision(taskList);
     const workers = uid('workers');
 
     const abort = new AbortController();
@@ -204,16 +191,16 @@ describe('a poll whose caller has gone', () => {
     // Give the server a moment to see the connection close (it is the server's only signal).
     await sleep(50);
 
-    await driver.respond(decision.taskToken, [
+    await server.driver.respond(decision.taskToken, [
       decide.scheduleActivity({ activityType: act, activityId: 'a1', taskList: { name: workers } }),
     ]);
     // The second poll starts after the task is queued: a zombie poll still waiting would have been
     // woken first and taken it.
-    const task = await pollActivity(workers, swf, undefined, 'second');
+    const task = await pollActivity(workers, server.swf, undefined, 'second');
     expect(task).toMatchObject({ activityId: 'a1', workflowExecution: execution });
     expect(task.taskToken).toBeTruthy();
 
-    const history = await driver.history(execution);
+    const history = await server.driver.history(execution);
     const started = eventsOf(history, 'ActivityTaskStarted');
     expect(started).toHaveLength(1);
     expect(started[0]?.activityTaskStartedEventAttributes?.identity).toBe('second');
@@ -228,16 +215,16 @@ describe('a poll whose caller has gone', () => {
     await settleAborted(gone);
     await sleep(50);
 
-    const { execution } = await driver.start(wf, { taskList: { name: taskList } });
-    const task = await driver.pollDecision(taskList);
+    const { execution } = await server.driver.start(wf, { taskList: { name: taskList } });
+    const task = await server.driver.pollDecision(taskList);
     expect(task.workflowExecution).toEqual(execution);
     expect(task.startedEventId).toBe(3);
-    expect(eventsOf(await driver.history(execution), 'DecisionTaskStarted')).toHaveLength(1);
+    expect(eventsOf(await server.driver.history(execution), 'DecisionTaskStarted')).toHaveLength(1);
   });
 
   it('aborted many times over leaves the list usable and hands each task out once', async () => {
-    const { taskList, execution } = await driver.start(wf);
-    const decision = await driver.pollDecision(taskList);
+    const { taskList, execution } = await server.driver.start(wf);
+    const decision = await server.driver.pollDecision(taskList);
     const workers = uid('workers');
     const aborts = Array.from({ length: 10 }, () => new AbortController());
     const gone = aborts.map((a) => pollActivity(workers, pollClient, a.signal));
@@ -247,14 +234,14 @@ describe('a poll whose caller has gone', () => {
     await sleep(50);
 
     const ids = ['a1', 'a2', 'a3'];
-    await driver.respond(
+    await server.driver.respond(
       decision.taskToken,
       ids.map((activityId) =>
         decide.scheduleActivity({ activityType: act, activityId, taskList: { name: workers } }),
       ),
     );
-    const tasks = await Promise.all(ids.map(() => pollActivity(workers, swf)));
+    const tasks = await Promise.all(ids.map(() => pollActivity(workers, server.swf)));
     expect(tasks.map((t) => t.activityId).sort()).toEqual(ids);
-    expect(eventsOf(await driver.history(execution), 'ActivityTaskStarted')).toHaveLength(3);
+    expect(eventsOf(await server.driver.history(execution), 'ActivityTaskStarted')).toHaveLength(3);
   });
 });
