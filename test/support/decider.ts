@@ -81,6 +81,26 @@ export type StartedDecisionTask = DecisionTask & { taskToken: string; events: Hi
 export type StartedActivityTask = ActivityTask & { taskToken: string };
 
 /** The SDK calls of a test file, bound to its client and domain. */
+/**
+ * How long the driver polls again for a task a test expects to be there. The test servers keep their
+ * long polls short (50 ms to a few seconds), and on a loaded machine such a poll may end empty before
+ * its first queue read returns, as a poll whose time is up should; a worker would simply poll again.
+ */
+const TASK_THERE_WITHIN_MS = 10_000;
+
+/** Polls until an answer carries a task token or `withinMs` has passed (polling at least once). */
+async function pollUntilTask<T extends { taskToken?: string | undefined }>(
+  poll: () => Promise<T>,
+  withinMs: number,
+): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const task = await poll();
+    const { taskToken } = task;
+    if ((taskToken !== undefined && taskToken !== '') || Date.now() >= deadline) return task;
+  }
+}
+
 export class SwfDriver {
   constructor(
     readonly swf: SWFClient,
@@ -145,17 +165,20 @@ export class SwfDriver {
   async pollDecision(
     taskList: string,
     options: Omit<PollForDecisionTaskInput, 'domain' | 'taskList'> = {},
+    withinMs = TASK_THERE_WITHIN_MS,
   ): Promise<StartedDecisionTask> {
-    const task = await this.swf.send(
-      new PollForDecisionTaskCommand({
-        ...options,
-        domain: this.domain,
-        taskList: { name: taskList },
-      }),
-    );
+    const poll = () =>
+      this.swf.send(
+        new PollForDecisionTaskCommand({
+          ...options,
+          domain: this.domain,
+          taskList: { name: taskList },
+        }),
+      );
+    const task = await pollUntilTask(poll, withinMs);
     const { taskToken } = task;
     if (taskToken === undefined || taskToken === '') {
-      throw new Error(`no decision task on ${taskList}`);
+      throw new Error(`no decision task on ${taskList} within ${withinMs} ms`);
     }
     return { ...task, taskToken, events: task.events ?? [] };
   }
@@ -182,16 +205,18 @@ export class SwfDriver {
 
   /** Polls for an activity task that must be there. */
   async pollActivity(taskList: string, identity?: string): Promise<StartedActivityTask> {
-    const task = await this.swf.send(
-      new PollForActivityTaskCommand({
-        domain: this.domain,
-        taskList: { name: taskList },
-        ...(identity === undefined ? {} : { identity }),
-      }),
-    );
+    const poll = () =>
+      this.swf.send(
+        new PollForActivityTaskCommand({
+          domain: this.domain,
+          taskList: { name: taskList },
+          ...(identity === undefined ? {} : { identity }),
+        }),
+      );
+    const task = await pollUntilTask(poll, TASK_THERE_WITHIN_MS);
     const { taskToken } = task;
     if (taskToken === undefined || taskToken === '')
-      throw new Error(`no activity task on ${taskList}`);
+      throw new Error(`no activity task on ${taskList} within ${TASK_THERE_WITHIN_MS} ms`);
     return { ...task, taskToken };
   }
 

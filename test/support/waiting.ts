@@ -6,27 +6,16 @@ import {
   CountPendingActivityTasksCommand,
   CountPendingDecisionTasksCommand,
   type HistoryEvent,
-  PollForDecisionTaskCommand,
 } from '@aws-sdk/client-swf';
 import { at, type StartedDecisionTask, type SwfDriver, sleep } from './decider.js';
 
 /** Polls for a decision task until one comes, for at most `withinMs`. */
-export async function awaitDecision(
+export function awaitDecision(
   driver: SwfDriver,
   taskList: string,
   withinMs = 6_000,
 ): Promise<StartedDecisionTask> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    const task = await driver.swf.send(
-      new PollForDecisionTaskCommand({ domain: driver.domain, taskList: { name: taskList } }),
-    );
-    const { taskToken } = task;
-    if (taskToken !== undefined && taskToken !== '') {
-      return { ...task, taskToken, events: task.events ?? [] };
-    }
-  }
-  throw new Error(`no decision task on ${taskList} within ${withinMs} ms`);
+  return driver.pollDecision(taskList, {}, withinMs);
 }
 
 /** Reads the history until `done` holds, for at most `withinMs`. */
