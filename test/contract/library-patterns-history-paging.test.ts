@@ -75,31 +75,26 @@ describe('simpleflow: a decision task paged by PollForDecisionTask (actors/decid
       expect(boto2ErrorName(answer)).toBe('UnknownResourceFault');
       return String(answer.body?.message);
     };
-    expect(resource(await messageOf('DescribeDomain', { name: uid('none') }))).toBe('domain');
-    expect(
-      resource(
-        await messageOf('DescribeWorkflowType', {
-          domain,
-          workflowType: { name: 'no', version: '1' },
-        }),
-      ),
-    ).toBe('WorkflowType');
-    expect(
-      resource(
-        await messageOf('DescribeActivityType', {
-          domain,
-          activityType: { name: 'no', version: '1' },
-        }),
-      ),
-    ).toBe('ActivityType');
-    expect(
-      resource(
-        await messageOf('DescribeWorkflowExecution', {
-          domain,
-          execution: { workflowId: 'no', runId: 'no' },
-        }),
-      ),
-    ).toBe('WorkflowExecution');
+    const unknowns: [action: string, body: Json, resource: string][] = [
+      ['DescribeDomain', { name: uid('none') }, 'domain'],
+      [
+        'DescribeWorkflowType',
+        { domain, workflowType: { name: 'no', version: '1' } },
+        'WorkflowType',
+      ],
+      [
+        'DescribeActivityType',
+        { domain, activityType: { name: 'no', version: '1' } },
+        'ActivityType',
+      ],
+      [
+        'DescribeWorkflowExecution',
+        { domain, execution: { workflowId: 'no', runId: 'no' } },
+        'WorkflowExecution',
+      ],
+    ];
+    for (const [action, body, named] of unknowns)
+      expect(resource(await messageOf(action, body))).toBe(named);
   });
 });
 
