@@ -5,7 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import type { LambdaInvoker, LambdaRequest, LambdaResult } from '../../lib/ports/lambda-invoker.js';
 import { storesForFile } from '../support/stores.js';
-import { freshTimeoutDomain, historyOf, MAIN_LIST } from '../support/timeout-domain.js';
+import {
+  freshTimeoutDomain,
+  historyOf,
+  MAIN_LIST,
+  startOneRun,
+} from '../support/timeout-domain.js';
 
 const stores = storesForFile('lambda-timeouts');
 
@@ -22,18 +27,9 @@ class HeldLambda implements LambdaInvoker {
 async function heldLambdaTask() {
   const lambda = new HeldLambda();
   const { service, domain } = await freshTimeoutDomain(stores(), lambda);
-  service.clock.ms += 1_000;
-  const started = await service.must('StartWorkflowExecution', {
-    domain,
-    workflowId: 'w',
-    workflowType: { name: 'w', version: '1' },
-    taskList: { name: MAIN_LIST },
-    taskStartToCloseTimeout: 'NONE',
-    executionStartToCloseTimeout: '600',
-    childPolicy: 'TERMINATE',
+  const execution = await startOneRun(service, domain, {
     lambdaRole: 'arn:aws:iam::000000000000:role/swf-lambda',
   });
-  const execution = { workflowId: 'w', runId: started.runId as string };
   const task = await service.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
   await service.must('RespondDecisionTaskCompleted', {
     taskToken: task.taskToken,

@@ -10,6 +10,8 @@ import {
   type HistoryEvent,
   historyOf,
   MAIN_LIST,
+  ONE_RUN,
+  startOneRun,
   toWire,
 } from '../support/timeout-domain.js';
 import { type Dur, type OracleDecision, TimeoutOracle } from '../support/timeout-oracle.js';
@@ -27,24 +29,14 @@ async function oneActivity(
   also: OracleDecision[] = [],
 ) {
   const { service, domain } = await freshTimeoutDomain(stores());
-  service.clock.ms += 1_000;
-  const started = await service.must('StartWorkflowExecution', {
-    domain,
-    workflowId: 'w',
-    workflowType: { name: 'w', version: '1' },
-    taskList: { name: MAIN_LIST },
-    taskStartToCloseTimeout: 'NONE',
-    executionStartToCloseTimeout: '600',
-    childPolicy: 'TERMINATE',
-  });
-  const execution = { workflowId: 'w', runId: started.runId as string };
+  const execution = await startOneRun(service, domain);
   const o = new TimeoutOracle({
     startAt: service.clock.ms,
     taskList: MAIN_LIST,
-    taskStartToCloseTimeout: 'NONE',
-    executionStartToCloseTimeout: '600',
-    childPolicy: 'TERMINATE',
-    workflowType: { name: 'w', version: '1' },
+    taskStartToCloseTimeout: ONE_RUN.taskStartToCloseTimeout,
+    executionStartToCloseTimeout: ONE_RUN.executionStartToCloseTimeout,
+    childPolicy: ONE_RUN.childPolicy,
+    workflowType: ONE_RUN.workflowType,
     activityTypes: ACTIVITY_TYPES,
   });
   const d = await service.must('PollForDecisionTask', {

@@ -73,6 +73,30 @@ async function registerTypes(service: ManualClockService, domain: string) {
     });
 }
 
+/**
+ * The execution that the hand-written timeout scenarios run: workflow `w` on the main list, 600 s to
+ * close, no decision task timeout, child policy TERMINATE.
+ */
+export const ONE_RUN = {
+  workflowId: 'w',
+  workflowType: { name: 'w', version: '1' },
+  taskList: { name: MAIN_LIST },
+  taskStartToCloseTimeout: 'NONE',
+  executionStartToCloseTimeout: '600',
+  childPolicy: 'TERMINATE',
+} as const;
+
+/** Starts `ONE_RUN` in `domain` a second after the clock's start, with `extra` request fields. */
+export async function startOneRun(
+  service: ManualClockService,
+  domain: string,
+  extra: Record<string, unknown> = {},
+) {
+  service.clock.ms += 1_000;
+  const started = await service.must('StartWorkflowExecution', { domain, ...ONE_RUN, ...extra });
+  return { workflowId: ONE_RUN.workflowId, runId: started.runId as string };
+}
+
 /** An execution's history: its first page, which holds all the events these tests make. */
 export async function historyOf(
   service: ManualClockService,
