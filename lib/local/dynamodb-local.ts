@@ -64,7 +64,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Dummy credentials: DynamoDB Local accepts any, and `sharedDb` makes them all see one database. */
+/** Dummy credentials: DynamoDB Local accepts any, and `sharedDb` (the default) makes them all see one database. */
 export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
@@ -79,6 +79,11 @@ export async function startDynamoDbLocal(
     outliveInterrupt?: boolean;
     /** Options for its JVM (the tests' short-lived ones trade peak speed for less CPU). */
     jvmOptions?: readonly string[];
+    /**
+     * False: a database of its own per access key id and region, instead of one that every
+     * caller sees (the tests give each file its own, in one long-lived JVM).
+     */
+    sharedDb?: boolean;
   } = {},
 ): Promise<DynamoDbLocal> {
   if (!hasJava()) throw new Error(JAVA_HINT);
@@ -89,7 +94,7 @@ export async function startDynamoDbLocal(
     options.outliveInterrupt === true,
   )({
     port,
-    sharedDb: true,
+    sharedDb: options.sharedDb ?? true,
     ...(options.dataDir === undefined ? {} : { path: resolve(options.dataDir) }),
   });
   const output: string[] = [];

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
+import { startKeyProxy } from './dynamodb-key-proxy.js';
 
 /** One DynamoDB Local of the pool: the files it has served, and those it serves now. */
 interface PooledDynamo {
@@ -21,15 +22,28 @@ export class DynamoDbLocalPool {
   readonly #filesPerDynamo: number;
   readonly #spare: boolean;
   readonly #jvmOptions: readonly string[];
+  readonly #databasePerFile: boolean;
   readonly #dynamos = new Map<number, PooledDynamo>();
+  readonly #leases = new Map<number, { dynamo: PooledDynamo; close?: () => Promise<void> }>();
   #current: PooledDynamo | undefined;
   #next: PooledDynamo | undefined;
   #count = 0;
+  #leaseCount = 0;
 
-  constructor(options: { filesPerDynamo: number; spare: boolean; jvmOptions?: readonly string[] }) {
+  /**
+   * With `databasePerFile`, the DynamoDB Locals start without `sharedDb` and each file reaches its
+   * own through a proxy that gives it an access key id of its own (dynamodb-key-proxy.ts).
+   */
+  constructor(options: {
+    filesPerDynamo: number;
+    spare: boolean;
+    jvmOptions?: readonly string[];
+    databasePerFile?: boolean;
+  }) {
     this.#filesPerDynamo = options.filesPerDynamo;
     this.#spare = options.spare;
     this.#jvmOptions = options.jvmOptions ?? [];
+    this.#databasePerFile = options.databasePerFile === true;
   }
 
   /** A DynamoDB Local for one test file, until `release(id)`. */
@@ -44,13 +58,24 @@ export class DynamoDbLocalPool {
     dynamo.active += 1;
     if (this.#spare && this.#next === undefined && dynamo.leased >= this.#filesPerDynamo)
       this.#next = this.#start();
-    return { id: dynamo.id, endpoint: (await dynamo.started).endpoint };
+    this.#leaseCount += 1;
+    const id = this.#leaseCount;
+    const lease: { dynamo: PooledDynamo; close?: () => Promise<void> } = { dynamo };
+    this.#leases.set(id, lease);
+    const { endpoint } = await dynamo.started;
+    if (!this.#databasePerFile) return { id, endpoint };
+    const proxy = await startKeyProxy(endpoint, `file${id}`);
+    lease.close = proxy.close;
+    return { id, endpoint: proxy.endpoint };
   }
 
-  /** The file that leased DynamoDB Local `id` has ended. */
+  /** The file that leased `id` has ended. */
   release(id: number): void {
-    const dynamo = this.#dynamos.get(id);
-    if (dynamo === undefined) return;
+    const lease = this.#leases.get(id);
+    if (lease === undefined) return;
+    this.#leases.delete(id);
+    void lease.close?.();
+    const { dynamo } = lease;
     dynamo.active = Math.max(0, dynamo.active - 1);
     if (dynamo !== this.#current) this.#retireIfIdle(dynamo);
   }
@@ -58,7 +83,10 @@ export class DynamoDbLocalPool {
   /** Stops every DynamoDB Local still running. */
   async stop(): Promise<void> {
     const running = [...this.#dynamos.values()];
+    const proxies = [...this.#leases.values()];
     this.#dynamos.clear();
+    this.#leases.clear();
+    await Promise.all(proxies.map((lease) => lease.close?.()));
     await Promise.all(running.map(stopDynamo));
   }
 
@@ -66,7 +94,7 @@ export class DynamoDbLocalPool {
     this.#count += 1;
     const dynamo = {
       id: this.#count,
-      started: startWithRetries(this.#jvmOptions),
+      started: startWithRetries(this.#jvmOptions, !this.#databasePerFile),
       leased: 0,
       active: 0,
     };
@@ -90,10 +118,13 @@ const START_TRIES = 3;
  * A DynamoDB Local, started again if a start fails: a run starts dozens, and one may lose its free
  * port to another process before the JVM binds it, or time out on a machine busy with other work.
  */
-async function startWithRetries(jvmOptions: readonly string[]): Promise<DynamoDbLocal> {
+async function startWithRetries(
+  jvmOptions: readonly string[],
+  sharedDb: boolean,
+): Promise<DynamoDbLocal> {
   for (let tries = 1; ; tries++) {
     try {
-      return await startDynamoDbLocal({ jvmOptions });
+      return await startDynamoDbLocal({ jvmOptions, sharedDb });
     } catch (error) {
       if (tries >= START_TRIES) throw error;
       const reason = error instanceof Error ? error.message : String(error);
