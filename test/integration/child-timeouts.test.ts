@@ -4,55 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { storesForFile } from '../support/stores.js';
-import { freshTimeoutDomain, historyOf, MAIN_LIST } from '../support/timeout-domain.js';
+import { parentWithChild } from '../support/timeout-domain.js';
 
 const stores = storesForFile('child-timeouts');
 
 /** A parent (execution timeout `parent` s, child policy `policy`) that has started one child (`child` s). */
-async function parentAndChild(parent: number, child: number, policy: string) {
-  const { service, domain } = await freshTimeoutDomain(stores());
-  service.clock.ms += 1_000;
-  const started = await service.must('StartWorkflowExecution', {
-    domain,
-    workflowId: 'parent',
-    workflowType: { name: 'w', version: '1' },
-    taskList: { name: MAIN_LIST },
-    taskStartToCloseTimeout: 'NONE',
-    executionStartToCloseTimeout: String(parent),
-    childPolicy: policy,
-  });
-  const parentRun = { workflowId: 'parent', runId: started.runId as string };
-  const task = await service.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
-  await service.must('RespondDecisionTaskCompleted', {
-    taskToken: task.taskToken,
-    decisions: [
-      {
-        decisionType: 'StartChildWorkflowExecution',
-        startChildWorkflowExecutionDecisionAttributes: {
-          workflowType: { name: 'w', version: '1' },
-          workflowId: 'child',
-          taskList: { name: 'child-deciders' },
-          executionStartToCloseTimeout: String(child),
-          taskStartToCloseTimeout: 'NONE',
-          childPolicy: 'ABANDON',
-        },
-      },
-    ],
-  });
-  const events = (execution: { workflowId: string; runId: string }) =>
-    historyOf(service, domain, execution);
-  const parentEvents = await events(parentRun);
-  const childStarted = parentEvents.find((e) => e.eventType === 'ChildWorkflowExecutionStarted');
-  if (childStarted === undefined) throw new Error('the child did not start');
-  const childRun = (
-    childStarted.childWorkflowExecutionStartedEventAttributes as {
-      workflowExecution: { workflowId: string; runId: string };
-    }
-  ).workflowExecution;
-  const describeRun = async (execution: { workflowId: string; runId: string }) =>
-    service.must('DescribeWorkflowExecution', { domain, execution });
-  return { service, domain, parentRun, childRun, events, describeRun, t0: service.clock.ms };
-}
+const parentAndChild = (parent: number, child: number, policy: string) =>
+  parentWithChild(stores(), { parent, child, policy });
 
 describe("a child's timeouts, as its parent sees them", () => {
   for (const mode of ['punctual', 'late'] as const)

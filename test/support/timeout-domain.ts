@@ -107,6 +107,61 @@ export async function historyOf(
   return (page.events ?? []) as HistoryEvent[];
 }
 
+type Run = { workflowId: string; runId: string };
+
+/**
+ * A fresh domain whose workflow `parent` (execution timeout `parent` s, child policy `policy`) has
+ * started one child (`child` s, policy ABANDON), neither with a decision task timeout; `t0` is the
+ * clock once the child started.
+ */
+export async function parentWithChild(
+  stores: TestStores,
+  timeouts: { parent: number; child: number; policy: string },
+) {
+  const { service, domain } = await freshTimeoutDomain(stores);
+  service.clock.ms += 1_000;
+  const started = await service.must('StartWorkflowExecution', {
+    domain,
+    workflowId: 'parent',
+    workflowType: { name: 'w', version: '1' },
+    taskList: { name: MAIN_LIST },
+    taskStartToCloseTimeout: 'NONE',
+    executionStartToCloseTimeout: String(timeouts.parent),
+    childPolicy: timeouts.policy,
+  });
+  const parentRun: Run = { workflowId: 'parent', runId: started.runId as string };
+  const task = await service.must('PollForDecisionTask', { domain, taskList: { name: MAIN_LIST } });
+  await service.must('RespondDecisionTaskCompleted', {
+    taskToken: task.taskToken,
+    decisions: [startChildDecision(timeouts.child)],
+  });
+  const events = (execution: Run) => historyOf(service, domain, execution);
+  const childStarted = (await events(parentRun)).find(
+    (e) => e.eventType === 'ChildWorkflowExecutionStarted',
+  );
+  if (childStarted === undefined) throw new Error('the child did not start');
+  const childRun = (
+    childStarted.childWorkflowExecutionStartedEventAttributes as { workflowExecution: Run }
+  ).workflowExecution;
+  const describeRun = (execution: Run) =>
+    service.must('DescribeWorkflowExecution', { domain, execution });
+  return { service, domain, parentRun, childRun, events, describeRun, t0: service.clock.ms };
+}
+
+function startChildDecision(seconds: number) {
+  return {
+    decisionType: 'StartChildWorkflowExecution',
+    startChildWorkflowExecutionDecisionAttributes: {
+      workflowType: { name: 'w', version: '1' },
+      workflowId: 'child',
+      taskList: { name: 'child-deciders' },
+      executionStartToCloseTimeout: String(seconds),
+      taskStartToCloseTimeout: 'NONE',
+      childPolicy: 'ABANDON',
+    },
+  };
+}
+
 /** An oracle's decision as RespondDecisionTaskCompleted takes it. */
 export function toWire(d: OracleDecision): Record<string, unknown> {
   switch (d.kind) {
