@@ -11,8 +11,20 @@ declare module 'vitest' {
   }
 }
 
-/** Files served by one DynamoDB Local before a fresh one takes over (`SWF_TEST_FILES_PER_DYNAMO`). */
-const FILES_PER_DYNAMO = Number(process.env.SWF_TEST_FILES_PER_DYNAMO ?? 4);
+/**
+ * Each file on a database of its own in a shared JVM (DynamoDbLocalPool's `databasePerFile`);
+ * `SWF_TEST_DATABASE_PER_FILE=0` gives files that share a JVM one database, as before.
+ */
+const DATABASE_PER_FILE = process.env.SWF_TEST_DATABASE_PER_FILE !== '0';
+
+/**
+ * Files served by one DynamoDB Local before a fresh one takes over (`SWF_TEST_FILES_PER_DYNAMO`). On
+ * one shared database a file ran twice as slow after eight others; on databases of their own, files
+ * kept their speed, so a JVM serves many and few JVM starts are paid.
+ */
+const FILES_PER_DYNAMO = Number(
+  process.env.SWF_TEST_FILES_PER_DYNAMO ?? (DATABASE_PER_FILE ? 16 : 4),
+);
 
 /**
  * JVM options of the pool's DynamoDB Locals. Each lives for a few files only, so the JIT's optimizing
@@ -24,14 +36,28 @@ const SHORT_LIVED_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 /** How each project's pool serves its files; the timing phase's projects are named. */
 function poolOptions(project: string) {
-  // Each file on a DynamoDB Local that no file used before it, started only when the file begins:
-  // these files measure latency, so nothing may start beside them.
-  if (project === 'timing') return { filesPerDynamo: 1, spare: false, jvmOptions: [] };
+  // These files measure latency, so nothing may start beside them: each file gets a database that
+  // no file used before it, in one JVM started before the first; without databases per file, a
+  // DynamoDB Local of its own, started as the file begins.
+  if (project === 'timing')
+    return DATABASE_PER_FILE
+      ? {
+          filesPerDynamo: Number.POSITIVE_INFINITY,
+          spare: false,
+          jvmOptions: [],
+          databasePerFile: true,
+        }
+      : { filesPerDynamo: 1, spare: false, jvmOptions: [] };
   // Each file saturates a DynamoDB Local by itself; the next one starts while files run, since
   // these files measure no latency. The JVM `npm start` runs, as these files always ran on (the
   // lighter one was not measured on their loads).
   if (project === 'timing-loads') return { filesPerDynamo: 1, spare: true, jvmOptions: [] };
-  return { filesPerDynamo: FILES_PER_DYNAMO, spare: true, jvmOptions: SHORT_LIVED_JVM };
+  return {
+    filesPerDynamo: FILES_PER_DYNAMO,
+    spare: true,
+    jvmOptions: SHORT_LIVED_JVM,
+    databasePerFile: DATABASE_PER_FILE,
+  };
 }
 
 /**

@@ -12,9 +12,10 @@ interface PooledDynamo {
 }
 
 /**
- * DynamoDB Locals handed to test files, a fresh one after every `filesPerDynamo` files. A DynamoDB
- * Local slows down as files come and go, even once their tables are dropped: a file ran twice as slow
- * on one that had served eight files before it as on a fresh one. A served-out DynamoDB Local stops
+ * DynamoDB Locals handed to test files, a fresh one after every `filesPerDynamo` files. A database
+ * slows down as files come and go, even once their tables are dropped: a file ran twice as slow on
+ * one that had served eight files before it as on a fresh one; on databases of their own in one JVM
+ * (`databasePerFile`), files keep their speed. A served-out DynamoDB Local stops
  * once its last file has ended. With `spare`, the next one starts while the files run, so no file
  * waits for a JVM to start; without it (files that measure latency) nothing starts beside a file.
  */

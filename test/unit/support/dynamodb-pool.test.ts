@@ -37,7 +37,7 @@ describe('the test files’ pool of DynamoDB Locals', () => {
     const pool = new DynamoDbLocalPool({ filesPerDynamo: 1, spare: true, jvmOptions });
     await pool.lease();
     await pool.lease();
-    expect(starts.options).toEqual([{ jvmOptions }, { jvmOptions }, { jvmOptions }]);
+    expect(starts.options).toEqual(Array(3).fill({ jvmOptions, sharedDb: true }));
     await pool.stop();
   });
 
@@ -65,6 +65,18 @@ describe('the test files’ pool of DynamoDB Locals', () => {
     const endpoints = [];
     for (let file = 0; file < 3; file++) endpoints.push((await pool.lease()).endpoint);
     expect(endpoints).toEqual(['http://127.0.0.1:4', 'http://127.0.0.1:4', 'http://127.0.0.1:5']);
+    await pool.stop();
+  });
+
+  it('gives each file a database of its own in one JVM started without sharedDb', async () => {
+    starts.outcomes = ['http://127.0.0.1:1'];
+    const pool = new DynamoDbLocalPool({ filesPerDynamo: 16, spare: true, databasePerFile: true });
+    const leases = [await pool.lease(), await pool.lease()];
+    expect(starts.options).toEqual([{ jvmOptions: [], sharedDb: false }]);
+    expect(new Set(leases.map((lease) => lease.id)).size).toBe(2);
+    expect(new Set(leases.map((lease) => lease.endpoint)).size).toBe(2);
+    expect(leases.map((lease) => lease.endpoint)).not.toContain('http://127.0.0.1:1');
+    for (const lease of leases) pool.release(lease.id);
     await pool.stop();
   });
 });
