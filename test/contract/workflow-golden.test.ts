@@ -64,6 +64,32 @@ const until = (execution: { workflowId: string; runId: string }, type: string) =
 const signal = (workflowId: string, signalName: string, input: string) =>
   client.send(new SignalWorkflowExecutionCommand({ domain, workflowId, signalName, input }));
 
+/**
+ * Waits until the parent has taken the decision task that its `nth` ChildWorkflowExecutionStarted
+ * scheduled (DecisionTaskCompleted after it), then signals that child `go`.
+ */
+async function signalChildOnceItsStartIsDecided(
+  execution: { workflowId: string; runId: string },
+  nth: number,
+): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const events = await history(client, domain, execution);
+    const started = events.filter((e) => e.eventType === 'ChildWorkflowExecutionStarted')[nth - 1];
+    const decided = events.some(
+      (e) =>
+        e.eventType === 'DecisionTaskCompleted' &&
+        (e.eventId ?? 0) > (started?.eventId ?? Infinity),
+    );
+    const child = started?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+    if (decided && child?.workflowId !== undefined) {
+      await client.send(new SignalWorkflowExecutionCommand({ domain, ...child, signalName: 'go' }));
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the parent never decided on its child number ${nth}`);
+}
+
 const scenarios: Scenario[] = [
   { name: 'order-valid', workflow: goldenOrder, input: { orderId: 'o-1', card: 'valid' } },
   { name: 'order-declined', workflow: goldenOrder, input: { orderId: 'o-2', card: 'declined' } },
@@ -87,7 +113,14 @@ const scenarios: Scenario[] = [
   },
   { name: 'approval-timeout', workflow: goldenApproval, input: 1 },
   { name: 'markers', workflow: goldenMarkers, input: null },
-  { name: 'child', workflow: goldenParent, input: null },
+  {
+    name: 'child',
+    workflow: goldenParent,
+    input: null,
+    drive: async (execution) => {
+      for (const nth of [1, 2]) await signalChildOnceItsStartIsDecided(execution, nth);
+    },
+  },
   { name: 'retry', workflow: goldenRetry, input: uid('flaky') },
   { name: 'lambda', workflow: goldenLambda, input: 'shout' },
   {

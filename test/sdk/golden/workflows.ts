@@ -144,11 +144,16 @@ export const goldenMarkers = defineWorkflow(
   workflowOptions,
 );
 
-/** A child that runs a step, or fails when asked to. */
+/**
+ * A child that runs a step, or fails when asked to, once signalled `go`: its parent's history is
+ * then the same on every run (a child that closed at once could close while its parent's decision
+ * task on ChildWorkflowExecutionStarted was out, or before it started: both are SWF's histories).
+ */
 export const goldenChild = defineWorkflow(
   'GoldenChild',
   '1',
   async (ctx, what: string) => {
+    await ctx.waitForSignal('go');
     if (what === 'fail') return ctx.fail('child asked to fail', { what });
     return ctx.activity(Step, { step: `child ${what}` });
   },
