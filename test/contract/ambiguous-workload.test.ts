@@ -202,6 +202,37 @@ async function drive(
   cancelTries: Map<string, number>,
   signalTries: Map<string, SignalNote>,
 ) {
+  const { runId, started } = await startRun(plan);
+  const note = { calls: 0, failedTries: 0, errors: [] as string[] };
+  signalTries.set(plan.workflowId, note);
+  await sleep(300);
+  if (plan.kind === 'cancel') {
+    const r = await call(() =>
+      direct.send(
+        new RequestCancelWorkflowExecutionCommand({ domain, workflowId: plan.workflowId }),
+      ),
+    );
+    cancelTries.set(plan.workflowId, r.failedTries);
+  }
+  await signalRun(plan.workflowId, 'extra', note);
+  await signalRun(plan.workflowId, 'go', note);
+  if (plan.kind === 'terminate') {
+    await sleep(700);
+    await call(() =>
+      direct.send(
+        new TerminateWorkflowExecutionCommand({
+          domain,
+          workflowId: plan.workflowId,
+          reason: 'test',
+        }),
+      ),
+    );
+  }
+  return { ...plan, runId, startError: started.error, startFailedTries: started.failedTries };
+}
+
+/** Starts the plan's run; its run id, or that of the open run a start its caller saw fail made. */
+async function startRun(plan: { workflowId: string; kind: string }) {
   const started = await call(() =>
     direct.send(
       new StartWorkflowExecutionCommand({
@@ -230,47 +261,19 @@ async function drive(
     );
     runId = open.executionInfos?.[0]?.execution?.runId;
   }
-  const note = { calls: 0, failedTries: 0, errors: [] as string[] };
-  signalTries.set(plan.workflowId, note);
-  const signal = async (name: string) => {
-    const r = await call(() =>
-      direct.send(
-        new SignalWorkflowExecutionCommand({
-          domain,
-          workflowId: plan.workflowId,
-          signalName: name,
-          input: name,
-        }),
-      ),
-    );
-    note.calls++;
-    note.failedTries += r.failedTries;
-    if (r.error !== undefined) note.errors.push(r.error);
-  };
-  await sleep(300);
-  if (plan.kind === 'cancel') {
-    const r = await call(() =>
-      direct.send(
-        new RequestCancelWorkflowExecutionCommand({ domain, workflowId: plan.workflowId }),
-      ),
-    );
-    cancelTries.set(plan.workflowId, r.failedTries);
-  }
-  await signal('extra');
-  await signal('go');
-  if (plan.kind === 'terminate') {
-    await sleep(700);
-    await call(() =>
-      direct.send(
-        new TerminateWorkflowExecutionCommand({
-          domain,
-          workflowId: plan.workflowId,
-          reason: 'test',
-        }),
-      ),
-    );
-  }
-  return { ...plan, runId, startError: started.error, startFailedTries: started.failedTries };
+  return { runId, started };
+}
+
+/** Signals the run of `workflowId` once (tried as its caller tries), noting what it took. */
+async function signalRun(workflowId: string, name: string, note: SignalNote): Promise<void> {
+  const r = await call(() =>
+    direct.send(
+      new SignalWorkflowExecutionCommand({ domain, workflowId, signalName: name, input: name }),
+    ),
+  );
+  note.calls++;
+  note.failedTries += r.failedTries;
+  if (r.error !== undefined) note.errors.push(r.error);
 }
 
 /** Every run closes (no task lost, no run stuck): the close status of each, once all are as expected. */

@@ -26,6 +26,30 @@ export {
 export const situations = new Map<string, number>();
 const saw = (situation: string) => situations.set(situation, (situations.get(situation) ?? 0) + 1);
 
+/** Appends a decision's event; `schedulesDecisionTask` marks a decision task owed. */
+type Recorder = (
+  eventType: string,
+  attributes: Record<string, unknown>,
+  schedulesDecisionTask?: boolean,
+) => number;
+
+/** Activity types that lack a default the decision does not give, and the cause SWF records. */
+const MISSING_DEFAULT: Record<string, string> = {
+  'bare-no-taskList': 'DEFAULT_TASK_LIST_UNDEFINED',
+  'bare-no-scheduleToStart': 'DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED',
+  'bare-no-scheduleToClose': 'DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED',
+  'bare-no-startToClose': 'DEFAULT_START_TO_CLOSE_TIMEOUT_UNDEFINED',
+  'bare-no-heartbeat': 'DEFAULT_HEARTBEAT_TIMEOUT_UNDEFINED',
+};
+
+/** Why ScheduleActivityTask fails, in SWF's order: the type, then the id, then a missing default. */
+function scheduleFailure(type: string, idInUse: boolean): string | undefined {
+  if (type === 'ghost') return 'ACTIVITY_TYPE_DOES_NOT_EXIST';
+  if (type === 'old') return 'ACTIVITY_TYPE_DEPRECATED';
+  if (idInUse) return 'ACTIVITY_ID_ALREADY_IN_USE';
+  return MISSING_DEFAULT[type];
+}
+
 export class RunModel {
   readonly events: ExpectedEvent[] = [];
   status: 'OPEN' | 'CLOSED' = 'OPEN';
@@ -223,7 +247,7 @@ export class RunModel {
     const unseen = this.unseen;
     this.unseen = false;
     let owed = unseen;
-    const record = (eventType: string, attributes: Record<string, unknown>, dt = false) => {
+    const record: Recorder = (eventType, attributes, dt = false) => {
       if (dt) owed = true;
       return this.push({
         eventType,
@@ -254,153 +278,25 @@ export class RunModel {
     }
   }
 
-  private apply(
-    d: ModelDecision,
-    record: (eventType: string, attributes: Record<string, unknown>, dt?: boolean) => number,
-    owe: () => void,
-  ): undefined {
-    const w = this.world;
+  /** Records what decision `d` adds to the history; `owe` marks a decision task owed. */
+  private apply(d: ModelDecision, record: Recorder, owe: () => void): undefined {
     switch (d.kind) {
-      case 'schedule': {
-        const activityType =
-          d.type === 'act'
-            ? w.activityTypes.act
-            : d.type === 'old'
-              ? w.activityTypes.old
-              : d.type === 'ghost'
-                ? w.ghostType
-                : w.activityTypes.bare;
-        const fail = (cause: string): undefined => {
-          saw(`ScheduleActivityTaskFailed ${cause}`);
-          record(
-            'ScheduleActivityTaskFailed',
-            { activityType, activityId: d.activityId, cause },
-            true,
-          );
-        };
-        // Type first, then the id, then defaults in the order of the cause list.
-        if (d.type === 'ghost') return fail('ACTIVITY_TYPE_DOES_NOT_EXIST');
-        if (d.type === 'old') return fail('ACTIVITY_TYPE_DEPRECATED');
-        if (this.activities.has(d.activityId)) return fail('ACTIVITY_ID_ALREADY_IN_USE');
-        const missing: Record<string, string> = {
-          'bare-no-taskList': 'DEFAULT_TASK_LIST_UNDEFINED',
-          'bare-no-scheduleToStart': 'DEFAULT_SCHEDULE_TO_START_TIMEOUT_UNDEFINED',
-          'bare-no-scheduleToClose': 'DEFAULT_SCHEDULE_TO_CLOSE_TIMEOUT_UNDEFINED',
-          'bare-no-startToClose': 'DEFAULT_START_TO_CLOSE_TIMEOUT_UNDEFINED',
-          'bare-no-heartbeat': 'DEFAULT_HEARTBEAT_TIMEOUT_UNDEFINED',
-        };
-        const cause = missing[d.type];
-        if (cause !== undefined) return fail(cause);
-        const timeouts =
-          d.type === 'act'
-            ? {
-                scheduleToStartTimeout: w.actDefaults.scheduleToStartTimeout,
-                scheduleToCloseTimeout: w.actDefaults.scheduleToCloseTimeout,
-                startToCloseTimeout: w.actDefaults.startToCloseTimeout,
-                heartbeatTimeout: w.actDefaults.heartbeatTimeout,
-              }
-            : { ...w.bareValues };
-        const priority = d.taskPriority ?? (d.type === 'act' ? w.actDefaults.taskPriority : '0');
-        const scheduledEventId = record('ActivityTaskScheduled', {
-          activityType,
-          activityId: d.activityId,
-          ...(d.input === undefined ? {} : { input: d.input }),
-          ...(d.control === undefined ? {} : { control: d.control }),
-          ...timeouts,
-          taskList: { name: this.activityTaskList },
-          taskPriority: priority,
-        });
-        this.activities.set(d.activityId, {
-          activityId: d.activityId,
-          scheduledEventId,
-          taskPriority: Number(priority),
-        });
-        return;
-      }
-      case 'cancelActivity': {
-        const activity = this.activities.get(d.activityId);
-        saw(
-          `RequestCancelActivityTask ${activity === undefined ? 'unknown' : activity.startedEventId === undefined ? 'scheduled' : 'started'}`,
-        );
-        if (activity === undefined) {
-          record(
-            'RequestCancelActivityTaskFailed',
-            { activityId: d.activityId, cause: 'ACTIVITY_ID_UNKNOWN' },
-            true,
-          );
-          return;
-        }
-        const requested = record('ActivityTaskCancelRequested', { activityId: d.activityId });
-        activity.latestCancelRequestedEventId = requested;
-        if (activity.startedEventId !== undefined) return;
-        // Not yet handed to a worker: canceled at once (API reference, Decision).
-        this.activities.delete(d.activityId);
-        this.push({
-          eventType: 'ActivityTaskCanceled',
-          attributes: {
-            scheduledEventId: activity.scheduledEventId,
-            startedEventId: 0,
-            latestCancelRequestedEventId: requested,
-          },
-        });
-        owe();
-        return;
-      }
-      case 'startTimer': {
-        saw(`StartTimer ${this.timers.has(d.timerId) ? 'in use' : 'free'}`);
-        if (this.timers.has(d.timerId)) {
-          record(
-            'StartTimerFailed',
-            { timerId: d.timerId, cause: 'TIMER_ID_ALREADY_IN_USE' },
-            true,
-          );
-          return;
-        }
-        const started = record('TimerStarted', {
-          timerId: d.timerId,
-          ...(d.control === undefined ? {} : { control: d.control }),
-          startToFireTimeout: d.startToFireTimeout,
-        });
-        this.timers.set(d.timerId, started);
-        return;
-      }
-      case 'cancelTimer': {
-        const started = this.timers.get(d.timerId);
-        saw(`CancelTimer ${started === undefined ? 'unknown' : 'open'}`);
-        if (started === undefined) {
-          record('CancelTimerFailed', { timerId: d.timerId, cause: 'TIMER_ID_UNKNOWN' }, true);
-          return;
-        }
-        this.timers.delete(d.timerId);
-        record('TimerCanceled', { timerId: d.timerId, startedEventId: started });
-        return;
-      }
+      case 'schedule':
+        return this.schedule(d, record);
+      case 'cancelActivity':
+        return this.cancelActivity(d.activityId, record, owe);
+      case 'startTimer':
+        return this.startTimer(d, record);
+      case 'cancelTimer':
+        return this.cancelTimer(d.timerId, record);
       case 'marker':
         record('MarkerRecorded', {
           markerName: d.markerName,
           ...(d.details === undefined ? {} : { details: d.details }),
         });
         return;
-      case 'lambda': {
-        saw(`ScheduleLambdaFunction ${this.lambdas.has(d.id) ? 'in use' : 'free'}`);
-        if (this.lambdas.has(d.id)) {
-          record(
-            'ScheduleLambdaFunctionFailed',
-            { id: d.id, name: w.lambdaName, cause: 'ID_ALREADY_IN_USE' },
-            true,
-          );
-          return;
-        }
-        const scheduledEventId = record('LambdaFunctionScheduled', {
-          id: d.id,
-          name: w.lambdaName,
-          ...(d.control === undefined ? {} : { control: d.control }),
-          ...(d.input === undefined ? {} : { input: d.input }),
-          startToCloseTimeout: w.lambdaTimeout,
-        });
-        this.lambdas.set(d.id, { scheduledEventId, started: false });
-        return;
-      }
+      case 'lambda':
+        return this.scheduleLambda(d, record);
       case 'complete':
         record('WorkflowExecutionCompleted', d.result === undefined ? {} : { result: d.result });
         return this.close('COMPLETED');
@@ -413,17 +309,8 @@ export class RunModel {
       case 'cancel':
         record('WorkflowExecutionCanceled', d.details === undefined ? {} : { details: d.details });
         return this.close('CANCELED');
-      case 'continueAsNew': {
-        const id = record('WorkflowExecutionContinuedAsNew', {
-          ...(d.input === undefined ? {} : { input: d.input }),
-          taskList: { name: this.taskList },
-          workflowType: w.workflowType,
-          ...w.continued,
-        });
-        const event = this.events[id - 1];
-        if (event !== undefined) this.events[id - 1] = { ...event, loose: true };
-        return this.close('CONTINUED_AS_NEW');
-      }
+      case 'continueAsNew':
+        return this.continueAsNew(d.input, record);
       case 'continueAsNewUnknownVersion':
         record(
           'ContinueAsNewWorkflowExecutionFailed',
@@ -432,6 +319,138 @@ export class RunModel {
         );
         return;
     }
+  }
+
+  /** ScheduleActivityTask: the type is checked first, then the id, then the type's defaults. */
+  private schedule(d: Extract<ModelDecision, { kind: 'schedule' }>, record: Recorder): undefined {
+    const activityType = this.activityTypeOf(d.type);
+    const cause = scheduleFailure(d.type, this.activities.has(d.activityId));
+    if (cause !== undefined) {
+      saw(`ScheduleActivityTaskFailed ${cause}`);
+      record('ScheduleActivityTaskFailed', { activityType, activityId: d.activityId, cause }, true);
+      return;
+    }
+    const w = this.world;
+    const timeouts =
+      d.type === 'act'
+        ? {
+            scheduleToStartTimeout: w.actDefaults.scheduleToStartTimeout,
+            scheduleToCloseTimeout: w.actDefaults.scheduleToCloseTimeout,
+            startToCloseTimeout: w.actDefaults.startToCloseTimeout,
+            heartbeatTimeout: w.actDefaults.heartbeatTimeout,
+          }
+        : { ...w.bareValues };
+    const priority = d.taskPriority ?? (d.type === 'act' ? w.actDefaults.taskPriority : '0');
+    const scheduledEventId = record('ActivityTaskScheduled', {
+      activityType,
+      activityId: d.activityId,
+      ...(d.input === undefined ? {} : { input: d.input }),
+      ...(d.control === undefined ? {} : { control: d.control }),
+      ...timeouts,
+      taskList: { name: this.activityTaskList },
+      taskPriority: priority,
+    });
+    this.activities.set(d.activityId, {
+      activityId: d.activityId,
+      scheduledEventId,
+      taskPriority: Number(priority),
+    });
+  }
+
+  private activityTypeOf(type: Extract<ModelDecision, { kind: 'schedule' }>['type']) {
+    const w = this.world;
+    if (type === 'act') return w.activityTypes.act;
+    if (type === 'old') return w.activityTypes.old;
+    if (type === 'ghost') return w.ghostType;
+    return w.activityTypes.bare;
+  }
+
+  /** RequestCancelActivityTask: a task not yet handed to a worker is canceled at once. */
+  private cancelActivity(activityId: string, record: Recorder, owe: () => void): undefined {
+    const activity = this.activities.get(activityId);
+    saw(
+      `RequestCancelActivityTask ${activity === undefined ? 'unknown' : activity.startedEventId === undefined ? 'scheduled' : 'started'}`,
+    );
+    if (activity === undefined) {
+      record('RequestCancelActivityTaskFailed', { activityId, cause: 'ACTIVITY_ID_UNKNOWN' }, true);
+      return;
+    }
+    const requested = record('ActivityTaskCancelRequested', { activityId });
+    activity.latestCancelRequestedEventId = requested;
+    if (activity.startedEventId !== undefined) return;
+    this.activities.delete(activityId);
+    this.push({
+      eventType: 'ActivityTaskCanceled',
+      attributes: {
+        scheduledEventId: activity.scheduledEventId,
+        startedEventId: 0,
+        latestCancelRequestedEventId: requested,
+      },
+    });
+    owe();
+  }
+
+  private startTimer(
+    d: Extract<ModelDecision, { kind: 'startTimer' }>,
+    record: Recorder,
+  ): undefined {
+    saw(`StartTimer ${this.timers.has(d.timerId) ? 'in use' : 'free'}`);
+    if (this.timers.has(d.timerId)) {
+      record('StartTimerFailed', { timerId: d.timerId, cause: 'TIMER_ID_ALREADY_IN_USE' }, true);
+      return;
+    }
+    const started = record('TimerStarted', {
+      timerId: d.timerId,
+      ...(d.control === undefined ? {} : { control: d.control }),
+      startToFireTimeout: d.startToFireTimeout,
+    });
+    this.timers.set(d.timerId, started);
+  }
+
+  private cancelTimer(timerId: string, record: Recorder): undefined {
+    const started = this.timers.get(timerId);
+    saw(`CancelTimer ${started === undefined ? 'unknown' : 'open'}`);
+    if (started === undefined) {
+      record('CancelTimerFailed', { timerId, cause: 'TIMER_ID_UNKNOWN' }, true);
+      return;
+    }
+    this.timers.delete(timerId);
+    record('TimerCanceled', { timerId, startedEventId: started });
+  }
+
+  private scheduleLambda(
+    d: Extract<ModelDecision, { kind: 'lambda' }>,
+    record: Recorder,
+  ): undefined {
+    const w = this.world;
+    saw(`ScheduleLambdaFunction ${this.lambdas.has(d.id) ? 'in use' : 'free'}`);
+    if (this.lambdas.has(d.id)) {
+      const attributes = { id: d.id, name: w.lambdaName, cause: 'ID_ALREADY_IN_USE' };
+      record('ScheduleLambdaFunctionFailed', attributes, true);
+      return;
+    }
+    const scheduledEventId = record('LambdaFunctionScheduled', {
+      id: d.id,
+      name: w.lambdaName,
+      ...(d.control === undefined ? {} : { control: d.control }),
+      ...(d.input === undefined ? {} : { input: d.input }),
+      startToCloseTimeout: w.lambdaTimeout,
+    });
+    this.lambdas.set(d.id, { scheduledEventId, started: false });
+  }
+
+  /** WorkflowExecutionContinuedAsNew, whose new run id the model cannot know: checked loosely. */
+  private continueAsNew(input: string | undefined, record: Recorder): undefined {
+    const w = this.world;
+    const id = record('WorkflowExecutionContinuedAsNew', {
+      ...(input === undefined ? {} : { input }),
+      taskList: { name: this.taskList },
+      workflowType: w.workflowType,
+      ...w.continued,
+    });
+    const event = this.events[id - 1];
+    if (event !== undefined) this.events[id - 1] = { ...event, loose: true };
+    return this.close('CONTINUED_AS_NEW');
   }
 
   /** Closing abandons what is open: no events for it, nothing open any more. */

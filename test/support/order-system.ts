@@ -192,26 +192,15 @@ type OrderLists = ReturnType<typeof orderLists>;
  * signal cancels the open activities, and once none is left the execution is canceled.
  */
 export function orderDecider(lists: OrderLists) {
-  const schedule = (name: ActivityName, taskList: string, input: string): Decision =>
-    decide.scheduleActivity({
-      activityType: activity(name),
-      activityId: `${name}Activity0001`,
-      taskList: { name: taskList },
-      input,
-    });
   return (task: StartedDecisionTask): Decision[] => {
     const events = task.events;
     const last = lastSignificant(events);
     const type = last === undefined ? undefined : activityTypeOf(events, last);
     switch (last?.eventType) {
-      case 'WorkflowExecutionStarted':
-        return [
-          schedule(
-            'VerifyOrder',
-            lists.orders,
-            last.workflowExecutionStartedEventAttributes?.input ?? '',
-          ),
-        ];
+      case 'WorkflowExecutionStarted': {
+        const input = last.workflowExecutionStartedEventAttributes?.input ?? '';
+        return [schedule('VerifyOrder', lists.orders, input)];
+      }
       case 'WorkflowExecutionSignaled': {
         if (last.workflowExecutionSignaledEventAttributes?.signalName !== 'CancelOrder') return [];
         const open = openActivityIds(events);
@@ -222,58 +211,80 @@ export function orderDecider(lists: OrderLists) {
       case 'ActivityTaskCanceled':
         return openActivityIds(events).length === 0 ? [decide.cancel('order canceled')] : [];
       case 'ActivityTaskCompleted':
-        switch (type) {
-          case 'VerifyOrder':
-            return [schedule('ChargeCreditCard', lists.orders, 'card on file')];
-          // Successful credit card charge
-          case 'ChargeCreditCard':
-            return [
-              decide.scheduleActivity({
-                control: 'OPTIONAL_DATA_FOR_DECIDER',
-                activityType: activity('ShipOrder'),
-                activityId: 'ShipOrderActivity0001',
-                scheduleToCloseTimeout: '3600',
-                taskList: { name: lists.shipping },
-                scheduleToStartTimeout: '600',
-                startToCloseTimeout: '3600',
-                heartbeatTimeout: '300',
-                input: '123 Main Street, Anytown, United States',
-              }),
-            ];
-          case 'ShipOrder':
-            return [schedule('RecordOrderCompletion', lists.orders, 'shipped')];
-          case 'RecordOrderCompletion':
-            return [decide.complete('order completed')];
-          // Unsuccessful credit card charge
-          case 'CancelOrder':
-            return [schedule('EmailCustomer', lists.orders, 'your order was canceled')];
-          case 'EmailCustomer':
-            return [decide.complete('order canceled, customer told')];
-          default:
-            return [decide.fail('unexpected activity', String(type))];
-        }
+        return afterCompleted(lists, type);
       case 'ActivityTaskFailed':
-        if (type === 'ChargeCreditCard') {
+        // Unsuccessful credit card charge
+        if (type === 'ChargeCreditCard')
           return [
-            decide.scheduleActivity({
-              control: 'OPTIONAL_DATA_FOR_DECIDER',
-              activityType: activity('CancelOrder'),
-              activityId: '3e2e6e55-e7c4-fee-deed-aa815722b7be',
-              scheduleToCloseTimeout: '3600',
-              taskList: { name: lists.cancellations },
-              scheduleToStartTimeout: '600',
-              startToCloseTimeout: '3600',
-              heartbeatTimeout: '300',
-              input: 'Out of Stock',
-            }),
+            scheduleWithTimeouts(
+              'CancelOrder',
+              '3e2e6e55-e7c4-fee-deed-aa815722b7be',
+              lists.cancellations,
+              'Out of Stock',
+            ),
           ];
-        }
         return [decide.fail('activity failed', String(type))];
       default:
         return [];
     }
   };
 }
+
+/** The order workflow's next step once activity `type` completed. */
+function afterCompleted(lists: OrderLists, type: string | undefined): Decision[] {
+  switch (type) {
+    case 'VerifyOrder':
+      return [schedule('ChargeCreditCard', lists.orders, 'card on file')];
+    // Successful credit card charge
+    case 'ChargeCreditCard':
+      return [
+        scheduleWithTimeouts(
+          'ShipOrder',
+          'ShipOrderActivity0001',
+          lists.shipping,
+          '123 Main Street, Anytown, United States',
+        ),
+      ];
+    case 'ShipOrder':
+      return [schedule('RecordOrderCompletion', lists.orders, 'shipped')];
+    case 'RecordOrderCompletion':
+      return [decide.complete('order completed')];
+    case 'CancelOrder':
+      return [schedule('EmailCustomer', lists.orders, 'your order was canceled')];
+    case 'EmailCustomer':
+      return [decide.complete('order canceled, customer told')];
+    default:
+      return [decide.fail('unexpected activity', String(type))];
+  }
+}
+
+/** An order activity on the type's defaults. */
+const schedule = (name: ActivityName, taskList: string, input: string): Decision =>
+  decide.scheduleActivity({
+    activityType: activity(name),
+    activityId: `${name}Activity0001`,
+    taskList: { name: taskList },
+    input,
+  });
+
+/** An order activity with every timeout and a control, as the shipping and cancel steps send. */
+const scheduleWithTimeouts = (
+  name: ActivityName,
+  activityId: string,
+  taskList: string,
+  input: string,
+): Decision =>
+  decide.scheduleActivity({
+    control: 'OPTIONAL_DATA_FOR_DECIDER',
+    activityType: activity(name),
+    activityId,
+    scheduleToCloseTimeout: '3600',
+    taskList: { name: taskList },
+    scheduleToStartTimeout: '600',
+    startToCloseTimeout: '3600',
+    heartbeatTimeout: '300',
+    input,
+  });
 
 export const scheduledTypes = (events: readonly HistoryEvent[]) =>
   eventsOf(events, 'ActivityTaskScheduled').map(

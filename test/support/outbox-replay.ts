@@ -153,63 +153,46 @@ export class OutboxReplayService {
    * completed. Child: completes when signaled.
    */
   async runFinishedWorkflow(): Promise<HistoryEvent[]> {
-    const activityList = uid('workers');
-    const childList = uid('child-deciders');
-    const childId = uid('child');
+    const ids = {
+      activityList: uid('workers'),
+      childList: uid('child-deciders'),
+      childId: uid('child'),
+    };
     const parent = await this.driver.start(parentType);
-    const has = (events: HistoryEvent[], type: string) => events.some((e) => e.eventType === type);
-
     const driveParent = async () => {
       for (let step = 0; step < 20; step++) {
         const task = await awaitDecision(this.driver, parent.taskList, 15_000);
-        const events = task.events;
-        const decisions: Decision[] = [];
-        if (!has(events, 'DecisionTaskCompleted')) {
-          decisions.push(
-            decide.startTimer('t1', '1'),
-            decide.scheduleActivity({
-              activityType,
-              activityId: 'a1',
-              taskList: { name: activityList },
-            }),
-            {
-              decisionType: 'StartChildWorkflowExecution',
-              startChildWorkflowExecutionDecisionAttributes: {
-                workflowType: childType,
-                workflowId: childId,
-                taskList: { name: childList },
-              },
-            },
-          );
-        }
-        if (
-          has(events, 'ChildWorkflowExecutionStarted') &&
-          !has(events, 'SignalExternalWorkflowExecutionInitiated')
-        ) {
-          decisions.push({
-            decisionType: 'SignalExternalWorkflowExecution',
-            signalExternalWorkflowExecutionDecisionAttributes: {
-              workflowId: childId,
-              signalName: 'go',
-            },
-          });
-        }
-        const done = [
-          'TimerFired',
-          'ActivityTaskCompleted',
-          'WorkflowExecutionSignaled',
-          'ExternalWorkflowExecutionSignaled',
-          'ChildWorkflowExecutionCompleted',
-        ].every((type) => has(events, type));
-        if (done) decisions.push(decide.complete('all done'));
+        const { decisions, done } = parentDecisions(task.events, ids);
         await this.driver.respond(task.taskToken, decisions);
         if (done) return;
       }
       throw new Error('the parent did not finish in 20 decision tasks');
     };
+    this.pushChildDecisions(ids.childList);
+    const work = async () => {
+      for (let poll = 0; poll < 10; poll++) {
+        const task = await this.driver.pollActivity(ids.activityList).catch(() => undefined);
+        if (task === undefined) continue; // an empty long poll: the parent has not scheduled it yet
+        await this.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
+        return;
+      }
+      throw new Error('the activity was never scheduled');
+    };
+    const signalFromOutside = async () => {
+      await sleep(200);
+      await this.driver.signal(parent.execution, 'from-outside', 'hello');
+    };
+    await Promise.all([driveParent(), work(), signalFromOutside()]);
+    return awaitHistory(this.driver, parent.execution, (events) =>
+      has(events, 'WorkflowExecutionCompleted'),
+    );
+  }
 
-    // The child's decision tasks go to a function (a push task list): the outbox starts each one and
-    // hands it over, which a replayed record must not do again.
+  /**
+   * The child's decision tasks go to a function (a push task list): the outbox starts each one and
+   * hands it over, which a replayed record must not do again.
+   */
+  private pushChildDecisions(childList: string): void {
     this.service.push.register(
       { kind: 'decision', domain, taskList: childList, target: 'child-decider' },
       async (event) => {
@@ -219,27 +202,55 @@ export class OutboxReplayService {
         await this.driver.respond(task.taskToken, signaled ? [decide.complete('child done')] : []);
       },
     );
-
-    const work = async () => {
-      for (let poll = 0; poll < 10; poll++) {
-        const task = await this.driver.pollActivity(activityList).catch(() => undefined);
-        if (task === undefined) continue; // an empty long poll: the parent has not scheduled it yet
-        await this.swf.send(new RespondActivityTaskCompletedCommand({ taskToken: task.taskToken }));
-        return;
-      }
-      throw new Error('the activity was never scheduled');
-    };
-
-    const signalFromOutside = async () => {
-      await sleep(200);
-      await this.driver.signal(parent.execution, 'from-outside', 'hello');
-    };
-
-    await Promise.all([driveParent(), work(), signalFromOutside()]);
-    return awaitHistory(this.driver, parent.execution, (events) =>
-      has(events, 'WorkflowExecutionCompleted'),
-    );
   }
+}
+
+const has = (events: readonly HistoryEvent[], type: string) =>
+  events.some((e) => e.eventType === type);
+
+/** What the finished workflow's parent decides on `events`, and whether that closes it. */
+function parentDecisions(
+  events: readonly HistoryEvent[],
+  ids: { activityList: string; childList: string; childId: string },
+): { decisions: Decision[]; done: boolean } {
+  const decisions: Decision[] = [];
+  if (!has(events, 'DecisionTaskCompleted'))
+    decisions.push(
+      decide.startTimer('t1', '1'),
+      decide.scheduleActivity({
+        activityType,
+        activityId: 'a1',
+        taskList: { name: ids.activityList },
+      }),
+      {
+        decisionType: 'StartChildWorkflowExecution',
+        startChildWorkflowExecutionDecisionAttributes: {
+          workflowType: childType,
+          workflowId: ids.childId,
+          taskList: { name: ids.childList },
+        },
+      },
+    );
+  if (
+    has(events, 'ChildWorkflowExecutionStarted') &&
+    !has(events, 'SignalExternalWorkflowExecutionInitiated')
+  )
+    decisions.push({
+      decisionType: 'SignalExternalWorkflowExecution',
+      signalExternalWorkflowExecutionDecisionAttributes: {
+        workflowId: ids.childId,
+        signalName: 'go',
+      },
+    });
+  const done = [
+    'TimerFired',
+    'ActivityTaskCompleted',
+    'WorkflowExecutionSignaled',
+    'ExternalWorkflowExecutionSignaled',
+    'ChildWorkflowExecutionCompleted',
+  ].every((type) => has(events, type));
+  if (done) decisions.push(decide.complete('all done'));
+  return { decisions, done };
 }
 
 /**
