@@ -43,10 +43,10 @@ export const latencyBounds = [
  * the SDK's 500-activity cancellation storm, whose workers must log no warning; 1,000 pollers of
  * one list in containers of their own, all of which must be waiting within their 25 s poll; and the
  * timeout oracle's 50 generated schedules, which came within 12 s of its 120 s (the files split
- * from it stay with it). Each file gets a database that no other file has used (on a shared one,
- * files that came before slowed it, dropped tables and all), in one DynamoDB Local started before
- * the first file: no JVM starts beside a file, which would load the machine it measures. Running
- * them in one vitest run spares a vitest start per file.
+ * from it stay with it). Each file gets a fresh DynamoDB Local that no other file has used (one
+ * that has served files runs slower, dropped tables and all, and keeps working on their databases
+ * while idle), started as the file begins: a spare starting beside a file would load the machine it
+ * measures. Running them in one vitest run spares a vitest start per file.
  */
 export const timing = [
   'test/contract/long-poll.test.ts',
@@ -172,8 +172,8 @@ export default defineConfig({
           name: 'timing',
           include: timing,
           ...overDynamoDbLocal,
-          // One file at a time in one process, each on a database of its own in one DynamoDB Local
-          // (dynamodb-global-setup.ts): none shares a store that another file has used.
+          // One file at a time in one process, each on a DynamoDB Local of its own started as it
+          // begins (dynamodb-global-setup.ts): none shares a store that another file has used.
           pool: 'forks',
           poolOptions: { forks: { singleFork: true } },
           testTimeout: 60_000,

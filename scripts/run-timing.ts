@@ -2,8 +2,8 @@
  * `npm run test:timing` (the last step of `npm test`): the timing phase, after every other suite.
  * First the `timing-loads` files, two at a time: they load the machine or DynamoDB Local heavily but
  * hold no bound that other load breaks. Then the `timing` files, one after another in one vitest run
- * with nothing beside them: they measure latency, or hold bounds that other load broke. No file of
- * either run shares a database with another (dynamodb-global-setup.ts): on one that earlier files
+ * with nothing beside them: they measure latency, or hold bounds that other load broke. Every file
+ * of both runs gets a DynamoDB Local of its own (dynamodb-global-setup.ts): on one that earlier files
  * had used, dropped tables and all, a file ran several times slower than alone.
  */
 import { spawnSync } from 'node:child_process';
