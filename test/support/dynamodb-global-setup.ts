@@ -38,8 +38,9 @@ const SHORT_LIVED_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 function poolOptions(project: string) {
   // These files measure latency, so nothing may run or start beside them: each file gets a DynamoDB
   // Local of its own, started as the file begins. Not one JVM holding the databases of the files
-  // before: idle, such a JVM keeps working on them (about 4 % of a core for 25 databases), and in a
-  // run with it the 1,000 idle polls' last answer came 1,022 ms after their 60 s, past the 1 s allowed.
+  // before: idle, such a JVM keeps working on them (about 5 % of a core for 25 databases, under 1 %
+  // for one), and in a run with it the 1,000 idle polls' last answer came 1,022 ms after their 60 s,
+  // past the 1 s allowed.
   if (project === 'timing') return { filesPerDynamo: 1, spare: false, jvmOptions: [] };
   // Each file saturates a DynamoDB Local by itself; the next one starts while files run, since
   // these files measure no latency. The JVM `npm start` runs, as these files always ran on (the
