@@ -66,28 +66,18 @@ const signal = (workflowId: string, signalName: string, input: string) =>
 
 /**
  * Waits until the parent has taken the decision task that its `nth` ChildWorkflowExecutionStarted
- * scheduled (DecisionTaskCompleted after it), then signals that child `go`.
+ * scheduled, then signals that child `go`. GoldenParent decides twice per child (to start it, then
+ * on its start), so that task is its `2 * nth`th DecisionTaskCompleted.
  */
 async function signalChildOnceItsStartIsDecided(
   execution: { workflowId: string; runId: string },
   nth: number,
 ): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const events = await history(client, domain, execution);
-    const started = events.filter((e) => e.eventType === 'ChildWorkflowExecutionStarted')[nth - 1];
-    const decided = events.some(
-      (e) =>
-        e.eventType === 'DecisionTaskCompleted' &&
-        (e.eventId ?? 0) > (started?.eventId ?? Infinity),
-    );
-    const child = started?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
-    if (decided && child?.workflowId !== undefined) {
-      await client.send(new SignalWorkflowExecutionCommand({ domain, ...child, signalName: 'go' }));
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the parent never decided on its child number ${nth}`);
+  const events = await untilEvent(client, domain, execution, 'DecisionTaskCompleted', 2 * nth);
+  const started = events.filter((e) => e.eventType === 'ChildWorkflowExecutionStarted')[nth - 1];
+  const child = started?.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+  if (child?.workflowId === undefined) throw new Error(`the parent has no child number ${nth}`);
+  await client.send(new SignalWorkflowExecutionCommand({ domain, ...child, signalName: 'go' }));
 }
 
 const scenarios: Scenario[] = [
