@@ -25,14 +25,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import {
-  type HistoryEvent,
-  PollForDecisionTaskCommand,
-  RegisterActivityTypeCommand,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
-  SWFClient,
-} from '@aws-sdk/client-swf';
+import { type HistoryEvent, PollForDecisionTaskCommand, SWFClient } from '@aws-sdk/client-swf';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEventV2WithIAMAuthorizer } from 'aws-lambda';
@@ -49,8 +42,9 @@ import {
   TimerPump,
 } from './aws-emulator.js';
 import { eventTypes, SwfDriver, sleep, uid } from './decider.js';
-import { iamAuthorizer, lambdaContext } from './lambda-events.js';
-import { dynamoClient, dynamoEndpoint, freshTable } from './local.js';
+import { apiEventOf } from './deployed/api-front-door.js';
+import { lambdaContext } from './lambda-events.js';
+import { dynamoClient, dynamoEndpoint, freshTable, registerParentChildTypes } from './local.js';
 import { type RawAnswer, recordAnswers } from './output-shapes.js';
 
 export const ACCOUNT = '000000000000';
@@ -165,7 +159,12 @@ export class EmulatedDeployment {
     this.streamPump.start();
     this.timerPump = new TimerPump(this.queue, timer, this.schedules, true);
     this.timerPump.start();
-    await registerTypes(this.swf);
+    await registerParentChildTypes(this.swf, domain, {
+      parent,
+      child,
+      work,
+      lambdaRole: LAMBDA_ROLE,
+    });
   }
 
   async stop(): Promise<void> {
@@ -314,11 +313,8 @@ export class EmulatedDeployment {
 
   /** Every other request's body is base64-encoded, as API Gateway may send it. */
   private answerHttp(req: IncomingMessage, raw: Buffer, res: ServerResponse): void {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
     this.base64Next = !this.base64Next;
-    const event = payloadEvent(req, headers, raw, this.base64Next);
+    const event = apiEventOf(req, raw, this.base64Next);
     this.apiEvents.push(event);
     void this.apiHandler(event, lambdaContext({ remainingMs: 28_000, name: API_FUNCTION })).then(
       (result) => {
@@ -397,69 +393,6 @@ function stubFunctionEnvironment(tableName: string): void {
     SWF_LAMBDA_TASK_ROLES: JSON.stringify([LAMBDA_ROLE]),
   };
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
-}
-
-function payloadEvent(
-  req: IncomingMessage,
-  headers: Record<string, string>,
-  raw: Buffer,
-  base64: boolean,
-): APIGatewayProxyEventV2WithIAMAuthorizer {
-  return {
-    version: '2.0',
-    routeKey: 'POST /',
-    rawPath: req.url ?? '/',
-    rawQueryString: '',
-    headers,
-    requestContext: {
-      accountId: ACCOUNT,
-      apiId: 'abc123',
-      domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'abc123',
-      http: {
-        method: req.method ?? 'POST',
-        path: req.url ?? '/',
-        protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.7',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: uid('req'),
-      routeKey: 'POST /',
-      stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-      authorizer: iamAuthorizer(headers.authorization),
-    },
-    isBase64Encoded: base64,
-    ...(raw.length === 0 ? {} : { body: base64 ? raw.toString('base64') : raw.toString('utf8') }),
-  };
-}
-
-async function registerTypes(swf: SWFClient): Promise<void> {
-  await swf.send(
-    new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-  );
-  const defaults = {
-    domain,
-    defaultTaskList: { name: 'unused' },
-    defaultExecutionStartToCloseTimeout: '3600',
-    defaultTaskStartToCloseTimeout: '60',
-    defaultChildPolicy: 'TERMINATE' as const,
-    defaultLambdaRole: LAMBDA_ROLE,
-  };
-  await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...parent }));
-  await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...child }));
-  await swf.send(
-    new RegisterActivityTypeCommand({
-      domain,
-      ...work,
-      defaultTaskList: { name: 'unused' },
-      defaultTaskScheduleToStartTimeout: '60',
-      defaultTaskScheduleToCloseTimeout: '120',
-      defaultTaskStartToCloseTimeout: '60',
-      defaultTaskHeartbeatTimeout: 'NONE',
-    }),
-  );
 }
 
 /** Polls for a decision task until one comes whose history satisfies `ready`. */

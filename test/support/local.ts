@@ -278,6 +278,41 @@ export async function registerTaskTypes(
 }
 
 /**
+ * Registers the domain (retention 1 day) and the three types a parent-and-child workflow runs on:
+ * both workflow types with runs of an hour and decision tasks of 60 s, children terminated with
+ * their parent, and `lambdaRole` when given; the activity type with 60 s to start, 120 s in all and
+ * 60 s to run. Every default task list is `unused`: the tests name each task list they poll.
+ */
+export async function registerParentChildTypes(
+  swf: SWFClient,
+  domain: string,
+  types: { parent: WorkflowType; child: WorkflowType; work: ActivityType; lambdaRole?: string },
+): Promise<void> {
+  await registerDomain(swf, domain);
+  const defaults = {
+    domain,
+    defaultTaskList: { name: 'unused' },
+    defaultExecutionStartToCloseTimeout: '3600',
+    defaultTaskStartToCloseTimeout: '60',
+    defaultChildPolicy: 'TERMINATE' as const,
+    ...(types.lambdaRole === undefined ? {} : { defaultLambdaRole: types.lambdaRole }),
+  };
+  await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...types.parent }));
+  await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...types.child }));
+  await swf.send(
+    new RegisterActivityTypeCommand({
+      domain,
+      ...types.work,
+      defaultTaskList: { name: 'unused' },
+      defaultTaskScheduleToStartTimeout: '60',
+      defaultTaskScheduleToCloseTimeout: '120',
+      defaultTaskStartToCloseTimeout: '60',
+      defaultTaskHeartbeatTimeout: 'NONE',
+    }),
+  );
+}
+
+/**
  * Every item of a table, every attribute, as JSON with object keys sorted, in key order: two scans
  * compare item by item, attribute by attribute. The local stream poller's checkpoints are left out:
  * they record how far it has read the stream, and move as it reads on (saved once a second).

@@ -11,9 +11,6 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   type Decision,
   type HistoryEvent,
-  RegisterActivityTypeCommand,
-  RegisterDomainCommand,
-  RegisterWorkflowTypeCommand,
   RespondActivityTaskCompletedCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
@@ -27,7 +24,13 @@ import { parseFire } from '../../lib/operations/timer-messages.js';
 import type { DeadlineFire } from '../../lib/ports/deadline-scheduler.js';
 import type { PushedTaskEvent } from '../../lib/ports/task-push.js';
 import { decide, SwfDriver, sleep, uid } from './decider.js';
-import { dynamoClient, servedForFile, startTestServer, tableItems } from './local.js';
+import {
+  dynamoClient,
+  registerParentChildTypes,
+  servedForFile,
+  startTestServer,
+  tableItems,
+} from './local.js';
 import { settledStream } from './table-stream.js';
 import { awaitDecision, awaitHistory } from './waiting.js';
 
@@ -68,29 +71,11 @@ export class OutboxReplayService {
 
   static async serve(): Promise<OutboxReplayService> {
     const { service, swf, close } = await startTestServer({ polling: { maxWaitMs: 2_000 } });
-    await swf.send(
-      new RegisterDomainCommand({ name: domain, workflowExecutionRetentionPeriodInDays: '1' }),
-    );
-    const defaults = {
-      domain,
-      defaultTaskList: { name: 'unused' },
-      defaultExecutionStartToCloseTimeout: '3600',
-      defaultTaskStartToCloseTimeout: '60',
-      defaultChildPolicy: 'TERMINATE' as const,
-    };
-    await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...parentType }));
-    await swf.send(new RegisterWorkflowTypeCommand({ ...defaults, ...childType }));
-    await swf.send(
-      new RegisterActivityTypeCommand({
-        domain,
-        ...activityType,
-        defaultTaskList: { name: 'unused' },
-        defaultTaskScheduleToStartTimeout: '60',
-        defaultTaskScheduleToCloseTimeout: '120',
-        defaultTaskStartToCloseTimeout: '60',
-        defaultTaskHeartbeatTimeout: 'NONE',
-      }),
-    );
+    await registerParentChildTypes(swf, domain, {
+      parent: parentType,
+      child: childType,
+      work: activityType,
+    });
     return new OutboxReplayService(service, swf, close);
   }
 
