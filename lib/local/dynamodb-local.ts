@@ -64,7 +64,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Dummy credentials: DynamoDB Local accepts any, and `sharedDb` (the default) makes them all see one database. */
+/**
+ * Dummy credentials: DynamoDB Local accepts any, and `sharedDb` (the default) makes them all see
+ * one database.
+ */
 export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
