@@ -42,7 +42,7 @@ import {
   TimerPump,
 } from './aws-emulator.js';
 import { eventTypes, SwfDriver, sleep, uid } from './decider.js';
-import { apiEventOf } from './deployed/api-front-door.js';
+import { apiEventOf, writeApiAnswer } from './deployed/api-front-door.js';
 import { lambdaContext } from './lambda-events.js';
 import { dynamoClient, dynamoEndpoint, freshTable, registerParentChildTypes } from './local.js';
 import { type RawAnswer, recordAnswers } from './output-shapes.js';
@@ -317,11 +317,7 @@ export class EmulatedDeployment {
     const event = apiEventOf(req, raw, this.base64Next);
     this.apiEvents.push(event);
     void this.apiHandler(event, lambdaContext({ remainingMs: 28_000, name: API_FUNCTION })).then(
-      (result) => {
-        const r = typeof result === 'string' ? { statusCode: 200, body: result } : result;
-        res.writeHead(r.statusCode ?? 200, (r.headers ?? {}) as Record<string, string>);
-        res.end(r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : (r.body ?? ''));
-      },
+      (result) => writeApiAnswer(res, result),
       (error: unknown) => {
         res.writeHead(502);
         res.end(String(error));

@@ -5,7 +5,7 @@
  * invocation runs to its end whatever the connection does.
  */
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
   APIGatewayProxyEventV2WithIAMAuthorizer,
@@ -54,6 +54,13 @@ export function apiEventOf(request: IncomingMessage, raw: Buffer, base64 = false
   };
 }
 
+/** The HTTP answer API Gateway makes of a function's result: a bare string is a 200 with it as body. */
+export function writeApiAnswer(res: ServerResponse, answer: ApiAnswer): void {
+  const r = typeof answer === 'string' ? { statusCode: 200, body: answer } : answer;
+  res.writeHead(r.statusCode ?? 200, (r.headers ?? {}) as Record<string, string>);
+  res.end(r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : (r.body ?? ''));
+}
+
 export interface FrontDoor {
   readonly url: string;
   close(): Promise<void>;
@@ -72,11 +79,7 @@ export async function startApiFrontDoor(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       invoke(apiEventOf(req, Buffer.concat(chunks))).then(
-        (answer) => {
-          const r = typeof answer === 'string' ? { statusCode: 200, body: answer } : answer;
-          res.writeHead(r.statusCode ?? 200, (r.headers ?? {}) as Record<string, string>);
-          res.end(r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : (r.body ?? ''));
-        },
+        (answer) => writeApiAnswer(res, answer),
         (error: unknown) => {
           const throttled = (error as Error).name === 'TooManyRequestsException';
           res.writeHead(throttled ? 429 : 500, { 'content-type': 'application/json' });
