@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { BenchResults } from './run.js';
 import type { DeployedResult } from './scenarios/deployed.js';
+import { computeText } from './scenarios/deployed-compute.js';
 import type { Distribution } from './stats.js';
 
 /** One line of the targets table (docs/performance.md): what is measured, its target, the figure, and whether it holds. */
@@ -137,7 +138,7 @@ export function formatTable(rows: readonly Row[]): string {
 
 /** The deployed path's rows: each call in a Lambda container of its own, nothing woken in-process. */
 function deployedRows(d: DeployedResult): Row[] {
-  const how = d.wakes ? 'wake channel' : 'queue re-read each second';
+  const how = `${d.wakes ? 'wake channel' : 'queue re-read each second'}; ${computeText(d.compute)}`;
   const dispatch = (pollers: number, x: Distribution): Row => ({
     what: `task dispatch with ${pollers} poller(s) waiting, deployed (${how}, n=${x.count})`,
     target: 'p50 ≤ 50 ms, p99 ≤ 250 ms',

@@ -13,6 +13,7 @@ import { buildTable, formatTable } from './report.js';
 import { type CancellationResult, runCancellation } from './scenarios/cancellation.js';
 import { type CostResult, DEPLOYED_POLL_MAX_WAIT_MS, runCost } from './scenarios/cost.js';
 import { type DeployedResult, runDeployed } from './scenarios/deployed.js';
+import { deployedMemoryMb } from './scenarios/deployed-compute.js';
 import { type DispatchResult, runDispatch } from './scenarios/dispatch.js';
 import { type IdleResult, runIdle } from './scenarios/idle.js';
 import { type ReplayResult, runReplay } from './scenarios/replay.js';
@@ -70,6 +71,11 @@ function parseArgs(argv: readonly string[]): Args {
     } else usage(`unknown option ${arg}`);
   }
   if (json === '') usage('--json needs a file name');
+  try {
+    deployedMemoryMb(process.env.BENCH_API_MEMORY_MB);
+  } catch (error) {
+    usage((error as Error).message);
+  }
   return { only, json, quick };
 }
 

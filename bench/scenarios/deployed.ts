@@ -15,11 +15,11 @@ import { type DeployedApi, startDeployedApi } from '../../test/support/deployed/
 import type { ActionTotals } from '../../test/support/deployed/lambda-containers.js';
 import { ACTIVITY, type BenchEnv, DOMAIN, uniqueId, WORKFLOW } from '../env.js';
 import { swfObserver } from '../instrument.js';
-import { apiMemoryMb } from '../metering/cost-model.js';
 import { US_EAST_1 } from '../metering/prices.js';
 import { Progress } from '../progress.js';
 import { type Distribution, distribution, round, sleep } from '../stats.js';
-import { DEPLOYED_LAMBDA, DEPLOYED_POLL_MAX_WAIT_MS } from './cost.js';
+import { DEPLOYED_POLL_MAX_WAIT_MS } from './cost.js';
+import { type DeployedCompute, deployedCompute, deployedMemoryMb } from './deployed-compute.js';
 import { type ManagedInstancesResult, runManagedInstances } from './deployed-managed.js';
 import {
   activityPoll,
@@ -32,6 +32,8 @@ import {
 export interface DeployedResult {
   /** Whether polls waited on the wake channel (else they re-read their queue every second). */
   readonly wakes: boolean;
+  /** The API function's memory, and the CPU its containers were held to. */
+  readonly compute: DeployedCompute;
   readonly dispatch: {
     readonly onePoller: Distribution;
     readonly twentyPollers: Distribution;
@@ -90,7 +92,11 @@ const DEPLOYED_POLLING = { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS, recheckMs: 1_00
 
 export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<DeployedResult> {
   const wakes = process.env.BENCH_DEPLOYED_WAKES !== 'off';
-  const api = await startDeployedApi(deployedApiOptions(env, wakes));
+  const compute = deployedCompute(deployedMemoryMb(process.env.BENCH_API_MEMORY_MB));
+  const api = await startDeployedApi({
+    ...deployedApiOptions(env, wakes),
+    ...(compute.cpuShare === undefined ? {} : { cpuShare: compute.cpuShare }),
+  });
   const clients: SWFClient[] = [];
   const client = (endpoint = api.endpoint) => {
     const c = createSwfClient({
@@ -104,13 +110,14 @@ export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<
   };
   try {
     const one = await dispatchWith(api, client, 1, sizes.dispatchExecutions);
-    const polling = pollingCost(one.roundTrips, one.totals);
+    const polling = pollingCost(one.roundTrips, one.totals, compute);
     const twenty = await dispatchWith(api, client, 20, sizes.dispatchExecutions);
-    const idle = await runIdle(api, client, sizes.idleMs);
+    const idle = await runIdle(api, client, sizes.idleMs, compute);
     const herd = await runHerd(api, client, 100, sizes.herdBatches);
     const managedInstances = await runManagedInstances(env, sizes, client, idle.perHour);
     return {
       wakes,
+      compute,
       dispatch: {
         onePoller: distribution(one.samples),
         twentyPollers: distribution(twenty.samples),
@@ -198,11 +205,10 @@ export async function dispatchWith(
   return { samples, extra: deciders.extra + workers.extra, roundTrips: executions, totals };
 }
 
-const GB = apiMemoryMb(DEPLOYED_LAMBDA) / 1024;
-const gbSecond =
-  DEPLOYED_LAMBDA.arch === 'arm64' ? US_EAST_1.lambdaArmGbSecond : US_EAST_1.lambdaX86GbSecond;
-
-/** The deployed API function over the bench's table, as the stack's defaults have it. */
+/**
+ * The deployed API function over the bench's table, as the stack's defaults have it (its CPU share
+ * is added by the scenario that runs on Lambda's default compute).
+ */
 export const deployedApiOptions = (env: BenchEnv, wakes: boolean) => ({
   dynamoEndpoint: env.service.dynamoEndpoint,
   tableName: env.service.tableName,
@@ -243,6 +249,7 @@ async function runIdle(
   api: DeployedApi,
   client: () => SWFClient,
   windowMs: number,
+  compute: DeployedCompute,
 ): Promise<IdleCost> {
   const progress = new Progress('deployed: idle, 1 poller');
   const {
@@ -254,7 +261,7 @@ async function runIdle(
     hourly,
   } = await idleWindow(api, client, windowMs);
   const lines = {
-    'Lambda GB-s': hourly((GB * c.billedMs * gbSecond) / 1000),
+    'Lambda GB-s': hourly(c.billedMs * compute.dollarsPerMs),
     'Lambda requests': hourly(c.invocations * US_EAST_1.lambdaRequest),
     'HTTP API requests': hourly(c.invocations * US_EAST_1.httpApiRequest),
     'DynamoDB reads': hourly(readUnits * US_EAST_1.dynamoReadUnit),
@@ -336,13 +343,14 @@ async function runHerd(
 function pollingCost(
   roundTrips: number,
   totals: { byAction: Record<string, ActionTotals>; sqsRequests: number },
+  compute: DeployedCompute,
 ): PollingCost {
   const all = Object.values(totals.byAction);
   const sum = (f: (t: ActionTotals) => number) => all.reduce((n, t) => n + f(t), 0);
   const calls = sum((t) => t.calls);
   const functionOnly =
     calls * US_EAST_1.lambdaRequest +
-    (GB * sum((t) => t.billedMs) * gbSecond) / 1000 +
+    sum((t) => t.billedMs) * compute.dollarsPerMs +
     sum((t) => t.readUnits) * US_EAST_1.dynamoReadUnit +
     sum((t) => t.writeUnits) * US_EAST_1.dynamoWriteUnit +
     totals.sqsRequests * US_EAST_1.sqsRequest;

@@ -26,6 +26,8 @@ export interface DeployedApiOptions {
    * (see LambdaContainersOptions). @default 1
    */
   readonly perContainerConcurrency?: number;
+  /** Each container's share of one CPU (LambdaContainersOptions.cpuShare); unlimited by default. */
+  readonly cpuShare?: number;
 }
 
 export interface DeployedApi {
@@ -47,6 +49,7 @@ export async function startDeployedApi(options: DeployedApiOptions): Promise<Dep
     ...(options.perContainerConcurrency === undefined
       ? {}
       : { perContainerConcurrency: options.perContainerConcurrency }),
+    ...(options.cpuShare === undefined ? {} : { cpuShare: options.cpuShare }),
     settings: {
       functionName: 'SwfStack-ApiHandler',
       dynamoEndpoint: options.dynamoEndpoint,

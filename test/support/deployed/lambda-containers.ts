@@ -19,6 +19,7 @@ import type {
   InvocationUsage,
   ToContainer,
 } from './container-protocol.js';
+import { CpuShareGroup } from './cpu-share.js';
 
 const ENTRY = fileURLToPath(new URL('./api-container.ts', import.meta.url));
 
@@ -55,6 +56,11 @@ export interface LambdaContainersOptions {
    * Instances (the function's PerExecutionEnvironmentMaxConcurrency). @default 1
    */
   readonly perContainerConcurrency?: number;
+  /**
+   * The share of one CPU each container may use once started, as Lambda gives a function of its
+   * memory size (cpu-share.ts); unlimited when not given.
+   */
+  readonly cpuShare?: number;
 }
 
 /** Totals since the last reset. */
@@ -213,7 +219,17 @@ export class LambdaContainers {
     });
     const [ready] = (await once(child, 'message')) as [FromContainer];
     if (!('ready' in ready)) throw new Error(`container ${container.id} did not start`);
+    this.#limitCpu(child);
     return container;
+  }
+
+  /** Holds a started container to its share of a CPU, until it exits. */
+  #limitCpu(child: ChildProcess): void {
+    const share = this.options.cpuShare;
+    if (share === undefined || child.pid === undefined) return;
+    const group = CpuShareGroup.create(`swf-lambda-${process.pid}-${child.pid}`, share);
+    group.add(child.pid);
+    child.once('exit', () => group.remove());
   }
 }
 

@@ -1,0 +1,49 @@
+/**
+ * The compute the `deployed` scenario's API function runs on: the stack's memory size (or
+ * BENCH_API_MEMORY_MB's, to weigh another), and the share of a vCPU Lambda gives that size, to
+ * which each container is held where the machine allows (test/support/deployed/cpu-share.ts).
+ * Without that hold a container runs on a full core, and its calls are faster than Lambda's.
+ */
+import { cpuShareSupported } from '../../test/support/deployed/cpu-share.js';
+import { apiMemoryMb, FULL_VCPU_MB } from '../metering/cost-model.js';
+import { US_EAST_1 } from '../metering/prices.js';
+import { DEPLOYED_LAMBDA } from './cost.js';
+
+/** Lambda's memory sizes: 128 MB to 10,240 MB, in whole megabytes. */
+const MIN_MB = 128;
+const MAX_MB = 10_240;
+
+export interface DeployedCompute {
+  readonly memoryMb: number;
+  /** The share of one vCPU each container is held to; undefined where the machine cannot hold it. */
+  readonly cpuShare: number | undefined;
+  /** Dollars per millisecond of one invocation at this size. */
+  readonly dollarsPerMs: number;
+}
+
+/** The memory size to measure: the stack's, unless `override` (BENCH_API_MEMORY_MB) names another. */
+export function deployedMemoryMb(override: string | undefined): number {
+  if (override === undefined || override === '') return apiMemoryMb(DEPLOYED_LAMBDA);
+  const mb = Number(override);
+  if (!Number.isInteger(mb) || mb < MIN_MB || mb > MAX_MB)
+    throw new RangeError(
+      `BENCH_API_MEMORY_MB must be a whole number of megabytes from ${MIN_MB} to ${MAX_MB}, not '${override}'`,
+    );
+  return mb;
+}
+
+export function deployedCompute(memoryMb: number, holdCpu = cpuShareSupported()): DeployedCompute {
+  const gbSecond =
+    DEPLOYED_LAMBDA.arch === 'arm64' ? US_EAST_1.lambdaArmGbSecond : US_EAST_1.lambdaX86GbSecond;
+  return {
+    memoryMb,
+    cpuShare: holdCpu ? Math.min(memoryMb, FULL_VCPU_MB) / FULL_VCPU_MB : undefined,
+    dollarsPerMs: ((memoryMb / 1024) * gbSecond) / 1000,
+  };
+}
+
+/** How the report names the compute: its memory, and the CPU it was held to or not. */
+export const computeText = (c: DeployedCompute) =>
+  c.cpuShare === undefined
+    ? `${c.memoryMb} MB, CPU not held to its share: no writable cgroup`
+    : `${c.memoryMb} MB, CPU held to ${(c.cpuShare * 100).toFixed(1)} % of a vCPU`;
