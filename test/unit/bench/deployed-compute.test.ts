@@ -91,7 +91,9 @@ describe('holding a process to a share of a CPU', () => {
       const held = await busySecond(group);
       const free = await busySecond();
       expect(held).toBeLessThan(200);
-      expect(free).toBeGreaterThan(3 * held);
+      // Beside the other suites a free process may get only a third of a core: twice the held
+      // one's time still tells a limit from a busy machine.
+      expect(free).toBeGreaterThan(2 * held);
     } finally {
       group.remove();
     }
