@@ -52,6 +52,8 @@ interface Args {
   readonly only: readonly Scenario[];
   readonly json: string | undefined;
   readonly quick: boolean;
+  /** The deployed scenario's API function memory (BENCH_API_MEMORY_MB, else the stack's). */
+  readonly apiMemoryMb: number;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -71,12 +73,13 @@ function parseArgs(argv: readonly string[]): Args {
     } else usage(`unknown option ${arg}`);
   }
   if (json === '') usage('--json needs a file name');
+  let apiMemoryMb: number;
   try {
-    deployedMemoryMb(process.env.BENCH_API_MEMORY_MB);
+    apiMemoryMb = deployedMemoryMb(process.env.BENCH_API_MEMORY_MB);
   } catch (error) {
     usage((error as Error).message);
   }
-  return { only, json, quick };
+  return { only, json, quick, apiMemoryMb };
 }
 
 function usage(problem: string): never {
@@ -135,7 +138,8 @@ async function main(): Promise<void> {
       // Replaying a workflow is the decider's own work: no request, the stack idle meanwhile.
       if (scenario === 'replay') results.replay = await runReplay(size.replays);
       if (scenario === 'idle') results.idle = await runIdle(env, size.idleMs);
-      if (scenario === 'deployed') results.deployed = await runDeployed(env, size.deployed);
+      if (scenario === 'deployed')
+        results.deployed = await runDeployed(env, size.deployed, args.apiMemoryMb);
       if (scenario === 'cost') {
         // The deployed service's figures: every request on its own (a Lambda container serves one
         // at a time, so no poller is handed a task or woken by another request), deployed long polls.

@@ -64,6 +64,13 @@ export const FULL_VCPU_MB = 1_769;
  */
 export const cpuScale = (memoryMb: number) => 1_024 / Math.min(memoryMb, FULL_VCPU_MB);
 
+/** The share of one vCPU a function of `memoryMb` gets (one thread's worth at most). */
+export const vcpuShare = (memoryMb: number) => Math.min(memoryMb, FULL_VCPU_MB) / FULL_VCPU_MB;
+
+/** Dollars per GB-second of Lambda time for the functions' architecture. */
+export const gbSecondPrice = (prices: PriceList, lambda: LambdaSettings) =>
+  lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
+
 export type CostMode = 'http-polling' | 'lambda-push';
 /**
  * What clients call the API function through: API Gateway's HTTP API (the default front door, $1 per
@@ -121,7 +128,7 @@ export function estimateCost(
   front: FrontDoor = 'http-api',
 ): CostEstimate {
   const perRoundTrip = (dollars: number) => (dollars / Math.max(usage.roundTrips, 1)) * 1e6;
-  const gbSecond = lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
+  const gbSecond = gbSecondPrice(prices, lambda);
   const gb = lambda.memoryMb / 1024;
   const apiGb = apiMemoryMb(lambda) / 1024;
   const isPoll = (action: string) => (POLL_ACTIONS as readonly string[]).includes(action);
@@ -212,7 +219,7 @@ export function idlePollerCostPerHour(
   prices: PriceList,
   lambda: LambdaSettings,
 ): number {
-  const gbSecond = lambda.arch === 'arm64' ? prices.lambdaArmGbSecond : prices.lambdaX86GbSecond;
+  const gbSecond = gbSecondPrice(prices, lambda);
   const polls = 3_600_000 / pollMaxWaitMs;
   const perPoll =
     prices.httpApiRequest +

@@ -5,7 +5,7 @@
  * Without that hold a container runs on a full core, and its calls are faster than Lambda's.
  */
 import { cpuShareSupported } from '../../test/support/deployed/cpu-share.js';
-import { apiMemoryMb, FULL_VCPU_MB } from '../metering/cost-model.js';
+import { apiMemoryMb, gbSecondPrice, vcpuShare } from '../metering/cost-model.js';
 import { US_EAST_1 } from '../metering/prices.js';
 import { DEPLOYED_LAMBDA } from './cost.js';
 
@@ -33,12 +33,10 @@ export function deployedMemoryMb(override: string | undefined): number {
 }
 
 export function deployedCompute(memoryMb: number, holdCpu = cpuShareSupported()): DeployedCompute {
-  const gbSecond =
-    DEPLOYED_LAMBDA.arch === 'arm64' ? US_EAST_1.lambdaArmGbSecond : US_EAST_1.lambdaX86GbSecond;
   return {
     memoryMb,
-    cpuShare: holdCpu ? Math.min(memoryMb, FULL_VCPU_MB) / FULL_VCPU_MB : undefined,
-    dollarsPerMs: ((memoryMb / 1024) * gbSecond) / 1000,
+    cpuShare: holdCpu ? vcpuShare(memoryMb) : undefined,
+    dollarsPerMs: ((memoryMb / 1024) * gbSecondPrice(US_EAST_1, DEPLOYED_LAMBDA)) / 1000,
   };
 }
 

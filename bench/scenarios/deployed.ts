@@ -19,7 +19,7 @@ import { US_EAST_1 } from '../metering/prices.js';
 import { Progress } from '../progress.js';
 import { type Distribution, distribution, round, sleep } from '../stats.js';
 import { DEPLOYED_POLL_MAX_WAIT_MS } from './cost.js';
-import { type DeployedCompute, deployedCompute, deployedMemoryMb } from './deployed-compute.js';
+import { type DeployedCompute, deployedCompute } from './deployed-compute.js';
 import { type ManagedInstancesResult, runManagedInstances } from './deployed-managed.js';
 import {
   activityPoll,
@@ -90,9 +90,13 @@ export interface DeployedSizes {
 const POLL_SETTLE_MS = 50;
 const DEPLOYED_POLLING = { maxWaitMs: DEPLOYED_POLL_MAX_WAIT_MS, recheckMs: 1_000 };
 
-export async function runDeployed(env: BenchEnv, sizes: DeployedSizes): Promise<DeployedResult> {
+export async function runDeployed(
+  env: BenchEnv,
+  sizes: DeployedSizes,
+  apiMemoryMb: number,
+): Promise<DeployedResult> {
   const wakes = process.env.BENCH_DEPLOYED_WAKES !== 'off';
-  const compute = deployedCompute(deployedMemoryMb(process.env.BENCH_API_MEMORY_MB));
+  const compute = deployedCompute(apiMemoryMb);
   const api = await startDeployedApi({
     ...deployedApiOptions(env, wakes),
     ...(compute.cpuShare === undefined ? {} : { cpuShare: compute.cpuShare }),
