@@ -32,6 +32,8 @@ import type { SwfStackProps } from './swf-stack.js';
  * - `apiReservedConcurrency`: the API function's reserved concurrency (400; at least 11), and
  *   `maxWaitingPolls`: the most long polls waiting at once under it (that less 100; the stack
  *   refuses a cap that leaves fewer than 10 for other calls). See docs/pollers.md.
+ * - `apiMemorySize`: the API function's memory in MB (512; 128 to 10,240): what a waiting poller
+ *   costs an hour (docs/dispatch-on-aws.md).
  */
 export function contextProps(
   context: (name: string) => unknown,
@@ -89,6 +91,7 @@ type OperationsContext = Pick<
   | 'tableWarmThroughput'
   | 'apiReservedConcurrency'
   | 'maxWaitingPolls'
+  | 'apiMemorySize'
 >;
 
 /** The context of alarms, metrics and tracing. */
@@ -118,7 +121,7 @@ function operationsContext(context: (name: string) => unknown): OperationsContex
 }
 
 /**
- * The API function's reserved concurrency and the cap on waiting polls. The stack checks the cap
+ * The API function's reserved concurrency, the cap on waiting polls, and its memory. The stack checks the cap
  * against the reservation (with its default when `apiReservedConcurrency` is not given).
  */
 function concurrencyContext(context: (name: string) => unknown): OperationsContext {
@@ -133,9 +136,12 @@ function concurrencyContext(context: (name: string) => unknown): OperationsConte
       `apiReservedConcurrency must be at least ${least}: ${MIN_CALL_HEADROOM} for calls other than waiting polls, and one poll (got ${reserved})`,
     );
   const polls = positiveNumber(context('maxWaitingPolls'), 'maxWaitingPolls', 'polls');
+  // Its range is the stack's to check (SwfApi), as for a prop.
+  const memory = wholeNumber(context('apiMemorySize'), 'apiMemorySize', 'MB');
   return {
     ...(reserved === undefined ? {} : { apiReservedConcurrency: reserved }),
     ...(polls === undefined ? {} : { maxWaitingPolls: polls }),
+    ...(memory === undefined ? {} : { apiMemorySize: memory }),
   };
 }
 

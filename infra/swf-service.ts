@@ -46,6 +46,8 @@ export interface SwfServiceProps {
   readonly apiReservedConcurrency?: number;
   /** The most long polls waiting at once (see SwfApiProps). @default apiReservedConcurrency - 100 */
   readonly maxWaitingPolls?: number;
+  /** The API function's memory in MB (see SwfApiProps.memorySize). @default 512 */
+  readonly apiMemorySize?: number;
   /**
    * Run the API function on Lambda Managed Instances in your subnets (see SwfApiProps and
    * docs/dispatch-on-aws.md; `-c managedInstanceSubnets=… -c managedInstanceSecurityGroups=…`). @default Lambda's default compute
@@ -149,6 +151,7 @@ export class SwfService extends Construct {
         ? {}
         : { reservedConcurrency: props.apiReservedConcurrency }),
       ...(props.maxWaitingPolls === undefined ? {} : { maxWaitingPolls: props.maxWaitingPolls }),
+      ...(props.apiMemorySize === undefined ? {} : { memorySize: props.apiMemorySize }),
       ...(props.apiManagedInstances === undefined
         ? {}
         : { managedInstances: props.apiManagedInstances }),

@@ -90,13 +90,23 @@ export interface SwfApiProps extends ServiceFunctionOptions {
    * @default none: Lambda's default compute
    */
   readonly managedInstances?: ApiManagedInstances;
+  /**
+   * The API function's memory on Lambda's default compute, in MB (128 to 10,240). A waiting poll
+   * holds its container for its whole wait, so its cost an hour is this size's: $0.024 at 512 MB,
+   * $0.0075 at 160 MB (Arm). Below 1,769 MB Lambda gives a function that share of a vCPU, so every
+   * call's CPU work takes longer at a smaller size, but costs no more (docs/dispatch-on-aws.md). The
+   * function push-task-list workers invoke keeps the default. @default 512
+   */
+  readonly memorySize?: number;
 }
 
 /** The file the access policies are bundled as, beside the API functions' code. */
 const ACCESS_POLICIES_FILE = 'access-policies.json';
 
-/** The API function's memory (the bench's cost model prices the same). */
+/** The API function's memory by default (the bench's cost model prices the same). */
 export const API_MEMORY_MB = 512;
+/** The sizes Lambda's default compute offers a function, in MB. */
+const LAMBDA_MEMORY_MB = { least: 128, most: 10_240 };
 /** Longest poll behind API Gateway, whose integrations end at 30 s. */
 const HTTP_API_MAX_POLL_SECONDS = 25;
 /** SWF's own long poll. */
@@ -153,6 +163,7 @@ export class SwfApi extends Construct {
         `pollRecheck must be from ${MIN_POLL_RECHECK_MS} ms to pollMaxWait (${pollMaxWait.toMilliseconds()} ms) (got ${recheckMs} ms)`,
       );
     const concurrency = apiConcurrency(props);
+    const memorySize = apiMemorySize(props);
     const files = accessPolicyFiles(props.accessPolicies);
     const common = {
       entry: 'api' as const,
@@ -176,7 +187,7 @@ export class SwfApi extends Construct {
       timeout: Duration.seconds(this.frontDoor === 'http-api' ? 28 : pollMaxWait.toSeconds() + 8),
       // On the instances, the environments bound the function's invocations at once instead.
       ...(props.managedInstances === undefined
-        ? { reservedConcurrentExecutions: concurrency.reserved }
+        ? { reservedConcurrentExecutions: concurrency.reserved, memorySize }
         : { memorySize: MANAGED_INSTANCES_MEMORY_MB }),
       environment: {
         ...environment,
@@ -338,6 +349,22 @@ function accessPolicyFiles(
  * The API function's reserved concurrency and the cap on waiting polls under it: at least
  * MIN_CALL_HEADROOM containers are always left for calls that are no waiting poll.
  */
+/** The API function's memory on Lambda's default compute, checked. */
+export function apiMemorySize(props: SwfApiProps): number {
+  const size = props.memorySize;
+  if (size === undefined) return API_MEMORY_MB;
+  if (props.managedInstances !== undefined)
+    throw new Error(
+      `memorySize does not apply on Lambda Managed Instances: each environment has ${MANAGED_INSTANCES_MEMORY_MB} MB`,
+    );
+  const { least, most } = LAMBDA_MEMORY_MB;
+  if (!Number.isInteger(size) || size < least || size > most)
+    throw new Error(
+      `memorySize must be a whole number of MB from ${least} to ${most} (got ${size})`,
+    );
+  return size;
+}
+
 export function apiConcurrency(props: SwfApiProps): { reserved: number; maxWaitingPolls: number } {
   if (props.managedInstances !== undefined && props.reservedConcurrency !== undefined)
     throw new Error(
