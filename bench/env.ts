@@ -4,6 +4,7 @@ import {
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
+import { DEFAULT_API_CONCURRENCY, DEFAULT_CALL_HEADROOM } from '../infra/constructs/swf-api.js';
 import { SqsTaskWakes } from '../lib/adapters/aws/sqs-task-wakes.js';
 import { localCredentials } from '../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalService, startLocalService } from '../lib/local/local-service.js';
@@ -45,10 +46,16 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
+/** The stack's default cap on polls waiting at once (infra/constructs/swf-api.ts). */
+const DEPLOYED_MAX_WAITING_POLLS = DEFAULT_API_CONCURRENCY - DEFAULT_CALL_HEADROOM;
+
 export interface BenchEnvOptions {
   /** The table's name, on a DynamoDB Local of the env's own (default swf-bench). */
   readonly tableName?: string;
-  /** Serve requests as the deployed API's Lambda containers do (see LocalServiceOptions.requestsApart). */
+  /**
+   * Serve requests as the deployed API's Lambda containers do (see LocalServiceOptions.requestsApart),
+   * waiting polls taking their leases in the table under the stack's default cap (tableLeases).
+   */
   readonly requestsApart?: boolean;
   readonly polling?: Partial<PollingConfig>;
   /** Wake polls through an SQS wake channel, as the deployed stack does by default (requests apart). */
@@ -70,7 +77,9 @@ export async function startBenchEnv(options: BenchEnvOptions = {}): Promise<Benc
   const service = await startLocalService({
     ...(sqs === undefined ? {} : { wakes: wakesOn(sqs) }),
     tableName: options.tableName ?? 'swf-bench',
-    ...(options.requestsApart === true ? { requestsApart: true } : {}),
+    ...(options.requestsApart === true
+      ? { requestsApart: true, tableLeases: { maxWaitingPolls: DEPLOYED_MAX_WAITING_POLLS } }
+      : {}),
     ...(options.polling === undefined ? {} : { polling: options.polling }),
     dynamoIntercept: meterDynamo(dynamo),
     // Each call's requests sent side by side are one wait of its function (CallWaits).

@@ -1,13 +1,11 @@
 import type { Context } from 'aws-lambda';
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
-import { DynamoPollerLeases } from '../../lib/adapters/dynamodb/poller-leases.js';
-import { translatingFailures } from '../../lib/adapters/transient-failures.js';
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
+import { tablePollerLeasing } from '../../lib/composition/poller-leasing.js';
 import type { PolicySet } from '../../lib/core/principals.js';
 import { type AuditEntry, createDispatcher, type Dispatcher } from '../../lib/http/dispatch.js';
 import { operationsByAction } from '../../lib/http/operations-by-action.js';
 import type { PollingConfig } from '../../lib/operations/context.js';
-import type { PollerLeasing } from '../../lib/operations/poller-admission.js';
 import type { LambdaInvoker } from '../../lib/ports/lambda-invoker.js';
 import type { MetricsSink } from '../../lib/ports/metrics.js';
 import type { SigningKeySource } from '../../lib/ports/secrets.js';
@@ -80,7 +78,12 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
         ...(settings.lambda === undefined ? {} : { lambda: settings.lambda }),
         ...(settings.push === undefined ? {} : { push: settings.push }),
         ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
-        pollerLeasing: pollerLeasing(settings),
+        // Each container serves one request at a time, so a poll's limits are kept in the table.
+        pollerLeasing: tablePollerLeasing(
+          settings.doc,
+          settings.tableName,
+          settings.maxWaitingPolls,
+        ),
         ...(settings.wakes === undefined ? {} : { wakes: settings.wakes }),
       }),
       undefined,
@@ -88,17 +91,4 @@ export function apiDispatcher(settings: ApiSettings): (context: Context) => Disp
     );
     return dispatch;
   };
-}
-
-/**
- * Each container serves one request at a time, so a poll's limits are kept in the table: SWF's
- * 1,000 pollers a list, and the service's cap on polls waiting at once.
- */
-function pollerLeasing(settings: ApiSettings): PollerLeasing {
-  const store = translatingFailures(
-    new DynamoPollerLeases({ doc: settings.doc, tableName: settings.tableName }),
-  );
-  return settings.maxWaitingPolls === undefined
-    ? { store }
-    : { store, maxWaitingPolls: settings.maxWaitingPolls };
 }

@@ -13,6 +13,7 @@ import { LocalDeadlineScheduler } from '../adapters/in-process/local-scheduler.j
 import { LocalTaskPush } from '../adapters/in-process/local-task-push.js';
 import { NoTaskNotifier } from '../adapters/in-process/task-notifier.js';
 import { createOperationDeps } from '../composition/operation-deps.js';
+import { tablePollerLeasing } from '../composition/poller-leasing.js';
 import { earliestDeadline } from '../core/deadlines.js';
 import type { ExecutionState } from '../core/execution-state.js';
 import type { PolicySet } from '../core/principals.js';
@@ -66,6 +67,11 @@ export interface LocalServiceOptions {
    * request; polls re-read their queue instead (NoTaskNotifier). For the bench's cost figures.
    */
   readonly requestsApart?: boolean;
+  /**
+   * Waiting polls take leases in the table, as in the deployed API function, whose polls wait in
+   * containers of their own (with its cap on polls waiting at once): for the bench's cost figures.
+   */
+  readonly tableLeases?: { readonly maxWaitingPolls?: number };
   /**
    * A wake channel between requests kept apart, as deployed (the bench's cost figures: an SQS
    * channel on a local SQS-compatible server, its requests counted).
@@ -179,6 +185,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       lambdaTasks,
       push,
       ...(options.requestsApart === true ? { notifier: new NoTaskNotifier() } : {}),
+      ...(options.tableLeases === undefined
+        ? {}
+        : {
+            pollerLeasing: tablePollerLeasing(doc, tableName, options.tableLeases.maxWaitingPolls),
+          }),
       ...(options.wakes === undefined ? {} : { wakes: options.wakes }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...localPolling(options),
