@@ -8,6 +8,7 @@ import {
 import type { DocClient } from '../../lib/adapters/dynamodb/doc-client.js';
 import { translatingFailures } from '../../lib/adapters/transient-failures.js';
 import { createOperationDeps } from '../../lib/composition/operation-deps.js';
+import { tablePollerLeasing } from '../../lib/composition/poller-leasing.js';
 import type { OutboxDeps } from '../../lib/operations/outbox.js';
 import type { Clock } from '../../lib/ports/clock.js';
 import type { DeadlineScheduler } from '../../lib/ports/deadline-scheduler.js';
@@ -96,6 +97,9 @@ export function outboxDeps(settings: OutboxSettings): (context: Context) => Outb
       ...(settings.signingKeys === undefined ? {} : { signingKeys: settings.signingKeys }),
       ...(settings.metrics === undefined ? {} : { metrics: settings.metrics }),
       ...(settings.wakes === undefined ? {} : { wakes: settings.wakes }),
+      // The API function's polls keep their leases in the table: a commit here wakes only the lists
+      // where one waits (these functions never poll, so take none).
+      pollerLeasing: tablePollerLeasing(settings.doc, settings.tableName),
     });
     deps = {
       ...base,

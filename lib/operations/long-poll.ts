@@ -54,8 +54,13 @@ interface Poll<T> {
   readonly deadline: number;
   /** Aborted when the poll ends, its caller gone or its answer chosen. */
   readonly stop: AbortSignal;
-  /** Takes the poll's place among the list's waiting polls: called before it first waits. */
-  readonly admit: () => Promise<void>;
+  /**
+   * Takes the poll's place among the list's waiting polls before it waits for long; true when it
+   * has just taken it (the poll then looks at its queue once more before waiting).
+   */
+  readonly admit: () => Promise<boolean>;
+  /** Whether another poll waits on the list (the wake of a task queued now may be its). */
+  readonly othersWaiting: () => Promise<boolean>;
 }
 
 /**
@@ -93,8 +98,11 @@ export async function longPoll<T extends TaskInHand>(
   const onAbort = () => stop.abort();
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    const { admit } = admission;
-    const poll = { deps, request, list, take, handoff, deadline, stop: stop.signal, admit };
+    const { admit, othersWaiting } = admission;
+    const poll = {
+      ...{ deps, request, list, take, handoff, deadline, stop: stop.signal },
+      ...{ admit, othersWaiting },
+    };
     return await waitForTask(poll);
   } finally {
     request.signal.removeEventListener('abort', onAbort);
@@ -164,7 +172,9 @@ async function channelTurn<T>(
     else if (taken !== undefined) return { task: taken };
   }
   const wait = soon ? Math.min(remaining, SHORT_WAIT_MS) : remaining;
-  await poll.admit();
+  // A moment's wait for wakes on their way is not a poll waiting for work: no lease. A poll that
+  // has just taken its lease looks once more: a commit before it saw no poll waiting, sent no wake.
+  if (!soon && (await poll.admit())) return { look: 'now' };
   const woken = await wakes.next(wait, poll.stop).catch(channelFailed);
   if (woken === 'failed') return { look: soon ? 'now' : 'when-woken', channelLost: true };
   if (woken === undefined) return { look: soon ? 'now' : 'when-woken' };
@@ -360,6 +370,8 @@ async function takeFirst<T>(
 ): Promise<T | undefined | 'failed' | 'left'> {
   const { deps, request, list, take, deadline } = poll;
   let left = false;
+  // Young entries are left only where another poll waits, which their wakes may have gone to.
+  let leaving: boolean | undefined = leaveMs > 0 ? undefined : false;
   let limit = PEEK;
   // Entries this poll is done with: another poller of this process holds them, their commit has not
   // landed, or this poll dropped them.
@@ -375,7 +387,9 @@ async function takeFirst<T>(
       if (request.signal.aborted) return undefined;
       const id = `${entry.runId}|${taskKey(entry)}`;
       if (passed.has(id)) continue;
-      if (wakeInFlight(entry, deps.clock.now(), leaveMs)) {
+      const young = leaving !== false && wakeInFlight(entry, deps.clock.now(), leaveMs);
+      if (young) leaving ??= await poll.othersWaiting();
+      if (young && leaving) {
         passed.add(id);
         left = true;
         continue;

@@ -44,6 +44,7 @@ export async function admitPoll(
   deps: OperationDeps,
   list: { kind: TaskKind; domain: string; taskList: string },
   deadline: number,
+  holder: string = randomUUID(),
 ): Promise<AdmissionRelease> {
   const leasing = deps.pollerLeasing;
   if (leasing === undefined) {
@@ -51,7 +52,7 @@ export async function admitPoll(
       throw listFull(list.taskList);
     return async () => {};
   }
-  const lease = { holder: randomUUID(), until: deadline + LEASE_MARGIN_MS };
+  const lease = { holder, until: deadline + LEASE_MARGIN_MS };
   const listSpace: LeaseSpace = { scope: 'list', ...list };
   const held: { space: LeaseSpace; slot: number }[] = [];
   const release = () => freeAll(leasing.store, held, lease.holder);
@@ -74,9 +75,14 @@ export async function admitPoll(
 
 /** A poll's place among the waiting: taken when it is about to wait, freed when it ends. */
 export interface PollAdmission {
-  /** Takes the poll's slots (once; later calls wait for the first). */
-  readonly admit: () => Promise<void>;
+  /**
+   * Takes the poll's slots (once; later calls wait for the first). True when this call took them:
+   * the poll has just become one that commits see waiting (see pollsWaitOn).
+   */
+  readonly admit: () => Promise<boolean>;
   readonly release: AdmissionRelease;
+  /** Whether another poll waits on the list: a wake sent for a task queued now may be its. */
+  readonly othersWaiting: () => Promise<boolean>;
 }
 
 /**
@@ -90,21 +96,58 @@ export async function pollAdmission(
   list: { kind: TaskKind; domain: string; taskList: string },
   deadline: number,
 ): Promise<PollAdmission> {
-  if (deps.pollerLeasing === undefined) {
+  const leasing = deps.pollerLeasing;
+  if (leasing === undefined) {
     const release = await admitPoll(deps, list, deadline);
-    return { admit: async () => {}, release };
+    // Without leases nobody can tell who waits: every wake is sent, and may have gone to another.
+    return { admit: async () => false, release, othersWaiting: async () => true };
   }
+  const holder = randomUUID();
   let taken: Promise<AdmissionRelease> | undefined;
   return {
     admit: async () => {
-      taken ??= admitPoll(deps, list, deadline);
+      const first = taken === undefined;
+      taken ??= admitPoll(deps, list, deadline, holder);
       await taken;
+      return first;
     },
     release: async () => {
       const release = await taken?.catch(() => undefined);
       await release?.();
     },
+    // A guess is enough here: a poll that wrongly takes a young task only races its wake's poll.
+    othersWaiting: () => othersWaitOn(deps, leasing.store, list, { strong: false, except: holder }),
   };
+}
+
+/**
+ * Whether a poll may wait on the list, for a commit that queued a task on it: only then is a wake
+ * worth sending. A poll takes its lease before its last look at the queue, and a commit asks after
+ * it landed, so a poll that missed the task is seen. Without leases, or the store failing in any
+ * way: yes.
+ */
+export function pollsWaitOn(
+  deps: OperationDeps,
+  list: { kind: TaskKind; domain: string; taskList: string },
+): Promise<boolean> {
+  const leasing = deps.pollerLeasing;
+  if (leasing === undefined) return Promise.resolve(true);
+  return othersWaitOn(deps, leasing.store, list, { strong: true });
+}
+
+async function othersWaitOn(
+  deps: OperationDeps,
+  store: PollerLeaseStore,
+  list: { kind: TaskKind; domain: string; taskList: string },
+  read: { strong: boolean; except?: string },
+): Promise<boolean> {
+  try {
+    return await store.othersWaiting({ scope: 'list', ...list }, deps.clock.now(), read);
+  } catch (error) {
+    // Never a fault: a commit has landed by then, and a poll must answer. A wake too many is cheap.
+    warn('could not tell whether polls wait: taken as yes', error);
+    return true;
+  }
 }
 
 const listFull = (taskList: string) =>

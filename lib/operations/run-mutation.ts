@@ -15,6 +15,7 @@ import { epochSeconds } from '../ports/clock.js';
 import type { CommitOutcome, LoadedRun, OpenPointerChange, RunWrite } from '../ports/run-store.js';
 import type { Reservation } from '../ports/task-notifier.js';
 import type { OperationDeps } from './context.js';
+import { pollsWaitOn } from './poller-admission.js';
 import { deliverPushes, type StartedPush } from './task-push.js';
 import { pushHandoff } from './task-start.js';
 import { domainRetention } from './visibility-sync.js';
@@ -249,10 +250,29 @@ export function notifyQueued(deps: OperationDeps, writes: readonly RunWrite[]): 
   }
 }
 
-/** Wakes a poll waiting elsewhere for each task queued (never fails the commit's request). */
-async function wakeQueued(deps: OperationDeps, writes: readonly RunWrite[]): Promise<void> {
+/**
+ * Wakes a poll waiting elsewhere for each task queued on a list where polls wait (never fails the
+ * commit's request). Where none waits, the next poll finds the task by reading the queue, and the
+ * wake's requests are spared: in a busy fleet, most tasks'.
+ */
+export async function wakeQueued(deps: OperationDeps, writes: readonly RunWrite[]): Promise<void> {
+  const { wakes } = deps;
   const queued = writes.flatMap((write) => write.queue.add);
-  if (deps.wakes !== undefined && queued.length > 0) await deps.wakes.wake(queued);
+  if (wakes === undefined || queued.length === 0) return;
+  const byList = new Map<string, { list: QueuedTaskRef; tasks: QueuedTaskRef[] }>();
+  for (const task of queued) {
+    const key = `${task.kind}|${task.domain}|${task.taskList}`;
+    const entry = byList.get(key) ?? { list: task, tasks: [] };
+    entry.tasks.push(task);
+    byList.set(key, entry);
+  }
+  const heard = await Promise.all(
+    [...byList.values()].map(async ({ list, tasks }) =>
+      (await pollsWaitOn(deps, list)) ? tasks : [],
+    ),
+  );
+  const woken = heard.flat();
+  if (woken.length > 0) await wakes.wake(woken);
 }
 
 /**

@@ -35,4 +35,15 @@ export interface PollerLeaseStore {
   freeSlot(space: LeaseSpace, slot: number, holder: string): Promise<void>;
   /** The slots of `space` whose leases are live at `now`, read strongly (one query). */
   liveSlots(space: LeaseSpace, now: number): Promise<number[]>;
+  /**
+   * Whether a holder other than `read.except` has a live lease in `space` at `now`, in one cheap
+   * read: it may answer true where it cannot tell (a space crowded with ended leases). Read
+   * strongly, it never answers false where a lease taken before it is live; else it may miss one
+   * taken in the last second.
+   */
+  othersWaiting(
+    space: LeaseSpace,
+    now: number,
+    read: { readonly strong: boolean; readonly except?: string },
+  ): Promise<boolean>;
 }

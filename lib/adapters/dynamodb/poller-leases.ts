@@ -3,6 +3,13 @@ import { queryPages, type TableRef } from './client.js';
 import { isDynamoError } from './doc-client.js';
 import { keys } from './keys.js';
 
+/**
+ * Slots one look at a space reads for another live lease: a space holds few ended ones (a poll frees
+ * its slot as it ends; only a killed container's stays until its lease ends), so the first page
+ * tells. Fifty small items are one read unit.
+ */
+const OTHERS_PAGE = 50;
+
 /** A slot whose poll's process never freed it leaves the table (TTL) this long after its lease ends. */
 const TTL_AFTER_SECONDS = 3_600;
 
@@ -47,6 +54,30 @@ export class DynamoPollerLeases implements PollerLeaseStore {
     } catch (error) {
       if (!isDynamoError(error, 'ConditionalCheckFailedException')) throw error;
     }
+  }
+
+  async othersWaiting(
+    space: LeaseSpace,
+    now: number,
+    read: { readonly strong: boolean; readonly except?: string },
+  ): Promise<boolean> {
+    const { except } = read;
+    const page = await this.table.doc.query({
+      TableName: this.table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression:
+        except === undefined ? 'leaseUntil > :now' : 'leaseUntil > :now AND holder <> :holder',
+      ExpressionAttributeValues: {
+        ':pk': keys.pollerSpace(space),
+        ':now': now,
+        ...(except === undefined ? {} : { ':holder': except }),
+      },
+      ProjectionExpression: 'sk',
+      ConsistentRead: read.strong,
+      Limit: OTHERS_PAGE,
+    });
+    // A full page of ended leases and more behind it: as good as someone waiting.
+    return (page.Items?.length ?? 0) > 0 || page.LastEvaluatedKey !== undefined;
   }
 
   async liveSlots(space: LeaseSpace, now: number): Promise<number[]> {

@@ -28,6 +28,16 @@ export class InMemoryPollerLeases implements PollerLeaseStore {
     return [...this.#slots(space)].filter(([, lease]) => lease.until > now).map(([slot]) => slot);
   }
 
+  async othersWaiting(
+    space: LeaseSpace,
+    now: number,
+    read: { readonly except?: string },
+  ): Promise<boolean> {
+    return [...this.#slots(space).values()].some(
+      (lease) => lease.until > now && lease.holder !== read.except,
+    );
+  }
+
   #slots(space: LeaseSpace): Map<number, SlotLease> {
     const key = spaceKey(space);
     const slots = this.spaces.get(key) ?? new Map<number, SlotLease>();
@@ -35,3 +45,11 @@ export class InMemoryPollerLeases implements PollerLeaseStore {
     return slots;
   }
 }
+
+/** A lease store every call of which fails with `fail`'s error (throttled, or broken). */
+export const failingLeases = (fail: () => Promise<never>): PollerLeaseStore => ({
+  takeSlot: fail,
+  freeSlot: fail,
+  liveSlots: fail,
+  othersWaiting: fail,
+});

@@ -10,6 +10,7 @@ const otherKind: LeaseSpace = { scope: 'list', kind: 'decision', domain: 'd', ta
 const otherList: LeaseSpace = { scope: 'list', kind: 'activity', domain: 'd', taskList: 'other' };
 const service: LeaseSpace = { scope: 'service' };
 const NOW = 1_000_000;
+const strong = { strong: true };
 
 export function pollerLeasesContract(newStore: () => Promise<PollerLeaseStore>): void {
   describe('poller slots', () => {
@@ -59,6 +60,23 @@ export function pollerLeasesContract(newStore: () => Promise<PollerLeaseStore>):
       await store.freeSlot(list, 6, 'a');
       await store.freeSlot(list, 5, 'a');
       expect(await store.liveSlots(list, NOW)).toEqual([5]);
+    });
+
+    it('tells whether a holder other than the one asking waits in a space', async () => {
+      const store = await newStore();
+      expect(await store.othersWaiting(list, NOW, strong)).toBe(false);
+      await store.takeSlot(list, 4, { holder: 'a', until: NOW + 100 }, NOW);
+      await store.takeSlot(otherList, 4, { holder: 'b', until: NOW + 300 }, NOW);
+      expect(await store.othersWaiting(list, NOW, strong)).toBe(true);
+      expect(await store.othersWaiting(list, NOW, { strong: true, except: 'b' })).toBe(true);
+      // Its own lease is no other poll's; an ended lease is nobody's; each space apart.
+      expect(await store.othersWaiting(list, NOW, { strong: true, except: 'a' })).toBe(false);
+      expect(await store.othersWaiting(list, NOW + 100, strong)).toBe(false);
+      expect(await store.othersWaiting(otherKind, NOW, strong)).toBe(false);
+      await store.takeSlot(list, 9, { holder: 'c', until: NOW + 300 }, NOW);
+      expect(await store.othersWaiting(list, NOW + 100, { strong: true, except: 'a' })).toBe(true);
+      await store.freeSlot(list, 9, 'c');
+      expect(await store.othersWaiting(list, NOW + 100, { strong: true, except: 'a' })).toBe(false);
     });
 
     it('lists a full space of 1,000 slots', async () => {

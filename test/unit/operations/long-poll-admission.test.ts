@@ -27,9 +27,12 @@ const queued = (scheduledEventId: number): QueuedTaskRef => ({
 class CountedLeases extends InMemoryPollerLeases {
   taken = 0;
   freed = 0;
+  /** Called as each slot is taken. */
+  onTake = () => {};
   override async takeSlot(...args: Parameters<InMemoryPollerLeases['takeSlot']>) {
     const took = await super.takeSlot(...args);
     if (took) this.taken += 1;
+    this.onTake();
     return took;
   }
   override async freeSlot(space: LeaseSpace, slot: number, holder: string) {
@@ -53,14 +56,14 @@ const quietChannel: TaskWakes = {
   wake: async () => {},
 };
 
-function setup(channel: TaskWakes | undefined) {
+function setup(channel: TaskWakes | undefined, maxWaitMs = 1_200) {
   const leases = new CountedLeases();
   const queue: QueuedTaskRef[] = [];
   const deps = {
     notifier: new NoTaskNotifier(),
     ...(channel === undefined ? {} : { wakes: channel }),
     clock: { now: () => Date.now() },
-    polling: { maxWaitMs: 1_200, recheckMs: 100 },
+    polling: { maxWaitMs, recheckMs: 100 },
     pollerLeasing: { store: leases, maxWaitingPolls: 10 },
     taskQueues: { peekQueue: async () => [...queue] },
     runs: { loadRun: async () => undefined },
@@ -95,5 +98,49 @@ describe.each([
     expect(leases.taken).toBe(2);
     expect(await answer).toBeUndefined();
     expect(leases.freed).toBe(2);
+  });
+});
+
+describe('a deployed long poll and the polls its list’s leases show waiting', () => {
+  const young = (id: number) => ({ ...queued(id), scheduledAt: Date.now() / 1000 });
+  const otherWaits = (leases: CountedLeases) =>
+    leases.takeSlot(
+      { scope: 'list', ...list },
+      5,
+      { holder: 'other', until: Date.now() + 60_000 },
+      0,
+    );
+
+  it('takes a task scheduled just now when no other poll waits: no wake went anywhere', async () => {
+    const { leases, queue, poll } = setup(quietChannel, 5_000);
+    queue.push(young(1));
+    const began = Date.now();
+    expect((await poll())?.startedEventId).toBe(1);
+    expect(Date.now() - began).toBeLessThan(300);
+    expect(leases.taken).toBe(0);
+  });
+
+  it('leaves it to the waiting poll its wake went to, taking no lease for that moment', async () => {
+    const { leases, queue, poll } = setup(quietChannel, 5_000);
+    await otherWaits(leases);
+    queue.push(young(2));
+    const answer = poll();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(queue).toHaveLength(1);
+    expect(leases.taken).toBe(1);
+    // No poll took it: a second later the poll looks again, and takes it.
+    expect((await answer)?.startedEventId).toBe(2);
+    expect(leases.taken).toBe(1);
+  });
+
+  it('about to wait, takes its lease and then looks once more: a commit before saw nobody', async () => {
+    const { leases, queue, poll } = setup(quietChannel, 5_000);
+    // Queued after the poll's first look, and before its lease: no wake was sent for it.
+    leases.onTake = () => {
+      if (queue.length === 0 && leases.taken === 1) queue.push(queued(3));
+    };
+    const began = Date.now();
+    expect((await poll())?.startedEventId).toBe(3);
+    expect(Date.now() - began).toBeLessThan(500);
   });
 });

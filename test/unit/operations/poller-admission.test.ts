@@ -12,10 +12,12 @@ import {
   admitPoll,
   LEASE_MARGIN_MS,
   MAX_POLLERS,
+  pollAdmission,
+  pollsWaitOn,
 } from '../../../lib/operations/poller-admission.js';
 import type { PollerLeaseStore } from '../../../lib/ports/poller-leases.js';
 import { TransientServiceError } from '../../../lib/ports/transient-failure.js';
-import { InMemoryPollerLeases } from '../../support/fakes/poller-leases.js';
+import { failingLeases, InMemoryPollerLeases } from '../../support/fakes/poller-leases.js';
 
 const list = { kind: 'activity', domain: 'd', taskList: 'tl' } as const;
 const POLL_MS = 20_000;
@@ -92,22 +94,62 @@ describe('admitPoll with leases', () => {
     const throttled = async () => {
       throw new TransientServiceError(true, new Error('ProvisionedThroughputExceededException'));
     };
-    const store: PollerLeaseStore = {
-      takeSlot: throttled,
-      freeSlot: throttled,
-      liveSlots: throttled,
-    };
+    const store = failingLeases(throttled);
     const { deps, clock } = depsWith(store, 5);
     const release = await admitPoll(deps, list, clock.at + POLL_MS);
     await release();
+    // Not knowing whether polls wait, a commit wakes them and a poll leaves young tasks.
+    expect(await pollsWaitOn(deps, list)).toBe(true);
+    const admission = await pollAdmission(deps, list, clock.at + POLL_MS);
+    expect(await admission.othersWaiting()).toBe(true);
   });
 
   it('fails a poll whose lease store fails for no passing reason', async () => {
     const broken = async () => {
       throw new Error('ValidationException: bad key');
     };
-    const store: PollerLeaseStore = { takeSlot: broken, freeSlot: broken, liveSlots: broken };
+    const store = failingLeases(broken);
     const { deps, clock } = depsWith(store);
     await expect(admitPoll(deps, list, clock.at + POLL_MS)).rejects.toThrow('bad key');
+  });
+});
+
+describe('who waits on a list, as commits and polls see it', () => {
+  it('takes a lease only when a poll first waits, and says so once', async () => {
+    const store = new InMemoryPollerLeases();
+    const { deps, clock } = depsWith(store);
+    const admission = await pollAdmission(deps, list, clock.at + POLL_MS);
+    expect(await store.liveSlots({ scope: 'list', ...list }, clock.at)).toEqual([]);
+    expect(await admission.admit()).toBe(true);
+    expect(await admission.admit()).toBe(false);
+    expect(await store.liveSlots({ scope: 'list', ...list }, clock.at)).toHaveLength(1);
+    await admission.release();
+    expect(await store.liveSlots({ scope: 'list', ...list }, clock.at)).toEqual([]);
+  });
+
+  it('tells commits whether any poll waits, and a poll whether another does', async () => {
+    const { deps, clock } = depsWith(new InMemoryPollerLeases());
+    const first = await pollAdmission(deps, list, clock.at + POLL_MS);
+    const second = await pollAdmission(deps, list, clock.at + POLL_MS);
+    expect(await pollsWaitOn(deps, list)).toBe(false);
+    await first.admit();
+    expect(await pollsWaitOn(deps, list)).toBe(true);
+    expect(await pollsWaitOn(deps, { ...list, taskList: 'other' })).toBe(false);
+    // The first poll's own lease is no other poll's.
+    expect(await first.othersWaiting()).toBe(false);
+    expect(await second.othersWaiting()).toBe(true);
+    await first.release();
+    expect(await pollsWaitOn(deps, list)).toBe(false);
+  });
+
+  it('without leases (one process), has every wake sent and young tasks left', async () => {
+    const deps = {
+      clock: { now: () => 0 },
+      notifier: new NoTaskNotifier(),
+    } as unknown as OperationDeps;
+    expect(await pollsWaitOn(deps, list)).toBe(true);
+    const admission = await pollAdmission(deps, list, POLL_MS);
+    expect(await admission.admit()).toBe(false);
+    expect(await admission.othersWaiting()).toBe(true);
   });
 });
