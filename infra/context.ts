@@ -121,8 +121,9 @@ function operationsContext(context: (name: string) => unknown): OperationsContex
 }
 
 /**
- * The API function's reserved concurrency, the cap on waiting polls, and its memory. The stack checks the cap
- * against the reservation (with its default when `apiReservedConcurrency` is not given).
+ * The API function's reserved concurrency, the cap on waiting polls, and its memory. The stack
+ * checks the cap against the reservation (with its default when `apiReservedConcurrency` is not
+ * given).
  */
 function concurrencyContext(context: (name: string) => unknown): OperationsContext {
   const reserved = wholeNumber(

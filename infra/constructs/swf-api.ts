@@ -345,10 +345,6 @@ function accessPolicyFiles(
   return { [ACCESS_POLICIES_FILE]: JSON.stringify(policies) };
 }
 
-/**
- * The API function's reserved concurrency and the cap on waiting polls under it: at least
- * MIN_CALL_HEADROOM containers are always left for calls that are no waiting poll.
- */
 /** The API function's memory on Lambda's default compute, checked. */
 export function apiMemorySize(props: SwfApiProps): number {
   const size = props.memorySize;
@@ -365,6 +361,10 @@ export function apiMemorySize(props: SwfApiProps): number {
   return size;
 }
 
+/**
+ * The API function's reserved concurrency and the cap on waiting polls under it: at least
+ * MIN_CALL_HEADROOM containers are always left for calls that are no waiting poll.
+ */
 export function apiConcurrency(props: SwfApiProps): { reserved: number; maxWaitingPolls: number } {
   if (props.managedInstances !== undefined && props.reservedConcurrency !== undefined)
     throw new Error(
