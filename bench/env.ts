@@ -4,7 +4,7 @@ import {
   RegisterWorkflowTypeCommand,
   type SWFClient,
 } from '@aws-sdk/client-swf';
-import { DEFAULT_API_CONCURRENCY, DEFAULT_CALL_HEADROOM } from '../infra/constructs/swf-api.js';
+import { apiConcurrency } from '../infra/constructs/swf-api.js';
 import { SqsTaskWakes } from '../lib/adapters/aws/sqs-task-wakes.js';
 import { localCredentials } from '../lib/local/dynamodb-local.js';
 import { LOCAL_REGION, type LocalService, startLocalService } from '../lib/local/local-service.js';
@@ -46,8 +46,8 @@ export interface BenchEnv {
   close(): Promise<void>;
 }
 
-/** The stack's default cap on polls waiting at once (infra/constructs/swf-api.ts). */
-const DEPLOYED_MAX_WAITING_POLLS = DEFAULT_API_CONCURRENCY - DEFAULT_CALL_HEADROOM;
+/** The stack's default cap on polls waiting at once, as its API construct derives it. */
+const DEPLOYED_MAX_WAITING_POLLS = apiConcurrency({}).maxWaitingPolls;
 
 export interface BenchEnvOptions {
   /** The table's name, on a DynamoDB Local of the env's own (default swf-bench). */

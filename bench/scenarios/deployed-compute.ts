@@ -4,14 +4,11 @@
  * which each container is held where the machine allows (test/support/deployed/cpu-share.ts).
  * Without that hold a container runs on a full core, and its calls are faster than Lambda's.
  */
+import { LAMBDA_MEMORY_MB } from '../../infra/constructs/swf-api.js';
 import { cpuShareSupported } from '../../test/support/deployed/cpu-share.js';
 import { apiMemoryMb, gbSecondPrice, vcpuShare } from '../metering/cost-model.js';
 import { US_EAST_1 } from '../metering/prices.js';
 import { DEPLOYED_LAMBDA } from './cost.js';
-
-/** Lambda's memory sizes: 128 MB to 10,240 MB, in whole megabytes. */
-const MIN_MB = 128;
-const MAX_MB = 10_240;
 
 export interface DeployedCompute {
   readonly memoryMb: number;
@@ -25,9 +22,10 @@ export interface DeployedCompute {
 export function deployedMemoryMb(override: string | undefined): number {
   if (override === undefined || override === '') return apiMemoryMb(DEPLOYED_LAMBDA);
   const mb = Number(override);
-  if (!Number.isInteger(mb) || mb < MIN_MB || mb > MAX_MB)
+  const { least, most } = LAMBDA_MEMORY_MB;
+  if (!Number.isInteger(mb) || mb < least || mb > most)
     throw new RangeError(
-      `BENCH_API_MEMORY_MB must be a whole number of megabytes from ${MIN_MB} to ${MAX_MB}, not '${override}'`,
+      `BENCH_API_MEMORY_MB must be a whole number of megabytes from ${least} to ${most}, not '${override}'`,
     );
   return mb;
 }

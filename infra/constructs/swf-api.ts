@@ -105,8 +105,8 @@ const ACCESS_POLICIES_FILE = 'access-policies.json';
 
 /** The API function's memory by default (the bench's cost model prices the same). */
 export const API_MEMORY_MB = 512;
-/** The sizes Lambda's default compute offers a function, in MB. */
-const LAMBDA_MEMORY_MB = { least: 128, most: 10_240 };
+/** The sizes Lambda's default compute offers a function, in whole MB. */
+export const LAMBDA_MEMORY_MB = { least: 128, most: 10_240 } as const;
 /** Longest poll behind API Gateway, whose integrations end at 30 s. */
 const HTTP_API_MAX_POLL_SECONDS = 25;
 /** SWF's own long poll. */
