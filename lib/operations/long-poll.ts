@@ -100,8 +100,15 @@ export async function longPoll<T extends TaskInHand>(
   try {
     const { admit, othersWaiting } = admission;
     const poll = {
-      ...{ deps, request, list, take, handoff, deadline, stop: stop.signal },
-      ...{ admit, othersWaiting },
+      deps,
+      request,
+      list,
+      take,
+      handoff,
+      deadline,
+      stop: stop.signal,
+      admit,
+      othersWaiting,
     };
     return await waitForTask(poll);
   } finally {
